@@ -1,0 +1,97 @@
+// ops.h — the operations of the mergepath library on sorted key arrays. All inputs
+// are Views in the context's memory space (device memory for CUDA, host memory for
+// the CPU backend); results are Buffers in the same space with an explicit count.
+// Every operation is exact, stable and deterministic; sizes and indices are 64-bit.
+// Key types K: uint32_t, uint64_t, Key128.
+//
+//   merge          Merge Path: stable merge, A before B on equal keys.
+//   set_op         Balanced Path: std::set_intersection / difference / union /
+//                  symmetric_difference semantics by key + rank (multisets).
+//   unique         first element of each run of equal keys.
+//   sorted_search  vectorized sorted search: lower/upper bound of every A in B and
+//                  match flags for A and for B, O(|A| + |B|).
+//   join           sorted search + scan + load-balancing search: (a, b) row pairs.
+//   sort_pairs     CUB radix sort (CPU: parallel sort) of keys with a row payload.
+#pragma once
+
+#include <cstdint>
+
+#include "mergepath/context.h"
+#include "mergepath/types.h"
+
+namespace mergepath {
+
+// What an operation should write. Leaving an output out saves its memory traffic.
+struct Outputs {
+    bool keys = true;
+    bool indices = true;
+};
+
+// Merge and set-op results: keys[i] and the tagged position it came from
+// (index into A, or index into B | kFromB). Buffers not requested are empty.
+template <class K>
+struct TaggedResult {
+    Buffer<K> keys;
+    Buffer<uint64_t> indices;
+    size_t count = 0;
+};
+
+template <class K>
+TaggedResult<K> merge(Context& ctx, View<const K> a, View<const K> b, Outputs want = {});
+
+template <class K>
+TaggedResult<K> set_op(Context& ctx, SetOp op, View<const K> a, View<const K> b, Outputs want = {});
+
+// Positions (into keys) of the first element of every run of equal keys, ascending.
+template <class K>
+struct UniqueResult {
+    Buffer<uint64_t> first_indices;
+    size_t count = 0;
+};
+
+template <class K>
+UniqueResult<K> unique(Context& ctx, View<const K> keys);
+
+// Sorted search of needles A in haystack B (both sorted ascending).
+//   a_lower[i] = first j with !(B[j] < A[i]); a_upper[i] = first j with A[i] < B[j];
+//   a_match[i] = 1 iff A[i] occurs in B; b_match[j] = 1 iff B[j] occurs in A.
+// The equal_range size of A[i] in B is a_upper[i] - a_lower[i].
+struct SearchOutputs {
+    bool lower = true;
+    bool upper = true;
+    bool a_match = true;
+    bool b_match = true;
+};
+
+struct SearchResult {
+    Buffer<uint64_t> a_lower;
+    Buffer<uint64_t> a_upper;
+    Buffer<uint8_t> a_match;
+    Buffer<uint8_t> b_match;
+};
+
+template <class K>
+SearchResult sorted_search(Context& ctx, View<const K> a, View<const K> b, SearchOutputs want = {});
+
+// Join expansion on equal keys of sorted A and B. Pairs come ordered by A position
+// (matched pairs of one A element by ascending B position); Right and Full append the
+// unmatched B rows (a_rows = kNoRow) after them in B order. Semi and Anti return
+// A rows only (b_rows empty). Left/Full mark a missing B row with kNoRow.
+struct JoinResult {
+    Buffer<int64_t> a_rows;
+    Buffer<int64_t> b_rows;
+    size_t count = 0;
+};
+
+template <class K>
+JoinResult join(Context& ctx, JoinKind kind, View<const K> a, View<const K> b);
+
+// Sorts keys ascending and permutes rows with them (stable), in place.
+template <class K>
+void sort_pairs(Context& ctx, View<K> keys, View<uint64_t> rows);
+
+// Sorts keys ascending in place.
+template <class K>
+void sort_keys(Context& ctx, View<K> keys);
+
+}  // namespace mergepath
