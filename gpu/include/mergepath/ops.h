@@ -42,10 +42,12 @@ TaggedResult<K> merge(Context& ctx, View<const K> a, View<const K> b, Outputs wa
 template <class K>
 TaggedResult<K> set_op(Context& ctx, SetOp op, View<const K> a, View<const K> b, Outputs want = {});
 
-// Positions (into keys) of the first element of every run of equal keys, ascending.
+// The first element of every run of equal keys: its position (into keys) and the
+// key itself, ascending.
 template <class K>
 struct UniqueResult {
     Buffer<uint64_t> first_indices;
+    Buffer<K> keys;
     size_t count = 0;
 };
 

@@ -1,0 +1,45 @@
+// allocator.h — the budgeted allocator every backend's memory comes from: it counts
+// the bytes held by live Buffers and scratch space, refuses (OutOfMemory) an
+// allocation that would exceed the context's budget, and delegates the actual memory
+// to the backend (malloc for the CPU, a cached CUDA stream-ordered pool for the GPU).
+#pragma once
+
+#include <cstddef>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "mergepath/context.h"
+
+namespace mergepath {
+namespace detail {
+
+class BudgetedAllocator : public Allocator {
+public:
+    void* allocate(size_t bytes) override;
+    void release(void* p) noexcept override;
+    size_t in_use() const;
+    size_t budget() const { return budget_; }
+    void set_budget(size_t bytes) { budget_ = bytes; }
+
+protected:
+    virtual void* raw_allocate(size_t bytes) = 0;  // nullptr when the backend is out of memory
+    virtual void raw_release(void* p) noexcept = 0;
+    virtual std::string space_name() const = 0;
+
+private:
+    mutable std::mutex mutex_;
+    std::unordered_map<void*, size_t> sizes_;
+    size_t in_use_ = 0;
+    size_t budget_ = 0;
+};
+
+class HostAllocator final : public BudgetedAllocator {
+protected:
+    void* raw_allocate(size_t bytes) override;
+    void raw_release(void* p) noexcept override;
+    std::string space_name() const override { return "host"; }
+};
+
+}  // namespace detail
+}  // namespace mergepath

@@ -1,0 +1,66 @@
+// parallel.cpp — thread fan-out, path cutting and chunk-count scan for the CPU backend.
+#include "cpu/parallel.h"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+namespace mergepath {
+namespace cpu {
+
+void parallel_for(const Context& ctx, size_t n_tasks, const std::function<void(size_t)>& task) {
+    size_t n_threads = std::min<size_t>(std::max(1, ctx.cpu_threads()), n_tasks);
+    std::atomic<size_t> next{0};
+    std::atomic<bool> failed{false};
+    std::exception_ptr first_error;
+    std::mutex error_mutex;
+    auto worker = [&] {
+        for (size_t i; !failed && (i = next++) < n_tasks;) {
+            try {
+                ctx.check_interrupt();
+                task(i);
+            } catch (...) {
+                std::lock_guard<std::mutex> lock(error_mutex);
+                if (!first_error) first_error = std::current_exception();
+                failed = true;
+            }
+        }
+    };
+    std::vector<std::thread> threads;
+    for (size_t t = 1; t < n_threads; ++t) threads.emplace_back(worker);
+    worker();
+    for (auto& th : threads) th.join();
+    if (first_error) std::rethrow_exception(first_error);
+}
+
+size_t chunk_count(const Context& ctx, size_t total) {
+    const size_t min_chunk = 1 << 14, max_chunk = 1 << 22;
+    size_t by_threads = static_cast<size_t>(ctx.cpu_threads()) * 4;
+    size_t chunks = std::max(by_threads, (total + max_chunk - 1) / max_chunk);
+    chunks = std::min(chunks, std::max<size_t>(1, total / min_chunk));
+    return std::max<size_t>(1, chunks);
+}
+
+std::vector<PathChunk> cut_path(size_t total, size_t chunks, const std::function<PathPoint(size_t)>& split) {
+    std::vector<PathPoint> cuts(chunks + 1);
+    for (size_t c = 0; c <= chunks; ++c) cuts[c] = split(total * c / chunks);
+    std::vector<PathChunk> out(chunks);
+    for (size_t c = 0; c < chunks; ++c)
+        out[c] = {cuts[c].a, cuts[c + 1].a, cuts[c].b, cuts[c + 1].b, total * c / chunks};
+    return out;
+}
+
+size_t exclusive_scan(std::vector<size_t>& counts) {
+    size_t sum = 0;
+    for (auto& c : counts) {
+        size_t v = c;
+        c = sum;
+        sum += v;
+    }
+    return sum;
+}
+
+}  // namespace cpu
+}  // namespace mergepath

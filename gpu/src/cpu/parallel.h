@@ -1,0 +1,41 @@
+// parallel.h — how the CPU backend spreads a partitioned operation over threads:
+// the output path is cut into chunks at equally spaced cross-diagonals (Merge Path
+// or Balanced Path search per cut, exactly as the GPU cuts tiles), and worker threads
+// take chunks one at a time, running the same serial steps as a GPU thread. Between
+// chunks every worker polls the context's interrupt callback.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <vector>
+
+#include "mergepath/context.h"
+
+namespace mergepath {
+namespace cpu {
+
+// Runs task(i) for i in [0, n_tasks) on the context's threads; rethrows the first
+// exception (Cancelled included) after all workers stopped.
+void parallel_for(const Context& ctx, size_t n_tasks, const std::function<void(size_t)>& task);
+
+// A chunk of a two-input path: A[a0, a1) and B[b0, b1), starting at output `diag0`.
+struct PathChunk {
+    size_t a0, a1, b0, b1, diag0;
+};
+
+struct PathPoint {
+    size_t a, b;
+};
+
+// Number of chunks for `total` path steps: enough to balance threads and to poll
+// for interrupts about every few million elements.
+size_t chunk_count(const Context& ctx, size_t total);
+
+// Cuts the path of length `total` into `chunks` pieces; split(diag) gives the point.
+std::vector<PathChunk> cut_path(size_t total, size_t chunks, const std::function<PathPoint(size_t)>& split);
+
+// Exclusive prefix sum in place; returns the total.
+size_t exclusive_scan(std::vector<size_t>& counts);
+
+}  // namespace cpu
+}  // namespace mergepath

@@ -1,0 +1,182 @@
+// search_join.cpp — CPU backend of vectorized sorted search, unique, and join
+// expansion. Sorted search walks needles A through haystack B along the Merge Path
+// (ties A-first for lower bounds and match flags, B-first for upper bounds). Join =
+// sorted search -> per-A match counts -> exclusive scan -> load-balancing search
+// (the output indices 0..total-1 searched in the scanned counts: an upper-bound
+// sorted search of a counting sequence) -> (a, b) pairs.
+#include <algorithm>
+
+#include "algo/path_search.h"
+#include "algo/serial_steps.h"
+#include "backends.h"
+#include "cpu/parallel.h"
+
+namespace mergepath {
+namespace cpu {
+namespace {
+
+// Walks needles through the haystack along the path with the given tie rule, calling
+// on_needle(i, bound, ai) and on_haystack(j, ai) for every consumed element.
+template <algo::Ties T, class AKeys, class BKeys, class OnNeedle, class OnHaystack>
+void walk_search(const Context& ctx, const AKeys& a, size_t na, const BKeys& b, size_t nb,
+                 OnNeedle on_needle, OnHaystack on_haystack) {
+    size_t total = na + nb;
+    auto chunks = cut_path(total, chunk_count(ctx, total), [&](size_t d) {
+        size_t ai = algo::merge_path<T>(a, na, b, nb, d);
+        return PathPoint{ai, d - ai};
+    });
+    parallel_for(ctx, chunks.size(), [&](size_t c) {
+        size_t ai = chunks[c].a0, bi = chunks[c].b0, pos, bound;
+        while (ai < chunks[c].a1 || bi < chunks[c].b1) {
+            if (algo::search_step<T>(a, ai, chunks[c].a1, b, bi, chunks[c].b1, pos, bound))
+                on_needle(pos, bound);
+            else
+                on_haystack(pos, ai);
+        }
+    });
+}
+
+// Positions i in [0, n) with keep(i), ascending (parallel count, scan, write).
+template <class P, class Keep>
+Buffer<P> select_positions(Context& ctx, size_t n, Keep keep, size_t* count) {
+    size_t chunks = chunk_count(ctx, n);
+    std::vector<size_t> offsets(chunks);
+    auto bounds = [&](size_t c) { return std::make_pair(n * c / chunks, n * (c + 1) / chunks); };
+    parallel_for(ctx, chunks, [&](size_t c) {
+        size_t k = 0;
+        for (size_t i = bounds(c).first; i < bounds(c).second; ++i) k += keep(i) ? 1 : 0;
+        offsets[c] = k;
+    });
+    *count = exclusive_scan(offsets);
+    Buffer<P> out = ctx.alloc<P>(*count);
+    parallel_for(ctx, chunks, [&](size_t c) {
+        size_t o = offsets[c];
+        for (size_t i = bounds(c).first; i < bounds(c).second; ++i)
+            if (keep(i)) out.data()[o++] = static_cast<P>(i);
+    });
+    return out;
+}
+
+// Exclusive scan of counts (n values, parallel in chunks); returns the total.
+size_t scan_counts(Context& ctx, std::vector<size_t>& counts) {
+    size_t n = counts.size(), chunks = chunk_count(ctx, n);
+    std::vector<size_t> partial(chunks);
+    auto lo = [&](size_t c) { return n * c / chunks; };
+    parallel_for(ctx, chunks, [&](size_t c) {
+        size_t s = 0;
+        for (size_t i = lo(c); i < lo(c + 1); ++i) s += counts[i];
+        partial[c] = s;
+    });
+    size_t total = exclusive_scan(partial);
+    parallel_for(ctx, chunks, [&](size_t c) {
+        size_t s = partial[c];
+        for (size_t i = lo(c); i < lo(c + 1); ++i) {
+            size_t v = counts[i];
+            counts[i] = s;
+            s += v;
+        }
+    });
+    return total;
+}
+
+}  // namespace
+
+template <class K>
+SearchResult sorted_search(Context& ctx, View<const K> a, View<const K> b, SearchOutputs want) {
+    SearchResult r;
+    if (want.lower) r.a_lower = ctx.alloc<uint64_t>(a.size);
+    if (want.upper) r.a_upper = ctx.alloc<uint64_t>(a.size);
+    if (want.a_match) r.a_match = ctx.alloc<uint8_t>(a.size);
+    if (want.b_match) r.b_match = ctx.alloc<uint8_t>(b.size);
+    const K* ak = a.data;
+    const K* bk = b.data;
+    if (want.lower || want.a_match || want.b_match) {
+        walk_search<algo::Ties::AFirst>(
+            ctx, ak, a.size, bk, b.size,
+            [&](size_t i, size_t bound) {
+                if (want.lower) r.a_lower.data()[i] = bound;
+                if (want.a_match) r.a_match.data()[i] = bound < b.size && bk[bound] == ak[i];
+            },
+            [&](size_t j, size_t ai) {
+                if (want.b_match) r.b_match.data()[j] = ai > 0 && ak[ai - 1] == bk[j];
+            });
+    }
+    if (want.upper) {
+        walk_search<algo::Ties::BFirst>(
+            ctx, ak, a.size, bk, b.size, [&](size_t i, size_t bound) { r.a_upper.data()[i] = bound; },
+            [](size_t, size_t) {});
+    }
+    return r;
+}
+
+template <class K>
+UniqueResult<K> unique(Context& ctx, View<const K> keys) {
+    UniqueResult<K> r;
+    const K* k = keys.data;
+    r.first_indices = select_positions<uint64_t>(
+        ctx, keys.size, [&](size_t i) { return i == 0 || k[i - 1] != k[i]; }, &r.count);
+    r.keys = ctx.alloc<K>(r.count);
+    const uint64_t* first = r.first_indices.data();
+    K* out = r.keys.data();
+    size_t chunks = chunk_count(ctx, r.count);
+    parallel_for(ctx, chunks, [&](size_t c) {
+        for (size_t i = r.count * c / chunks; i < r.count * (c + 1) / chunks; ++i) out[i] = k[first[i]];
+    });
+    return r;
+}
+
+template <class K>
+JoinResult join(Context& ctx, JoinKind kind, View<const K> a, View<const K> b) {
+    JoinResult r;
+    bool semi_anti = kind == JoinKind::Semi || kind == JoinKind::Anti;
+    SearchResult s = cpu::sorted_search<K>(ctx, a, b, {!semi_anti, !semi_anti, semi_anti, !semi_anti});
+    if (semi_anti) {
+        bool want = kind == JoinKind::Semi;
+        r.a_rows = select_positions<int64_t>(ctx, a.size, [&](size_t i) { return (s.a_match.data()[i] != 0) == want; },
+                                    &r.count);
+        return r;
+    }
+    bool keep_unmatched_a = kind == JoinKind::Left || kind == JoinKind::Full;
+    bool keep_unmatched_b = kind == JoinKind::Right || kind == JoinKind::Full;
+    std::vector<size_t> offsets(a.size);
+    size_t chunks = chunk_count(ctx, a.size);
+    parallel_for(ctx, chunks, [&](size_t c) {
+        for (size_t i = a.size * c / chunks; i < a.size * (c + 1) / chunks; ++i) {
+            size_t matches = s.a_upper.data()[i] - s.a_lower.data()[i];
+            offsets[i] = keep_unmatched_a ? std::max<size_t>(matches, 1) : matches;
+        }
+    });
+    size_t pairs = scan_counts(ctx, offsets);
+    size_t unmatched_b = 0;
+    Buffer<int64_t> b_only;
+    if (keep_unmatched_b)
+        b_only = select_positions<int64_t>(ctx, b.size, [&](size_t j) { return s.b_match.data()[j] == 0; }, &unmatched_b);
+    r.count = pairs + unmatched_b;
+    r.a_rows = ctx.alloc<int64_t>(r.count);
+    r.b_rows = ctx.alloc<int64_t>(r.count);
+    // Load-balancing search: output j belongs to A element upper_bound(offsets, j) - 1.
+    walk_search<algo::Ties::BFirst>(
+        ctx, algo::Counting<size_t>{0}, pairs, offsets.data(), a.size,
+        [&](size_t j, size_t bound) {
+            size_t i = bound - 1, rank = j - offsets[i];
+            bool matched = s.a_upper.data()[i] > s.a_lower.data()[i];
+            r.a_rows.data()[j] = static_cast<int64_t>(i);
+            r.b_rows.data()[j] = matched ? static_cast<int64_t>(s.a_lower.data()[i] + rank) : kNoRow;
+        },
+        [](size_t, size_t) {});
+    for (size_t k = 0; k < unmatched_b; ++k) {
+        r.a_rows.data()[pairs + k] = kNoRow;
+        r.b_rows.data()[pairs + k] = b_only.data()[k];
+    }
+    return r;
+}
+
+#define INSTANTIATE(K)                                                                               \
+    template SearchResult sorted_search<K>(Context&, View<const K>, View<const K>, SearchOutputs);   \
+    template UniqueResult<K> unique<K>(Context&, View<const K>);                                     \
+    template JoinResult join<K>(Context&, JoinKind, View<const K>, View<const K>);
+MERGEPATH_FOR_EACH_KEY(INSTANTIATE)
+#undef INSTANTIATE
+
+}  // namespace cpu
+}  // namespace mergepath

@@ -1,0 +1,26 @@
+// cuda_runtime_api.h — what the backend-neutral front end needs from the CUDA
+// backend: probing for a usable device, its allocator and stream, and copies.
+// Implemented in cuda/runtime.cu, or in nocuda/runtime.cpp when built without CUDA.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "allocator.h"
+
+namespace mergepath {
+namespace detail {
+
+struct CudaDevice {
+    std::unique_ptr<BudgetedAllocator> allocator;
+    void* stream = nullptr;  // cudaStream_t
+    std::string name;
+};
+
+bool cuda_probe(int device, std::string* why_not);
+CudaDevice cuda_open(int device);  // throws NoDevice
+void cuda_close(CudaDevice& device) noexcept;
+void cuda_copy(void* stream, void* dst, const void* src, size_t bytes, bool to_device);
+
+}  // namespace detail
+}  // namespace mergepath

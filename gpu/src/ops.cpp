@@ -1,0 +1,67 @@
+// ops.cpp — the public operations: argument checks, then dispatch to the context's
+// backend (cpu:: or cuda::). Instantiated for the three key types.
+#include "backends.h"
+
+namespace mergepath {
+namespace {
+
+template <class T>
+void require(View<T> v, const char* what) {
+    if (v.size && !v.data) throw Error(std::string("mergepath: ") + what + " has a size but no data");
+}
+
+}  // namespace
+
+#define DISPATCH(ctx, call) ((ctx).backend() == Backend::Cuda ? cuda::call : cpu::call)
+
+template <class K>
+TaggedResult<K> merge(Context& ctx, View<const K> a, View<const K> b, Outputs want) {
+    require(a, "merge input A");
+    require(b, "merge input B");
+    return DISPATCH(ctx, merge<K>(ctx, a, b, want));
+}
+
+template <class K>
+TaggedResult<K> set_op(Context& ctx, SetOp op, View<const K> a, View<const K> b, Outputs want) {
+    require(a, "set_op input A");
+    require(b, "set_op input B");
+    return DISPATCH(ctx, set_op<K>(ctx, op, a, b, want));
+}
+
+template <class K>
+UniqueResult<K> unique(Context& ctx, View<const K> keys) {
+    require(keys, "unique input");
+    return DISPATCH(ctx, unique<K>(ctx, keys));
+}
+
+template <class K>
+SearchResult sorted_search(Context& ctx, View<const K> a, View<const K> b, SearchOutputs want) {
+    require(a, "sorted_search needles");
+    require(b, "sorted_search haystack");
+    return DISPATCH(ctx, sorted_search<K>(ctx, a, b, want));
+}
+
+template <class K>
+JoinResult join(Context& ctx, JoinKind kind, View<const K> a, View<const K> b) {
+    require(a, "join input A");
+    require(b, "join input B");
+    return DISPATCH(ctx, join<K>(ctx, kind, a, b));
+}
+
+template <class K>
+void sort_pairs(Context& ctx, View<K> keys, View<uint64_t> rows) {
+    require(keys, "sort_pairs keys");
+    require(rows, "sort_pairs rows");
+    if (keys.size != rows.size) throw Error("mergepath: sort_pairs needs as many rows as keys");
+    DISPATCH(ctx, sort_pairs<K>(ctx, keys, rows));
+}
+
+template <class K>
+void sort_keys(Context& ctx, View<K> keys) {
+    require(keys, "sort_keys keys");
+    DISPATCH(ctx, sort_keys<K>(ctx, keys));
+}
+
+MERGEPATH_FOR_EACH_KEY(MERGEPATH_INSTANTIATE_OPS)
+
+}  // namespace mergepath

@@ -1,0 +1,103 @@
+// test_context.cpp — Context basics: backend selection (Auto picks CUDA only when a GPU
+// is usable), describe(), the CPU thread-count option (results must not depend on how many
+// threads the partition is split over), buffer round trips and memory accounting.
+#include "test_support.h"
+
+namespace mptest {
+namespace {
+
+TEST(Context, AutoPicksCudaOnlyWhenAvailable) {
+    std::string why;
+    bool gpu = Context::cuda_available(&why);
+    if (!gpu) EXPECT_FALSE(why.empty()) << "cuda_available() is false but gives no reason";
+    if (gpu) EXPECT_TRUE(why.empty()) << why;
+    Context ctx;
+    EXPECT_EQ(ctx.backend(), gpu ? Backend::Cuda : Backend::Cpu);
+    EXPECT_FALSE(ctx.describe().empty());
+}
+
+TEST(Context, CpuThreadsOption) {
+    for (int threads : {1, 2, 3, 7, 16}) {
+        Options o;
+        o.backend = Backend::Cpu;
+        o.cpu_threads = threads;
+        Context ctx(o);
+        EXPECT_EQ(ctx.backend(), Backend::Cpu);
+        EXPECT_EQ(ctx.cpu_threads(), threads);
+        EXPECT_TRUE(ctx.host_memory());
+        EXPECT_EQ(ctx.cuda_stream(), nullptr);
+    }
+    Options o;
+    o.backend = Backend::Cpu;
+    Context ctx(o);
+    EXPECT_GE(ctx.cpu_threads(), 1);
+}
+
+// Odd thread counts split partitions at odd places: results must be the same.
+TEST(Context, CpuResultsIndependentOfThreadCount) {
+    Rng rng(base_seed());
+    std::vector<uint64_t> a = random_sorted<uint64_t>(rng, 100003, 30000);
+    std::vector<uint64_t> b = random_sorted<uint64_t>(rng, 77777, 30000);
+    a.insert(a.begin() + 5000, 20000, a[5000]);  // a long run
+    std::sort(a.begin(), a.end());
+    for (int threads : {1, 3, 5, 7, 13, 64}) {
+        SCOPED_TRACE("cpu_threads=" + std::to_string(threads));
+        Options o;
+        o.backend = Backend::Cpu;
+        o.cpu_threads = threads;
+        Context ctx(o);
+        Buffer<uint64_t> da = put(ctx, a), db = put(ctx, b);
+        TaggedResult<uint64_t> m = merge<uint64_t>(ctx, View<const uint64_t>(da), View<const uint64_t>(db));
+        TaggedRef<uint64_t> rm = ref_merge(a, b);
+        ASSERT_EQ(m.count, rm.keys.size());
+        EXPECT_TRUE(same_array("merge indices", rm.indices, get(ctx, m.indices, m.count)));
+        for (SetOp op : kAllSetOps) {
+            TaggedResult<uint64_t> s = set_op<uint64_t>(ctx, op, View<const uint64_t>(da), View<const uint64_t>(db));
+            TaggedRef<uint64_t> rs = ref_set_op(op, a, b);
+            ASSERT_EQ(s.count, rs.keys.size()) << setop_name(op);
+            EXPECT_TRUE(same_array(std::string(setop_name(op)) + " indices", rs.indices, get(ctx, s.indices, s.count)));
+        }
+        JoinResult j = join<uint64_t>(ctx, JoinKind::Full, View<const uint64_t>(da), View<const uint64_t>(db));
+        JoinRef rj = ref_join(JoinKind::Full, a, b);
+        ASSERT_EQ(j.count, rj.a_rows.size());
+        EXPECT_TRUE(same_array("full join a_rows", rj.a_rows, get(ctx, j.a_rows, j.count)));
+        EXPECT_TRUE(same_array("full join b_rows", rj.b_rows, get(ctx, j.b_rows, j.count)));
+    }
+}
+
+class ContextOnBackend : public ::testing::TestWithParam<Backend> {
+protected:
+    void SetUp() override { MP_SKIP_IF_NO_GPU(GetParam()); }
+    Options options() const {
+        Options o;
+        o.backend = GetParam();
+        return o;
+    }
+};
+
+TEST_P(ContextOnBackend, BufferRoundTripAndAccounting) {
+    Context ctx(options());
+    EXPECT_EQ(ctx.backend(), GetParam());
+    EXPECT_EQ(ctx.host_memory(), GetParam() == Backend::Cpu);
+    const size_t base = ctx.memory_in_use();
+    {
+        Buffer<uint32_t> empty = ctx.alloc<uint32_t>(0);
+        EXPECT_TRUE(empty.empty());
+        std::vector<uint64_t> v(12345);
+        for (size_t i = 0; i < v.size(); ++i) v[i] = i * 0x9E3779B97F4A7C15ull;
+        Buffer<uint64_t> b = put(ctx, v);
+        EXPECT_EQ(b.size(), v.size());
+        EXPECT_GE(ctx.memory_in_use(), base + v.size() * sizeof(uint64_t));
+        EXPECT_EQ(get(ctx, b, v.size()), v);
+        Buffer<uint64_t> moved = std::move(b);
+        EXPECT_TRUE(b.empty());  // NOLINT: moved-from state is specified (swap)
+        EXPECT_EQ(get(ctx, moved, v.size()), v);
+    }
+    EXPECT_EQ(ctx.memory_in_use(), base) << "buffers not returned to the pool";
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, ContextOnBackend, ::testing::Values(Backend::Cpu, Backend::Cuda),
+                         [](const ::testing::TestParamInfo<Backend>& i) { return backend_name(i.param); });
+
+}  // namespace
+}  // namespace mptest
