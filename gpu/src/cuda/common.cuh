@@ -1,0 +1,108 @@
+// common.cuh — what every CUDA kernel file of the backend shares: error checking
+// (CUDA failures become mergepath::Error / OutOfMemory, never abort), scratch memory
+// from the context's pool, launch configuration (launch boxes: threads per block NT
+// and elements per thread VT, tuned per key width), and the path "kinds" that the
+// partition kernel and the tile kernels search with.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+
+#include "algo/path_search.h"
+#include "mergepath/context.h"
+#include "mergepath/ops.h"
+
+namespace mergepath {
+namespace cuda {
+
+inline void check(cudaError_t status, const char* what) {
+    if (status == cudaSuccess) return;
+    cudaGetLastError();  // clear a sticky launch error
+    std::string msg = std::string("mergepath: CUDA error in ") + what + ": " + cudaGetErrorString(status);
+    if (status == cudaErrorMemoryAllocation) throw OutOfMemory(msg);
+    throw Error(msg);
+}
+
+inline cudaStream_t stream_of(const Context& ctx) { return static_cast<cudaStream_t>(ctx.cuda_stream()); }
+
+inline void launched(const char* kernel) { check(cudaGetLastError(), kernel); }
+
+inline void synchronize(const Context& ctx, const char* what) {
+    check(cudaStreamSynchronize(stream_of(ctx)), what);
+}
+
+template <class T>
+inline T ceil_div(T x, T y) { return (x + y - 1) / y; }
+
+// Threads per block and serial steps per thread; one tile = NT * VT outputs.
+template <int NT_, int VT_>
+struct LaunchBox {
+    static constexpr int NT = NT_;
+    static constexpr int VT = VT_;
+    static constexpr int NV = NT_ * VT_;
+};
+
+// Tuned on the H100 (bench/RESULTS.md records the sweep): wider keys take fewer
+// elements per thread so a tile's keys stay within a comfortable shared-memory size.
+template <class K>
+struct TileBox;
+template <>
+struct TileBox<uint32_t> : LaunchBox<256, 15> {};
+template <>
+struct TileBox<uint64_t> : LaunchBox<256, 11> {};
+template <>
+struct TileBox<Key128> : LaunchBox<128, 11> {};
+
+// A point on a path: how many A and B elements lie before a cross-diagonal.
+struct PathPoint {
+    int64_t a;
+    int64_t b;
+};
+
+// The paths partitions are cut on. search() works on global arrays (int64 indices)
+// and on a tile in shared memory (int indices).
+template <algo::Ties T>
+struct MergePathKind {
+    template <class AK, class BK, class I>
+    __host__ __device__ static void search(const AK& a, I na, const BK& b, I nb, I diag, I& ai, I& bi) {
+        ai = algo::merge_path<T>(a, na, b, nb, diag);
+        bi = diag - ai;
+    }
+};
+
+struct BalancedPathKind {
+    template <class K, class I>
+    __host__ __device__ static void search(const K* a, I na, const K* b, I nb, I diag, I& ai, I& bi) {
+        algo::BalancedPoint<I> p = algo::balanced_path(a, na, b, nb, diag);
+        ai = p.a;
+        bi = p.b(diag);
+    }
+};
+
+// Global partition kernel: the path point at every tile boundary (diag = i * spacing).
+template <class Path, class AK, class BK>
+__global__ void partition_kernel(AK a, int64_t na, BK b, int64_t nb, int64_t spacing, int64_t count,
+                                 PathPoint* points) {
+    int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= count) return;
+    int64_t diag = i * spacing < na + nb ? i * spacing : na + nb;
+    PathPoint p;
+    Path::search(a, na, b, nb, diag, p.a, p.b);
+    points[i] = p;
+}
+
+// Partition points for tiles of `spacing` path steps: num_tiles + 1 of them.
+template <class Path, class AK, class BK>
+Buffer<PathPoint> partition(Context& ctx, AK a, int64_t na, BK b, int64_t nb, int64_t spacing, int64_t num_tiles) {
+    Buffer<PathPoint> points = ctx.alloc<PathPoint>(num_tiles + 1);
+    int64_t count = num_tiles + 1;
+    partition_kernel<Path><<<unsigned(ceil_div<int64_t>(count, 128)), 128, 0, stream_of(ctx)>>>(
+        a, na, b, nb, spacing, count, points.data());
+    launched("partition_kernel");
+    return points;
+}
+
+}  // namespace cuda
+}  // namespace mergepath

@@ -1,0 +1,92 @@
+// runtime.cu — the CUDA backend's device handling: probing for a usable device
+// (quietly: a machine without a driver only yields a reason string), opening one
+// (stream + stream-ordered memory pool that keeps freed memory cached, so no
+// cudaMalloc per call), the pool-backed budgeted allocator, and host copies.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "cuda/common.cuh"
+#include "cuda_runtime_api.h"
+
+namespace mergepath {
+namespace detail {
+namespace {
+
+class CudaPoolAllocator final : public BudgetedAllocator {
+public:
+    explicit CudaPoolAllocator(cudaStream_t stream) : stream_(stream) {}
+
+protected:
+    void* raw_allocate(size_t bytes) override {
+        void* p = nullptr;
+        cudaError_t status = cudaMallocAsync(&p, bytes, stream_);
+        if (status == cudaErrorMemoryAllocation) {
+            cudaGetLastError();
+            return nullptr;
+        }
+        cuda::check(status, "cudaMallocAsync");
+        return p;
+    }
+    void raw_release(void* p) noexcept override { cudaFreeAsync(p, stream_); }
+    std::string space_name() const override { return "GPU"; }
+
+private:
+    cudaStream_t stream_;
+};
+
+}  // namespace
+
+bool cuda_probe(int device, std::string* why_not) {
+    int count = 0;
+    cudaError_t status = cudaGetDeviceCount(&count);
+    if (status != cudaSuccess) {
+        cudaGetLastError();
+        if (why_not) *why_not = std::string("no usable CUDA driver/device: ") + cudaGetErrorString(status);
+        return false;
+    }
+    if (device >= count) {
+        if (why_not) *why_not = "CUDA device " + std::to_string(device) + " not present (" + std::to_string(count) + " found)";
+        return false;
+    }
+    if (why_not) why_not->clear();
+    return true;
+}
+
+CudaDevice cuda_open(int device) {
+    std::string why;
+    if (!cuda_probe(device, &why)) throw NoDevice("mergepath: " + why);
+    cuda::check(cudaSetDevice(device), "cudaSetDevice");
+    cudaMemPool_t pool;
+    cuda::check(cudaDeviceGetDefaultMemPool(&pool, device), "cudaDeviceGetDefaultMemPool");
+    uint64_t keep_all = UINT64_MAX;  // keep freed blocks cached in the pool
+    cuda::check(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep_all), "cudaMemPoolSetAttribute");
+    cudaStream_t stream;
+    cuda::check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    cudaDeviceProp prop;
+    cuda::check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
+    CudaDevice d;
+    d.stream = stream;
+    d.allocator.reset(new CudaPoolAllocator(stream));
+    d.name = prop.name;
+    return d;
+}
+
+void cuda_close(CudaDevice& device) noexcept {
+    if (!device.stream) return;
+    cudaStream_t stream = static_cast<cudaStream_t>(device.stream);
+    cudaStreamSynchronize(stream);
+    device.allocator.reset();
+    cudaStreamDestroy(stream);
+    device.stream = nullptr;
+}
+
+void cuda_copy(void* stream, void* dst, const void* src, size_t bytes, bool to_device) {
+    cudaStream_t s = static_cast<cudaStream_t>(stream);
+    cuda::check(cudaMemcpyAsync(dst, src, bytes, to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, s),
+                "cudaMemcpyAsync");
+    cuda::check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+}
+
+}  // namespace detail
+}  // namespace mergepath

@@ -1,0 +1,120 @@
+// search.cu — CUDA backend of vectorized sorted search (Baxter & Merrill): needles A
+// and haystack B are walked together along the Merge Path, tile by tile, exactly
+// like a merge. Ties A-first give lower bounds, A and B match flags; a second pass
+// with ties B-first gives upper bounds. Also unique (CUB UniqueByKey with a
+// counting payload: first index of each run).
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
+
+#include "backends.h"
+#include "cuda/cta.cuh"
+
+namespace mergepath {
+namespace cuda {
+namespace {
+
+struct SearchOut {
+    uint64_t* bound;
+    uint8_t* a_match;
+    uint8_t* b_match;
+};
+
+// Whether needle x (at tile position pos, bound local_bound) occurs in B.
+template <class K>
+__device__ bool needle_matches(const K& x, int local_bound, const TileRange& r, const K* tile_b, const K* b, int64_t nb) {
+    if (local_bound < r.nb) return tile_b[local_bound] == x;
+    int64_t g = r.b0 + local_bound;
+    return g < nb && b[g] == x;
+}
+
+// Whether haystack y matches the needle consumed just before it (ties A-first).
+template <class K>
+__device__ bool haystack_matches(const K& y, int next_needle, const TileRange& r, const K* tile_a, const K* a) {
+    if (next_needle > 0) return tile_a[next_needle - 1] == y;
+    return r.a0 > 0 && a[r.a0 - 1] == y;
+}
+
+template <class Box, algo::Ties T, class K>
+__global__ void __launch_bounds__(Box::NT)
+    search_kernel(const K* a, const K* b, int64_t nb, const PathPoint* points, SearchOut out) {
+    __shared__ K keys[Box::NV + 1];
+    __shared__ int2 starts[Box::NT + 1];
+    TileRange r = tile_range(points, blockIdx.x);
+    load_tile<Box>(a, b, r, keys);
+    __syncthreads();
+    ThreadRange t = thread_range<Box, MergePathKind<T>>(keys, r, starts);
+    const K* ka = keys;
+    const K* kb = keys + r.na;
+#pragma unroll
+    for (int i = 0; i < Box::VT; ++i) {
+        if (t.a >= t.a_end && t.b >= t.b_end) break;
+        int pos, bound;
+        if (algo::search_step<T>(ka, t.a, t.a_end, kb, t.b, t.b_end, pos, bound)) {
+            int64_t g = r.a0 + pos;
+            if (out.bound) out.bound[g] = uint64_t(r.b0 + bound);
+            if (out.a_match) out.a_match[g] = needle_matches(ka[pos], bound, r, kb, b, nb);
+        } else if (out.b_match) {
+            out.b_match[r.b0 + pos] = haystack_matches(kb[pos], t.a, r, ka, a);
+        }
+    }
+}
+
+template <algo::Ties T, class K>
+void launch_search(Context& ctx, View<const K> a, View<const K> b, SearchOut out) {
+    using Box = TileBox<K>;
+    int64_t total = int64_t(a.size + b.size);
+    if (total == 0) return;
+    int64_t num_tiles = ceil_div<int64_t>(total, Box::NV);
+    Buffer<PathPoint> points = partition<MergePathKind<T>>(ctx, a.data, a.size, b.data, b.size, Box::NV, num_tiles);
+    search_kernel<Box, T><<<unsigned(num_tiles), Box::NT, 0, stream_of(ctx)>>>(a.data, b.data, b.size,
+                                                                                 points.data(), out);
+    launched("search_kernel");
+    synchronize(ctx, "search_kernel");
+}
+
+}  // namespace
+
+template <class K>
+SearchResult sorted_search(Context& ctx, View<const K> a, View<const K> b, SearchOutputs want) {
+    SearchResult r;
+    if (want.lower) r.a_lower = ctx.alloc<uint64_t>(a.size);
+    if (want.upper) r.a_upper = ctx.alloc<uint64_t>(a.size);
+    if (want.a_match) r.a_match = ctx.alloc<uint8_t>(a.size);
+    if (want.b_match) r.b_match = ctx.alloc<uint8_t>(b.size);
+    if (want.lower || want.a_match || want.b_match)
+        launch_search<algo::Ties::AFirst>(ctx, a, b, {r.a_lower.data(), r.a_match.data(), r.b_match.data()});
+    if (want.upper) launch_search<algo::Ties::BFirst>(ctx, a, b, {r.a_upper.data(), nullptr, nullptr});
+    return r;
+}
+
+template <class K>
+UniqueResult<K> unique(Context& ctx, View<const K> keys) {
+    UniqueResult<K> r;
+    r.keys = ctx.alloc<K>(keys.size);
+    r.first_indices = ctx.alloc<uint64_t>(keys.size);
+    if (keys.size == 0) return r;
+    Buffer<unsigned long long> selected = ctx.alloc<unsigned long long>(1);
+    thrust::counting_iterator<uint64_t> positions(0);
+    size_t bytes = 0;
+    auto run = [&](void* temp) {
+        return cub::DeviceSelect::UniqueByKey(temp, bytes, keys.data, positions, r.keys.data(), r.first_indices.data(),
+                                              selected.data(), int64_t(keys.size), stream_of(ctx));
+    };
+    check(run(nullptr), "DeviceSelect::UniqueByKey");
+    Buffer<unsigned char> temp = ctx.alloc<unsigned char>(bytes);
+    check(run(temp.data()), "DeviceSelect::UniqueByKey");
+    unsigned long long count = 0;
+    check(cudaMemcpyAsync(&count, selected.data(), sizeof count, cudaMemcpyDeviceToHost, stream_of(ctx)), "unique count");
+    synchronize(ctx, "unique");
+    r.count = size_t(count);
+    return r;
+}
+
+#define INSTANTIATE(K)                                                                               \
+    template SearchResult sorted_search<K>(Context&, View<const K>, View<const K>, SearchOutputs);   \
+    template UniqueResult<K> unique<K>(Context&, View<const K>);
+MERGEPATH_FOR_EACH_KEY(INSTANTIATE)
+#undef INSTANTIATE
+
+}  // namespace cuda
+}  // namespace mergepath

@@ -1,0 +1,113 @@
+// select_kernel.cuh — the one tile kernel behind merge and the four multiset
+// operations: global partition (Merge Path or Balanced Path at every tile boundary)
+// -> load tile -> per-thread path search in shared memory -> VT serial steps ->
+// bitmask scan -> coalesced store. Merge writes each tile at its diagonal; the set
+// operations find their tile's output offset with CUB's single-pass decoupled
+// look-back (ScanTileState + TilePrefixCallbackOp), so outputs are compacted in one
+// pass over the inputs.
+#pragma once
+
+#include <cub/agent/single_pass_scan_operators.cuh>
+#include <cuda/std/functional>
+
+#include "cuda/cta.cuh"
+
+namespace mergepath {
+namespace cuda {
+
+using TileState = cub::ScanTileState<long long>;
+using TilePrefix = cub::TilePrefixCallbackOp<long long, ::cuda::std::plus<long long>, TileState>;
+
+// Serial steps, in the shape serial_select expects.
+struct MergeStep {
+    template <class K, class I>
+    __device__ static bool step(const K* a, I& ai, I a_end, const K* b, I& bi, I b_end, algo::Emit<I>& e) {
+        if (ai >= a_end && bi >= b_end) return false;
+        e = algo::merge_step(a, ai, a_end, b, bi, b_end);
+        return true;
+    }
+};
+
+template <SetOp Op>
+struct SetOpStep {
+    template <class K, class I>
+    __device__ static bool step(const K* a, I& ai, I a_end, const K* b, I& bi, I b_end, algo::Emit<I>& e) {
+        return algo::set_op_step<Op>(a, ai, a_end, b, bi, b_end, e);
+    }
+};
+
+__global__ void init_tile_state(TileState state, int num_tiles) { state.InitializeStatus(num_tiles); }
+
+// The tile's offset in the compacted output: exclusive prefix of all earlier tiles.
+__device__ inline long long look_back(TileState& state, TilePrefix::TempStorage& temp, int tile, int tile_count) {
+    if (tile == 0) {
+        if (threadIdx.x == 0) state.SetInclusive(0, tile_count);
+        return 0;
+    }
+    TilePrefix prefix(state, temp, ::cuda::std::plus<long long>(), tile);
+    if (threadIdx.x < 32) prefix(tile_count);
+    __syncthreads();
+    return prefix.GetExclusivePrefix();
+}
+
+template <class Box, class Path, class Step, bool Compact, class K>
+__global__ void __launch_bounds__(Box::NT)
+    select_kernel(const K* a, const K* b, const PathPoint* points, TaggedOut<K> out, TileState state,
+                  unsigned long long* total) {
+    using BlockScan = cub::BlockScan<int, Box::NT>;
+    __shared__ typename BlockScan::TempStorage scan_temp;
+    __shared__ TilePrefix::TempStorage prefix_temp;
+    __shared__ K keys[Box::NV + 1];
+    __shared__ int2 starts[Box::NT + 1];
+    __shared__ int compacted[Box::NV];
+
+    int tile = blockIdx.x;
+    TileRange r = tile_range(points, tile);
+    load_tile<Box>(a, b, r, keys);
+    __syncthreads();
+    ThreadRange t = thread_range<Box, Path>(keys, r, starts);
+    int sel[Box::VT];
+    unsigned mask = serial_select<Box::VT, Step>(keys, r.na, t, sel);
+    int thread_offset, tile_count;
+    BlockScan(scan_temp).ExclusiveSum(__popc(mask), thread_offset, tile_count);
+    long long tile_offset = Compact ? look_back(state, prefix_temp, tile, tile_count) : (long long)tile * Box::NV;
+    store_selected<Box>(keys, r, sel, mask, thread_offset, tile_count, tile_offset, compacted, out);
+    if (Compact && threadIdx.x == 0 && tile == gridDim.x - 1) *total = tile_offset + tile_count;
+}
+
+// Runs the select kernel over A and B; returns the number of outputs written.
+template <class Path, class Step, bool Compact, class K>
+size_t run_select(Context& ctx, const K* a, int64_t na, const K* b, int64_t nb, TaggedOut<K> out) {
+    using Box = TileBox<K>;
+    int64_t total = na + nb;
+    if (total == 0) return 0;
+    int64_t num_tiles = ceil_div<int64_t>(total, Box::NV);
+    if (num_tiles > INT32_MAX) throw Error("mergepath: input too large for one launch");
+    Buffer<PathPoint> points = partition<Path>(ctx, a, na, b, nb, Box::NV, num_tiles);
+    TileState state;
+    Buffer<unsigned char> state_memory;
+    Buffer<unsigned long long> count = ctx.alloc<unsigned long long>(1);
+    if (Compact) {
+        size_t bytes = 0;
+        check(TileState::AllocationSize(int(num_tiles), bytes), "ScanTileState::AllocationSize");
+        state_memory = ctx.alloc<unsigned char>(bytes);
+        check(state.Init(int(num_tiles), state_memory.data(), bytes), "ScanTileState::Init");
+        init_tile_state<<<unsigned(ceil_div<int64_t>(num_tiles + 32, 128)), 128, 0, stream_of(ctx)>>>(state, int(num_tiles));
+        launched("init_tile_state");
+    }
+    select_kernel<Box, Path, Step, Compact><<<unsigned(num_tiles), Box::NT, 0, stream_of(ctx)>>>(
+        a, b, points.data(), out, state, count.data());
+    launched("select_kernel");
+    if (!Compact) {
+        synchronize(ctx, "select_kernel");
+        return size_t(total);
+    }
+    unsigned long long written = 0;
+    check(cudaMemcpyAsync(&written, count.data(), sizeof written, cudaMemcpyDeviceToHost, stream_of(ctx)),
+          "copy of the output count");
+    synchronize(ctx, "select_kernel");
+    return size_t(written);
+}
+
+}  // namespace cuda
+}  // namespace mergepath
