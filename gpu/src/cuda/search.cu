@@ -34,11 +34,30 @@ __device__ bool haystack_matches(const K& y, int next_needle, const TileRange& r
     return r.a0 > 0 && a[r.a0 - 1] == y;
 }
 
+// Per-tile search results staged in shared memory for coalesced stores.
+template <class Box>
+struct SearchStage {
+    int bound[Box::NV + 1];
+    uint8_t a_match[Box::NV + 1];
+    uint8_t b_match[Box::NV + 1];
+};
+
+template <class Box>
+__device__ void store_search(const SearchStage<Box>& st, const TileRange& r, SearchOut out) {
+    for (int i = threadIdx.x; i < r.na; i += Box::NT) {
+        if (out.bound) out.bound[r.a0 + i] = uint64_t(r.b0 + st.bound[i]);
+        if (out.a_match) out.a_match[r.a0 + i] = st.a_match[i];
+    }
+    if (out.b_match)
+        for (int j = threadIdx.x; j < r.nb; j += Box::NT) out.b_match[r.b0 + j] = st.b_match[j];
+}
+
 template <class Box, algo::Ties T, class K>
 __global__ void __launch_bounds__(Box::NT)
     search_kernel(const K* a, const K* b, int64_t nb, const PathPoint* points, SearchOut out) {
     __shared__ K keys[Box::NV + 1];
     __shared__ int2 starts[Box::NT + 1];
+    __shared__ SearchStage<Box> stage;
     TileRange r = tile_range(points, blockIdx.x);
     load_tile<Box>(a, b, r, keys);
     __syncthreads();
@@ -50,13 +69,14 @@ __global__ void __launch_bounds__(Box::NT)
         if (t.a >= t.a_end && t.b >= t.b_end) break;
         int pos, bound;
         if (algo::search_step<T>(ka, t.a, t.a_end, kb, t.b, t.b_end, pos, bound)) {
-            int64_t g = r.a0 + pos;
-            if (out.bound) out.bound[g] = uint64_t(r.b0 + bound);
-            if (out.a_match) out.a_match[g] = needle_matches(ka[pos], bound, r, kb, b, nb);
+            stage.bound[pos] = bound;
+            if (out.a_match) stage.a_match[pos] = needle_matches(ka[pos], bound, r, kb, b, nb);
         } else if (out.b_match) {
-            out.b_match[r.b0 + pos] = haystack_matches(kb[pos], t.a, r, ka, a);
+            stage.b_match[pos] = haystack_matches(kb[pos], t.a, r, ka, a);
         }
     }
+    __syncthreads();
+    store_search<Box>(stage, r, out);
 }
 
 template <algo::Ties T, class K>

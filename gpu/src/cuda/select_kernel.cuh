@@ -76,9 +76,8 @@ __global__ void __launch_bounds__(Box::NT)
 }
 
 // Runs the select kernel over A and B; returns the number of outputs written.
-template <class Path, class Step, bool Compact, class K>
+template <class Path, class Step, bool Compact, class K, class Box = TileBox<K>>
 size_t run_select(Context& ctx, const K* a, int64_t na, const K* b, int64_t nb, TaggedOut<K> out) {
-    using Box = TileBox<K>;
     int64_t total = na + nb;
     if (total == 0) return 0;
     int64_t num_tiles = ceil_div<int64_t>(total, Box::NV);

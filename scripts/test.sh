@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# scripts/test.sh — runs every test of pg_mergepath on this machine:
+#   1. the library's GoogleTest suite (ctest; GPU tests report Skipped without a GPU),
+#   2. the pg_regress suite on a temporary instance (scripts/regress.sh),
+#   3. the SQL benchmark's small mode, which verifies answers (scripts/bench-small.sh).
+# It installs missing packages, builds the library, tests and extension, and installs
+# the extension into the local PostgreSQL 15. Exits non-zero if anything fails.
+#
+#   CUDA_ARCH=90 (default) picks the GPU architectures nvcc builds for.
+#   PGMP_DEVICE=gpu runs pg_regress with pg_mergepath.device = gpu (on a GPU host).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+jobs=$(nproc 2>/dev/null || echo 2)
+export CUDA_ARCH=${CUDA_ARCH:-90}
+step() { echo; echo "=== $* ($(date +%T))"; }
+
+step "dependencies"
+bash scripts/install-deps.sh
+
+step "build: library + extension"
+make -j"$jobs" CUDA_ARCH="$CUDA_ARCH" >/dev/null
+make install >/dev/null
+
+step "library unit tests (ctest)"
+cmake -S . -B build -DMERGEPATH_TESTS=ON -DMERGEPATH_BENCH=OFF -DCMAKE_CUDA_ARCHITECTURES="$CUDA_ARCH" >/dev/null
+cmake --build build -j"$jobs" >/dev/null
+(cd build && ctest --output-on-failure -j"$jobs")
+
+step "pg_regress suite"
+bash scripts/regress.sh
+
+step "SQL benchmark, small mode (answers verified)"
+bash scripts/bench-small.sh
+
+step "all tests passed"
