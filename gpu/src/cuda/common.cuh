@@ -51,7 +51,7 @@ struct TileBox;
 template <>
 struct TileBox<uint32_t> : LaunchBox<256, 15> {};
 template <>
-struct TileBox<uint64_t> : LaunchBox<256, 11> {};
+struct TileBox<uint64_t> : LaunchBox<256, 13> {};
 template <>
 struct TileBox<Key128> : LaunchBox<128, 11> {};
 
