@@ -124,7 +124,7 @@ protected:
         };
         ctx_ = std::make_unique<Context>(o);
         Rng rng(base_seed());
-        const size_t n = 4 << 20;
+        const size_t n = 2 << 20;
         ha_ = random_sorted<uint64_t>(rng, n, n / 2);
         hb_ = random_sorted<uint64_t>(rng, n, n / 2);
         a_ = put(*ctx_, ha_);

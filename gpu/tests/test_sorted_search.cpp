@@ -1,7 +1,7 @@
-// test_sorted_search.cpp — vectorized sorted search against std::lower_bound /
-// upper_bound / binary_search on both backends and all key types: lower and upper bounds
-// of every A in B, match flags of A and of B, for several output selections (unrequested
-// outputs must come back empty).
+// test_sorted_search.cpp — vectorized sorted search against a serial reference checked
+// with std::lower_bound / upper_bound / binary_search, on both backends and all key
+// types: lower and upper bounds of every A in B, match flags of A and of B, for several
+// output selections (unrequested outputs must come back empty).
 #include "test_support.h"
 
 namespace mptest {

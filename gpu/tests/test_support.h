@@ -359,8 +359,8 @@ void for_each_case(Group g, const std::function<void(const Case<K>&)>& fn) {
                 c.a.assign(3, K{});
                 c.b.assign(5, K{});
             });
-            emit("|A|>>|B| 1000000/10", rand_pair(1000000, 10, 1000000));
-            emit("|B|>>|A| 10/1000000", rand_pair(10, 1000000, 1000000));
+            emit("|A|>>|B| 600000/10", rand_pair(600000, 10, 600000));
+            emit("|B|>>|A| 10/600000", rand_pair(10, 600000, 600000));
             emit("|A|>>|B| 300000/1", rand_pair(300000, 1, 1000));
             emit("|B|>>|A| 1/300000", rand_pair(1, 300000, 1000));
             emit("|A|>>|B| 200000/3000 dups", rand_pair(200000, 3000, 50000));
@@ -369,7 +369,6 @@ void for_each_case(Group g, const std::function<void(const Case<K>&)>& fn) {
         }
         case Group::Large: {
             emit("2M/2M ~2 copies", rand_pair(2000000, 2000000, 1000000));
-            emit("3M/500k", rand_pair(3000000, 500000, 4000000));
             break;
         }
     }
@@ -456,22 +455,34 @@ std::vector<uint64_t> ref_unique(const std::vector<K>& v) {
     return r;
 }
 
+// A reference that disagrees with the std:: algorithm is a bug in the test itself.
+inline void assert_eq_std(size_t expected, size_t actual, const char* what) {
+    if (expected != actual) throw std::logic_error(std::string("test reference disagrees with std::") + what);
+}
+
 struct SearchRef {
     std::vector<uint64_t> lower, upper;
     std::vector<uint8_t> a_match, b_match;
 };
 
 template <class K>
+void ref_ranges(const std::vector<K>& a, const std::vector<K>& b, std::vector<size_t>& lo, std::vector<size_t>& hi);
+
+template <class K>
 SearchRef ref_search(const std::vector<K>& a, const std::vector<K>& b) {
     SearchRef r;
-    for (const K& k : a) {
-        auto lo = std::lower_bound(b.begin(), b.end(), k);
-        auto hi = std::upper_bound(b.begin(), b.end(), k);
-        r.lower.push_back(uint64_t(lo - b.begin()));
-        r.upper.push_back(uint64_t(hi - b.begin()));
-        r.a_match.push_back(lo != hi ? 1 : 0);
+    std::vector<size_t> lo, hi;
+    ref_ranges(a, b, lo, hi);
+    r.lower.assign(lo.begin(), lo.end());
+    r.upper.assign(hi.begin(), hi.end());
+    r.a_match.resize(a.size());
+    r.b_match.assign(b.size(), 0);
+    for (size_t i = 0; i < a.size(); ++i) {
+        r.a_match[i] = lo[i] != hi[i] ? 1 : 0;
+        for (size_t j = lo[i]; j < hi[i] && !r.b_match[j]; ++j) r.b_match[j] = 1;
     }
-    for (const K& k : b) r.b_match.push_back(std::binary_search(a.begin(), a.end(), k) ? 1 : 0);
+    for (size_t j = 0; j < b.size(); j += 1 + b.size() / 64)
+        assert_eq_std(size_t(std::binary_search(a.begin(), a.end(), b[j])), size_t(r.b_match[j]), "binary_search");
     return r;
 }
 
@@ -513,24 +524,49 @@ struct JoinRef {
     std::vector<int64_t> a_rows, b_rows;
 };
 
+// equal_range of every A in B, by one merge-like walk: [lo[i], hi[i]).
+template <class K>
+void ref_ranges(const std::vector<K>& a, const std::vector<K>& b, std::vector<size_t>& lo, std::vector<size_t>& hi) {
+    lo.resize(a.size());
+    hi.resize(a.size());
+    size_t j = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+        if (i > 0 && a[i - 1] == a[i]) {
+            lo[i] = lo[i - 1];
+            hi[i] = hi[i - 1];
+            continue;
+        }
+        while (j < b.size() && b[j] < a[i]) ++j;
+        lo[i] = j;
+        size_t k = j;
+        while (k < b.size() && !(a[i] < b[k])) ++k;
+        hi[i] = k;
+    }
+    // Spot-check the walk against the std:: algorithms.
+    for (size_t i = 0; i < a.size(); i += 1 + a.size() / 64) {
+        assert_eq_std(size_t(std::lower_bound(b.begin(), b.end(), a[i]) - b.begin()), lo[i], "lower_bound");
+        assert_eq_std(size_t(std::upper_bound(b.begin(), b.end(), a[i]) - b.begin()), hi[i], "upper_bound");
+    }
+}
+
 // Pairs in A order, B ascending within an A row; Right/Full append unmatched B in B order.
 template <class K>
 JoinRef ref_join(JoinKind kind, const std::vector<K>& a, const std::vector<K>& b) {
     JoinRef r;
+    std::vector<size_t> lo, hi;
+    ref_ranges(a, b, lo, hi);
     std::vector<uint8_t> b_matched(b.size(), 0);
     for (size_t i = 0; i < a.size(); ++i) {
-        size_t lo = size_t(std::lower_bound(b.begin(), b.end(), a[i]) - b.begin());
-        size_t hi = size_t(std::upper_bound(b.begin(), b.end(), a[i]) - b.begin());
         switch (kind) {
-            case JoinKind::Semi: if (lo != hi) r.a_rows.push_back(int64_t(i)); break;
-            case JoinKind::Anti: if (lo == hi) r.a_rows.push_back(int64_t(i)); break;
+            case JoinKind::Semi: if (lo[i] != hi[i]) r.a_rows.push_back(int64_t(i)); break;
+            case JoinKind::Anti: if (lo[i] == hi[i]) r.a_rows.push_back(int64_t(i)); break;
             default:
-                for (size_t j = lo; j < hi; ++j) {
+                for (size_t j = lo[i]; j < hi[i]; ++j) {
                     r.a_rows.push_back(int64_t(i));
                     r.b_rows.push_back(int64_t(j));
                     b_matched[j] = 1;
                 }
-                if (lo == hi && (kind == JoinKind::Left || kind == JoinKind::Full)) {
+                if (lo[i] == hi[i] && (kind == JoinKind::Left || kind == JoinKind::Full)) {
                     r.a_rows.push_back(int64_t(i));
                     r.b_rows.push_back(kNoRow);
                 }

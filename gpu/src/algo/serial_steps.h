@@ -3,6 +3,9 @@
 // Path. A step looks at the next A and B element of the range, consumes one or both,
 // and emits at most one output. The CUDA kernels unroll VT steps over shared memory;
 // the CPU backend loops until the range is exhausted. Both call these functions.
+//
+// The read positions live in a Cursor that keeps the keys under them cached (in
+// registers on the GPU), so each step loads only the element it advances to.
 #pragma once
 
 #include "algo/path_search.h"
@@ -11,59 +14,105 @@
 namespace mergepath {
 namespace algo {
 
-// One output of a step: the position of the emitted element within its input
-// (A or B) of the range being processed.
-template <class I>
+// Read positions [ai, a_end) of A and [bi, b_end) of B, with the current keys cached.
+// AKeys / BKeys are pointers or anything indexable (Counting); V is their value type.
+template <class AKeys, class BKeys, class V, class I>
+struct Cursor {
+    AKeys a;
+    BKeys b;
+    I ai, a_end, bi, b_end;
+    V a_key, b_key;
+
+    MP_HD Cursor(AKeys a_, I ai_, I a_end_, BKeys b_, I bi_, I b_end_)
+        : a(a_), b(b_), ai(ai_), a_end(a_end_), bi(bi_), b_end(b_end_), a_key(), b_key() {
+        if (ai < a_end) a_key = a[ai];
+        if (bi < b_end) b_key = b[bi];
+    }
+    MP_HD bool has_a() const { return ai < a_end; }
+    MP_HD bool has_b() const { return bi < b_end; }
+    MP_HD bool done() const { return ai >= a_end && bi >= b_end; }
+    MP_HD I take_a() {
+        I p = ai++;
+        if (ai < a_end) a_key = a[ai];
+        return p;
+    }
+    MP_HD I take_b() {
+        I p = bi++;
+        if (bi < b_end) b_key = b[bi];
+        return p;
+    }
+};
+
+template <class K, class I>
+MP_HD Cursor<const K*, const K*, K, I> make_cursor(const K* a, I ai, I a_end, const K* b, I bi, I b_end) {
+    return Cursor<const K*, const K*, K, I>(a, ai, a_end, b, bi, b_end);
+}
+
+// One output of a step: the emitted key and its position within its input (A or B).
+template <class V, class I>
 struct Emit {
+    V key;
     I pos;
     bool from_b;
 };
 
-// Merge step (A before B on ties): consumes and emits exactly one element.
-template <class K, class I>
-MP_HD Emit<I> merge_step(const K* a, I& ai, I a_end, const K* b, I& bi, I b_end) {
-    bool take_a = bi >= b_end || (ai < a_end && !(b[bi] < a[ai]));
-    if (take_a) return {ai++, false};
-    return {bi++, true};
+// Merge step (A before B on ties): consumes and emits one element. Not for a done cursor.
+template <class C, class V, class I>
+MP_HD void merge_step(C& c, Emit<V, I>& out) {
+    bool take_a = !c.has_b() || (c.has_a() && !(c.b_key < c.a_key));
+    if (take_a) {
+        out.key = c.a_key;
+        out.pos = c.take_a();
+        out.from_b = false;
+    } else {
+        out.key = c.b_key;
+        out.pos = c.take_b();
+        out.from_b = true;
+    }
 }
 
 // Multiset step with std::set_* semantics. Elements only in A are emitted by
 // Difference, Union and SymmetricDifference; only in B by Union and
 // SymmetricDifference; an equal pair (consumed together) by Intersection and Union,
 // which emit the A element. Returns false when the step emits nothing.
-template <SetOp Op, class K, class I>
-MP_HD bool set_op_step(const K* a, I& ai, I a_end, const K* b, I& bi, I b_end, Emit<I>& out) {
-    bool has_a = ai < a_end;
-    bool has_b = bi < b_end;
-    if (has_a && (!has_b || a[ai] < b[bi])) {
-        out = {ai++, false};
+template <SetOp Op, class C, class V, class I>
+MP_HD bool set_op_step(C& c, Emit<V, I>& out) {
+    bool has_a = c.has_a(), has_b = c.has_b();
+    if (has_a && (!has_b || c.a_key < c.b_key)) {
+        out.key = c.a_key;
+        out.pos = c.take_a();
+        out.from_b = false;
         return Op != SetOp::Intersection;
     }
-    if (has_b && (!has_a || b[bi] < a[ai])) {
-        out = {bi++, true};
+    if (has_b && (!has_a || c.b_key < c.a_key)) {
+        out.key = c.b_key;
+        out.pos = c.take_b();
+        out.from_b = true;
         return Op == SetOp::Union || Op == SetOp::SymmetricDifference;
     }
     if (!has_a) return false;  // both exhausted
-    out = {ai++, false};
-    ++bi;
+    out.key = c.a_key;
+    out.pos = c.take_a();
+    out.from_b = false;
+    c.take_b();
     return Op == SetOp::Intersection || Op == SetOp::Union;
 }
 
 // Sorted-search step: walks needles A through haystack B in merge order. With
-// Ties::AFirst a needle is consumed before equal haystack elements, so `bi` at that
-// moment is its lower bound; with Ties::BFirst it is its upper bound. Returns true
-// when needle `pos` was consumed (its bound in `bound`), false when haystack element
-// `pos` was consumed. A and B are anything indexable (see Counting).
-template <Ties T, class AKeys, class BKeys, class I>
-MP_HD bool search_step(const AKeys& a, I& ai, I a_end, const BKeys& b, I& bi, I b_end, I& pos, I& bound) {
-    bool take_a = bi >= b_end ||
-                  (ai < a_end && (T == Ties::AFirst ? !(b[bi] < a[ai]) : a[ai] < b[bi]));
+// Ties::AFirst a needle is consumed before equal haystack elements, so the haystack
+// position at that moment is its lower bound; with Ties::BFirst it is its upper
+// bound. Returns true when needle `pos` was consumed (its bound in `bound`), false
+// when haystack element `pos` was. Not for a done cursor.
+template <Ties T, class C, class I>
+MP_HD bool search_step(C& c, I& pos, I& bound) {
+    bool take_a = !c.has_b() ||
+                  (c.has_a() && (T == Ties::AFirst ? !(c.b_key < c.a_key) : c.a_key < c.b_key));
     if (take_a) {
-        pos = ai++;
-        bound = bi;
+        bound = c.bi;
+        pos = c.take_a();
         return true;
     }
-    pos = bi++;
+    pos = c.take_b();
     return false;
 }
 

@@ -22,25 +22,31 @@ TaggedResult<K> allocate_tagged(Context& ctx, size_t count, Outputs want) {
 }
 
 template <class K>
-void write_tagged(TaggedResult<K>& r, size_t o, algo::Emit<size_t> e, const K* a, const K* b) {
-    if (r.keys.data()) r.keys.data()[o] = e.from_b ? b[e.pos] : a[e.pos];
+void write_tagged(TaggedResult<K>& r, size_t o, const algo::Emit<K, size_t>& e) {
+    if (r.keys.data()) r.keys.data()[o] = e.key;
     if (r.indices.data()) r.indices.data()[o] = e.from_b ? (e.pos | kFromB) : e.pos;
 }
 
+template <class K>
+auto chunk_cursor(const K* a, const K* b, const PathChunk& ch) {
+    return algo::make_cursor(a, ch.a0, ch.a1, b, ch.b0, ch.b1);
+}
+
 template <SetOp Op, class K>
-size_t count_set_op(const K* a, const K* b, const PathChunk& c) {
-    size_t ai = c.a0, bi = c.b0, n = 0;
-    algo::Emit<size_t> e;
-    while (ai < c.a1 || bi < c.b1) n += algo::set_op_step<Op>(a, ai, c.a1, b, bi, c.b1, e);
+size_t count_set_op(const K* a, const K* b, const PathChunk& ch) {
+    auto c = chunk_cursor(a, b, ch);
+    algo::Emit<K, size_t> e;
+    size_t n = 0;
+    while (!c.done()) n += algo::set_op_step<Op>(c, e);
     return n;
 }
 
 template <SetOp Op, class K>
-void write_set_op(const K* a, const K* b, const PathChunk& c, size_t o, TaggedResult<K>& r) {
-    size_t ai = c.a0, bi = c.b0;
-    algo::Emit<size_t> e;
-    while (ai < c.a1 || bi < c.b1)
-        if (algo::set_op_step<Op>(a, ai, c.a1, b, bi, c.b1, e)) write_tagged(r, o++, e, a, b);
+void write_set_op(const K* a, const K* b, const PathChunk& ch, size_t o, TaggedResult<K>& r) {
+    auto c = chunk_cursor(a, b, ch);
+    algo::Emit<K, size_t> e;
+    while (!c.done())
+        if (algo::set_op_step<Op>(c, e)) write_tagged(r, o++, e);
 }
 
 template <SetOp Op, class K>
@@ -70,10 +76,12 @@ TaggedResult<K> merge(Context& ctx, View<const K> a, View<const K> b, Outputs wa
     });
     TaggedResult<K> r = allocate_tagged<K>(ctx, total, want);
     parallel_for(ctx, chunks.size(), [&](size_t i) {
-        const PathChunk& c = chunks[i];
-        size_t ai = c.a0, bi = c.b0, o = c.diag0;
-        while (ai < c.a1 || bi < c.b1)
-            write_tagged(r, o++, algo::merge_step(a.data, ai, c.a1, b.data, bi, c.b1), a.data, b.data);
+        auto c = chunk_cursor(a.data, b.data, chunks[i]);
+        algo::Emit<K, size_t> e;
+        for (size_t o = chunks[i].diag0; !c.done(); ++o) {
+            algo::merge_step(c, e);
+            write_tagged(r, o, e);
+        }
     });
     return r;
 }

@@ -5,6 +5,7 @@
 // (the output indices 0..total-1 searched in the scanned counts: an upper-bound
 // sorted search of a counting sequence) -> (a, b) pairs.
 #include <algorithm>
+#include <type_traits>
 
 #include "algo/path_search.h"
 #include "algo/serial_steps.h"
@@ -25,13 +26,16 @@ void walk_search(const Context& ctx, const AKeys& a, size_t na, const BKeys& b, 
         size_t ai = algo::merge_path<T>(a, na, b, nb, d);
         return PathPoint{ai, d - ai};
     });
-    parallel_for(ctx, chunks.size(), [&](size_t c) {
-        size_t ai = chunks[c].a0, bi = chunks[c].b0, pos, bound;
-        while (ai < chunks[c].a1 || bi < chunks[c].b1) {
-            if (algo::search_step<T>(a, ai, chunks[c].a1, b, bi, chunks[c].b1, pos, bound))
+    using V = std::decay_t<decltype(a[0])>;
+    parallel_for(ctx, chunks.size(), [&](size_t i) {
+        const PathChunk& ch = chunks[i];
+        algo::Cursor<AKeys, BKeys, V, size_t> c(a, ch.a0, ch.a1, b, ch.b0, ch.b1);
+        size_t pos, bound;
+        while (!c.done()) {
+            if (algo::search_step<T>(c, pos, bound))
                 on_needle(pos, bound);
             else
-                on_haystack(pos, ai);
+                on_haystack(pos, c.ai);
         }
     });
 }

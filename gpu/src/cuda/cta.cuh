@@ -66,13 +66,12 @@ __device__ ThreadRange thread_range(const K* keys, const TileRange& r, int2* sta
 // positions (A at [0, na), B at na + j) go to sel[], flagged in the returned bitmask.
 template <int VT, class Step, class K>
 __device__ unsigned serial_select(const K* keys, int na, ThreadRange t, int (&sel)[VT]) {
-    const K* a = keys;
-    const K* b = keys + na;
+    auto c = algo::make_cursor(keys, t.a, t.a_end, keys + na, t.b, t.b_end);
     unsigned mask = 0;
 #pragma unroll
     for (int i = 0; i < VT; ++i) {
-        algo::Emit<int> e;
-        if (Step::step(a, t.a, t.a_end, b, t.b, t.b_end, e)) {
+        algo::Emit<K, int> e;
+        if (Step::step(c, e)) {
             sel[i] = e.from_b ? na + e.pos : e.pos;
             mask |= 1u << i;
         }

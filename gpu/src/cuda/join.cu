@@ -36,10 +36,10 @@ __global__ void expand_pairs(const uint64_t* offsets, int64_t na, int64_t pairs,
     algo::Counting<int64_t> outputs{0};
     const int64_t* starts = reinterpret_cast<const int64_t*>(offsets);
     int64_t j = algo::merge_path<algo::Ties::BFirst>(outputs, pairs, starts, na, diag);
-    int64_t i = diag - j;
-    for (int step = 0; step < kJoinVT && (j < pairs || i < na); ++step) {
+    algo::Cursor<algo::Counting<int64_t>, const int64_t*, int64_t, int64_t> c(outputs, j, pairs, starts, diag - j, na);
+    for (int step = 0; step < kJoinVT && !c.done(); ++step) {
         int64_t pos, bound;
-        if (!algo::search_step<algo::Ties::BFirst>(outputs, j, pairs, starts, i, na, pos, bound)) continue;
+        if (!algo::search_step<algo::Ties::BFirst>(c, pos, bound)) continue;
         int64_t a = bound - 1;
         bool matched = upper[a] > lower[a];
         a_rows[pos] = a;

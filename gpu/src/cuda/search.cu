@@ -64,15 +64,16 @@ __global__ void __launch_bounds__(Box::NT)
     ThreadRange t = thread_range<Box, MergePathKind<T>>(keys, r, starts);
     const K* ka = keys;
     const K* kb = keys + r.na;
+    auto c = algo::make_cursor(ka, t.a, t.a_end, kb, t.b, t.b_end);
 #pragma unroll
     for (int i = 0; i < Box::VT; ++i) {
-        if (t.a >= t.a_end && t.b >= t.b_end) break;
+        if (c.done()) break;
         int pos, bound;
-        if (algo::search_step<T>(ka, t.a, t.a_end, kb, t.b, t.b_end, pos, bound)) {
+        if (algo::search_step<T>(c, pos, bound)) {
             stage.bound[pos] = bound;
             if (out.a_match) stage.a_match[pos] = needle_matches(ka[pos], bound, r, kb, b, nb);
         } else if (out.b_match) {
-            stage.b_match[pos] = haystack_matches(kb[pos], t.a, r, ka, a);
+            stage.b_match[pos] = haystack_matches(kb[pos], c.ai, r, ka, a);
         }
     }
     __syncthreads();

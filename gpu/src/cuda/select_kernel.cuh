@@ -20,19 +20,19 @@ using TilePrefix = cub::TilePrefixCallbackOp<long long, ::cuda::std::plus<long l
 
 // Serial steps, in the shape serial_select expects.
 struct MergeStep {
-    template <class K, class I>
-    __device__ static bool step(const K* a, I& ai, I a_end, const K* b, I& bi, I b_end, algo::Emit<I>& e) {
-        if (ai >= a_end && bi >= b_end) return false;
-        e = algo::merge_step(a, ai, a_end, b, bi, b_end);
+    template <class C, class E>
+    __device__ static bool step(C& c, E& e) {
+        if (c.done()) return false;
+        algo::merge_step(c, e);
         return true;
     }
 };
 
 template <SetOp Op>
 struct SetOpStep {
-    template <class K, class I>
-    __device__ static bool step(const K* a, I& ai, I a_end, const K* b, I& bi, I b_end, algo::Emit<I>& e) {
-        return algo::set_op_step<Op>(a, ai, a_end, b, bi, b_end, e);
+    template <class C, class E>
+    __device__ static bool step(C& c, E& e) {
+        return algo::set_op_step<Op>(c, e);
     }
 };
 
