@@ -1,0 +1,69 @@
+# Makefile — PGXS build of pg_mergepath.so: the PostgreSQL glue in extension/ (C++17)
+# linked with the mergepath library (gpu/), which this makefile builds first with CMake
+# in build/ (CPU backend always; CUDA backend when nvcc is found). The CUDA runtime is
+# linked statically, so the module loads on machines without a GPU driver.
+#
+#   make                      library + pg_mergepath.so (CUDA_ARCH=90 to pick GPU archs)
+#   make install              .so, control file and SQL scripts into pg_config's dirs
+#   make regress              pg_regress suite on a temporary instance (scripts/regress.sh)
+#
+# `make installcheck` is disabled (as for pg_stat_statements): the tests need
+# shared_preload_libraries, so they start their own instance.
+
+EXTENSION = pg_mergepath
+MODULE_big = pg_mergepath
+# install script of each version and the upgrade scripts between them
+DATA = $(wildcard sql/pg_mergepath--*.sql)
+OBJS = $(patsubst %.cpp,%.o,$(sort $(wildcard extension/*.cpp)))
+PGFILEDESC = "pg_mergepath - INTERSECT / EXCEPT [ALL] on GPUs"
+
+# Regression tests (sql/*.sql, expected/*.out), in order; setop_setup comes first.
+# setop_nogpu only holds on a machine without a usable GPU (scripts/regress.sh skips
+# it when PGMP_DEVICE=gpu).
+REGRESS = setop_setup setop_basic setop_types setop_nested setop_explain setop_guc \
+          setop_hash setop_oom setop_cancel setop_nogpu
+NO_INSTALLCHECK = 1
+
+PG_CONFIG ?= pg_config
+CMAKE ?= cmake
+CUDA_HOME ?= /usr/local/cuda
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+MP_BUILD_DIR = build
+MP_LIB = $(MP_BUILD_DIR)/gpu/libmergepath.a
+MP_CMAKE_FLAGS = -DMERGEPATH_TESTS=OFF -DMERGEPATH_BENCH=OFF \
+                 $(if $(CUDA_ARCH),-DCMAKE_CUDA_ARCHITECTURES=$(CUDA_ARCH))
+
+# Evaluated when the .so is linked, after the library is built: the CUDA runtime is
+# needed only when the archive holds CUDA objects.
+MP_CUDA_LIBS = $(if $(shell ar t $(MP_LIB) 2>/dev/null | grep -m1 '\.cu\.o$$'),\
+                 $(CUDA_HOME)/lib64/libcudart_static.a -lrt -ldl)
+
+PG_CPPFLAGS = -I$(srcdir)/gpu/include -I$(srcdir)/extension
+PG_CXXFLAGS = -std=c++17 -fPIC -Wno-missing-field-initializers -Wno-register
+SHLIB_LINK = $(MP_LIB) $(MP_CUDA_LIBS) -lpthread -lstdc++
+
+# No LLVM bitcode for JIT inlining: it is C++ calling into a static library.
+override with_llvm = no
+
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+.PHONY: mergepath-lib regress print-regress
+
+mergepath-lib:
+	$(CMAKE) -S $(srcdir) -B $(MP_BUILD_DIR) $(MP_CMAKE_FLAGS)
+	$(CMAKE) --build $(MP_BUILD_DIR) --target mergepath -j$(JOBS)
+
+$(MP_LIB): mergepath-lib
+$(shlib): $(MP_LIB)
+$(OBJS): $(wildcard $(srcdir)/extension/*.h) $(wildcard $(srcdir)/gpu/include/mergepath/*.h)
+
+regress:
+	$(srcdir)/scripts/regress.sh
+
+print-regress:
+	@echo $(REGRESS)
+
+clean: clean-mergepath
+clean-mergepath:
+	rm -rf results regression.diffs regression.out

@@ -1,0 +1,98 @@
+// exact_setop.cpp — the set operation computed exactly inside the backend, the way
+// nodeSetOp.c's hashed strategy does it: PostgreSQL's tuple hash table keyed by the
+// grouping equality, one entry per group holding its first left row and the count of
+// left and right rows. Left rows create entries, right rows only count in existing
+// ones; output is each group's first row, min(L, R) / max(L - R, 0) / 0-or-1 times.
+//
+// Used for the rows with a NULL when keys are lossless (few, usually), and to
+// recompute a whole query whose row hashes collided (rare: then it costs what
+// HashSetOp costs, and like HashSetOp it does not spill).
+#include "setop.h"
+
+struct MpGroupCounts {
+    int64 left;
+    int64 right;
+};
+
+static void exact_init(MpSetOpState* st) {
+    TupleDesc desc = st->css.ss.ss_ScanTupleSlot->tts_tupleDescriptor;
+    MemoryContext old = MemoryContextSwitchTo(st->run_cxt);
+    Oid* eqops = (Oid*)palloc(sizeof(Oid) * st->ncols);
+    Oid* collations = (Oid*)palloc(sizeof(Oid) * st->ncols);
+    AttrNumber* cols = (AttrNumber*)palloc(sizeof(AttrNumber) * st->ncols);
+    for (int c = 0; c < st->ncols; c++) {
+        eqops[c] = st->keys.cols[c].eqop;
+        collations[c] = st->keys.cols[c].collation;
+        cols[c] = AttrNumber(c + 1);
+    }
+    Oid* eqfuncs;
+    FmgrInfo* hashfuncs;
+    execTuplesHashPrepare(st->ncols, eqops, &eqfuncs, &hashfuncs);
+    MpExactTable* ex = &st->exact;
+    ex->table_cxt = AllocSetContextCreate(st->run_cxt, "pg_mergepath exact table", ALLOCSET_DEFAULT_SIZES);
+    ex->temp_cxt = AllocSetContextCreate(st->run_cxt, "pg_mergepath exact temp", ALLOCSET_SMALL_SIZES);
+    ex->table = BuildTupleHashTableExt(&st->css.ss.ps, desc, st->ncols, cols, eqfuncs, hashfuncs, collations, 1024, 0,
+                                       st->run_cxt, ex->table_cxt, ex->temp_cxt, false);
+    MemoryContextSwitchTo(old);
+}
+
+// Counts one input row (slot) of side 0 (left) or 1 (right).
+void mp_exact_add(MpSetOpState* st, TupleTableSlot* slot, int side) {
+    MpExactTable* ex = &st->exact;
+    if (ex->table == NULL) exact_init(st);
+    if (side == 0) {
+        bool isnew;
+        TupleHashEntry entry = LookupTupleHashEntry(ex->table, slot, &isnew, NULL);
+        if (isnew) {
+            entry->additional = MemoryContextAllocZero(ex->table_cxt, sizeof(MpGroupCounts));
+            ex->groups++;
+        }
+        ((MpGroupCounts*)entry->additional)->left++;
+    } else {
+        TupleHashEntry entry = LookupTupleHashEntry(ex->table, slot, NULL, NULL);
+        if (entry) ((MpGroupCounts*)entry->additional)->right++;
+    }
+    MemoryContextReset(ex->temp_cxt);
+}
+
+// Recomputes the whole operation from the stored rows (after a hash collision).
+void mp_exact_recompute(MpSetOpState* st) {
+    for (int side = 0; side < 2; side++) {
+        for (uint64 row = 0; row < st->store[side].count; row++) {
+            if ((row & 0xffff) == 0) CHECK_FOR_INTERRUPTS();
+            ExecStoreMinimalTuple(mp_stored_row(st, side, row), st->row_slot[0], false);
+            mp_exact_add(st, st->row_slot[0], side);
+        }
+    }
+    st->exact_used = true;
+}
+
+void mp_exact_start_emit(MpSetOpState* st) {
+    MpExactTable* ex = &st->exact;
+    ex->entry = NULL;
+    ex->copies_left = 0;
+    if (ex->table) InitTupleHashIterator(ex->table, &ex->iter);
+}
+
+// Output copies of a group with `left` and `right` rows (nodeSetOp.c's rules).
+static int64 group_copies(const MpSetOpState* st, int64 left, int64 right) {
+    if (st->intersect) return st->all ? Min(left, right) : (left > 0 && right > 0 ? 1 : 0);
+    return st->all ? Max(left - right, 0) : (left > 0 && right == 0 ? 1 : 0);
+}
+
+// Stores the next output row of the exact table in out (virtual); false when done.
+bool mp_exact_next(MpSetOpState* st, TupleTableSlot* out) {
+    MpExactTable* ex = &st->exact;
+    if (ex->table == NULL) return false;
+    while (ex->copies_left == 0) {
+        TupleHashEntry entry = ScanTupleHashTable(ex->table, &ex->iter);
+        if (entry == NULL) return false;
+        MpGroupCounts* counts = (MpGroupCounts*)entry->additional;
+        ex->entry = entry;
+        ex->copies_left = group_copies(st, counts->left, counts->right);
+    }
+    ex->copies_left--;
+    ExecStoreMinimalTuple(ex->entry->firstTuple, st->row_slot[0], false);
+    mp_copy_row(st, st->row_slot[0], out);
+    return true;
+}

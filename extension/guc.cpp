@@ -1,0 +1,72 @@
+// guc.cpp — every configuration parameter of pg_mergepath, declared in one place, with
+// the "pg_mergepath" prefix reserved so that a misspelt name is an error.
+//
+//   pg_mergepath.enabled           use the MergePath SetOp node when it is cheaper
+//   pg_mergepath.device            auto | gpu | cpu: where the set operations run
+//   pg_mergepath.min_rows          estimated input rows below which the node is not offered
+//   pg_mergepath.gpu_memory_limit  GPU memory one backend may hold (0 = no limit)
+//   pg_mergepath.cpu_threads       threads of the CPU backend (0 = all cores)
+// Hidden, for tests:
+//   pg_mergepath.debug_hash_bits         keep only this many bits of each row hash, so that
+//                                        hash collisions (and their exact fallback) happen
+//   pg_mergepath.debug_cpu_memory_limit  memory budget (kB) of the CPU backend, so that the
+//                                        out-of-memory redo path can run without a GPU
+#include <climits>
+
+#include "pg_mergepath.h"
+
+extern "C" {
+#include "utils/guc.h"
+}
+
+bool mp_enabled = true;
+int mp_device_setting = MP_DEVICE_SETTING_AUTO;
+// A first guess: below ~100k input rows the fixed costs of the device path (context,
+// launches, transfers) outweigh what it saves. To be re-measured by the bench issue.
+int mp_min_rows = 100000;
+int mp_gpu_memory_limit_mb = 0;
+int mp_cpu_threads = 0;
+int mp_debug_hash_bits = 0;
+int mp_debug_cpu_memory_kb = 0;
+
+static const struct config_enum_entry device_options[] = {
+    {"auto", MP_DEVICE_SETTING_AUTO, false},
+    {"gpu", MP_DEVICE_SETTING_GPU, false},
+    {"cpu", MP_DEVICE_SETTING_CPU, false},
+    {NULL, 0, false},
+};
+
+static void define_public_gucs(void) {
+    DefineCustomBoolVariable("pg_mergepath.enabled", "Use the MergePath SetOp node for INTERSECT and EXCEPT.",
+                             NULL, &mp_enabled, true, PGC_USERSET, 0, NULL, NULL, NULL);
+    DefineCustomEnumVariable("pg_mergepath.device", "Where pg_mergepath runs set operations: auto, gpu or cpu.",
+                             "auto uses the GPU when one is usable and the CPU backend otherwise; "
+                             "gpu raises an error when no GPU is usable.",
+                             &mp_device_setting, MP_DEVICE_SETTING_AUTO, device_options, PGC_USERSET, 0, NULL,
+                             NULL, NULL);
+    DefineCustomIntVariable("pg_mergepath.min_rows",
+                            "Estimated input rows (both sides) below which the MergePath SetOp node is not used.",
+                            NULL, &mp_min_rows, 100000, 0, INT_MAX, PGC_USERSET, 0, NULL, NULL, NULL);
+    DefineCustomIntVariable("pg_mergepath.gpu_memory_limit", "GPU memory one backend's set operations may hold.",
+                            "0 means no limit. A query that needs more is computed on the CPU backend.",
+                            &mp_gpu_memory_limit_mb, 0, 0, INT_MAX / 2, PGC_USERSET, GUC_UNIT_MB, NULL, NULL,
+                            NULL);
+    DefineCustomIntVariable("pg_mergepath.cpu_threads", "Threads of pg_mergepath's CPU backend.",
+                            "0 means one per core.", &mp_cpu_threads, 0, 0, 1024, PGC_USERSET, 0, NULL, NULL,
+                            NULL);
+}
+
+static void define_debug_gucs(void) {
+    const int hidden = GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE;
+    DefineCustomIntVariable("pg_mergepath.debug_hash_bits", "Truncates row hashes to this many bits (testing).",
+                            NULL, &mp_debug_hash_bits, 0, 0, 64, PGC_USERSET, hidden, NULL, NULL, NULL);
+    DefineCustomIntVariable("pg_mergepath.debug_cpu_memory_limit", "Memory budget of the CPU backend (testing).",
+                            NULL, &mp_debug_cpu_memory_kb, 0, 0, INT_MAX, PGC_USERSET, hidden | GUC_UNIT_KB,
+                            NULL, NULL, NULL);
+}
+
+void mp_define_gucs(void) {
+    define_public_gucs();
+    define_debug_gucs();
+    MarkGUCPrefixReserved("pg_mergepath");
+}

@@ -1,0 +1,259 @@
+// keys.cpp — value -> key encodings (see keys.h).
+//
+// Which encoding a set operation gets is decided per column by the planner
+// (mp_keys_choose) and redone identically by the executor (mp_keys_init):
+//  - a column is lossless when its (base) type is one of the fixed-width types below and
+//    the set operation's grouping equality is the type's default btree equality, which
+//    for these types is equality of the encoded integers: floats are normalised first
+//    (every NaN -> one NaN that sorts last, -0 -> +0), as float4eq/float8eq treat them;
+//  - all columns lossless and at most 128 bits in total: lossless key of 32/64/128 bits;
+//  - otherwise every column needs an extended hash support function in the hash
+//    operator family of its equality operator (so hash and equality agree), and the key
+//    is the 64-bit row hash;
+//  - NULLs: rows with a NULL go to the executor's exact table (PostgreSQL's tuple
+//    hash table), which needs every column hashable; if a lossless column is not
+//    (money), every column gets a NULL bit in the key instead, if that still fits;
+//  - columns without equality, with a nondeterministic collation (equal strings with
+//    different bytes), or neither lossless nor hashable keep the native SetOp.
+#include <cmath>
+
+#include "keys.h"
+
+extern "C" {
+#include "access/hash.h"
+#include "access/stratnum.h"
+#include "catalog/pg_am_d.h"
+#include "catalog/pg_amop.h"
+#include "catalog/pg_type_d.h"
+#include "common/hashfn.h"
+#include "utils/builtins.h"
+#include "utils/catcache.h"
+#include "utils/float.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+#include "utils/typcache.h"
+#include "utils/uuid.h"
+}
+
+namespace {
+
+constexpr uint64_t kSign64 = uint64_t(1) << 63;
+constexpr uint32_t kSign32 = uint32_t(1) << 31;
+constexpr uint64_t kNullHash = 0x6a09e667f3bcc909ULL;  // a NULL column's contribution to the row hash
+
+// The lossless codec of a column, or Hashed.
+MpCodec lossless_codec(Oid type, Oid eqop) {
+    Oid base = getBaseType(type);
+    TypeCacheEntry* tc = lookup_type_cache(base, TYPECACHE_EQ_OPR);
+    if (tc->eq_opr != eqop) return MpCodec::Hashed;
+    switch (base) {
+        case BOOLOID: return MpCodec::Bool;
+        case CHAROID: return MpCodec::Char;
+        case INT2OID: return MpCodec::Int16;
+        case INT4OID:
+        case DATEOID: return MpCodec::Int32;
+        case OIDOID: return MpCodec::UInt32;
+        case INT8OID:
+        case TIMEOID:
+        case TIMESTAMPOID:
+        case TIMESTAMPTZOID:
+        case CASHOID: return MpCodec::Int64;
+        case PG_LSNOID: return MpCodec::UInt64;
+        case FLOAT4OID: return MpCodec::Float32;
+        case FLOAT8OID: return MpCodec::Float64;
+        case UUIDOID: return MpCodec::Uuid;
+        default: return MpCodec::Hashed;
+    }
+}
+
+int codec_bits(MpCodec codec) {
+    switch (codec) {
+        case MpCodec::Bool: return 1;
+        case MpCodec::Char: return 8;
+        case MpCodec::Int16: return 16;
+        case MpCodec::Int32:
+        case MpCodec::UInt32:
+        case MpCodec::Float32: return 32;
+        case MpCodec::Int64:
+        case MpCodec::UInt64:
+        case MpCodec::Float64: return 64;
+        case MpCodec::Uuid: return 128;
+        case MpCodec::Hashed: return 0;
+    }
+    return 0;
+}
+
+// The extended (64-bit, seeded) hash function of the hash opfamily that contains
+// eqop, as get_op_hash_functions() finds the standard one.
+Oid hash_extended_proc(Oid eqop) {
+    Oid result = InvalidOid;
+    CatCList* list = SearchSysCacheList1(AMOPOPID, ObjectIdGetDatum(eqop));
+    for (int i = 0; i < list->n_members && !OidIsValid(result); i++) {
+        Form_pg_amop amop = (Form_pg_amop)GETSTRUCT(&list->members[i]->tuple);
+        if (amop->amopmethod == HASH_AM_OID && amop->amopstrategy == HTEqualStrategyNumber)
+            result = get_opfamily_proc(amop->amopfamily, amop->amoplefttype, amop->amoplefttype, HASHEXTENDED_PROC);
+    }
+    ReleaseSysCacheList(list);
+    return result;
+}
+
+// Why a column cannot be keyed at all, or NULL.
+char* column_problem(int c, Oid type, Oid collation, Oid eqop, bool hashable, MpCodec codec) {
+    if (!OidIsValid(eqop))
+        return psprintf("column %d (type %s) has no equality operator", c + 1, format_type_be(type));
+    if (OidIsValid(collation) && !get_collation_isdeterministic(collation))
+        return psprintf("column %d uses the nondeterministic collation \"%s\"", c + 1, get_collation_name(collation));
+    if (!hashable && codec == MpCodec::Hashed)
+        return psprintf("column %d (type %s) has no hash support", c + 1, format_type_be(type));
+    if (codec == MpCodec::Hashed && !OidIsValid(hash_extended_proc(eqop)))
+        return psprintf("column %d (type %s) has no extended hash function", c + 1, format_type_be(type));
+    return NULL;
+}
+
+uint64_t encode_float8(double x) {
+    if (std::isnan(x)) return ~uint64_t(0);
+    if (x == 0) x = 0.0;  // -0 -> +0
+    uint64_t b;
+    std::memcpy(&b, &x, sizeof(b));
+    return (b & kSign64) ? ~b : (b | kSign64);
+}
+
+double decode_float8(uint64_t k) {
+    if (k == ~uint64_t(0)) return get_float8_nan();
+    uint64_t b = (k & kSign64) ? (k & ~kSign64) : ~k;
+    double x;
+    std::memcpy(&x, &b, sizeof(x));
+    return x;
+}
+
+uint32_t encode_float4(float x) {
+    if (std::isnan(x)) return ~uint32_t(0);
+    if (x == 0) x = 0.0f;
+    uint32_t b;
+    std::memcpy(&b, &x, sizeof(b));
+    return (b & kSign32) ? ~b : (b | kSign32);
+}
+
+float decode_float4(uint32_t k) {
+    if (k == ~uint32_t(0)) return get_float4_nan();
+    uint32_t b = (k & kSign32) ? (k & ~kSign32) : ~k;
+    float x;
+    std::memcpy(&x, &b, sizeof(x));
+    return x;
+}
+
+}  // namespace
+
+bool mp_keys_choose(int ncols, const Oid* types, const Oid* collations, const Oid* eqops, const bool* hashable,
+                    MpKeyChoice* choice, char** why_not) {
+    int value_bits = 0;
+    bool all_lossless = true, all_hashable = true;
+    for (int c = 0; c < ncols; c++) {
+        MpCodec codec = lossless_codec(types[c], eqops[c]);
+        if ((*why_not = column_problem(c, types[c], collations[c], eqops[c], hashable[c], codec)) != NULL) return false;
+        all_lossless = all_lossless && codec != MpCodec::Hashed;
+        all_hashable = all_hashable && hashable[c] && OidIsValid(hash_extended_proc(eqops[c]));
+        value_bits += codec_bits(codec);
+    }
+    int total_bits = value_bits + (all_hashable ? 0 : ncols);
+    choice->lossless = all_lossless && total_bits <= 128;
+    choice->null_bits = choice->lossless && !all_hashable;
+    if (!choice->lossless && !all_hashable) {
+        *why_not = pstrdup("a column has no hash support and the row does not fit a 128-bit key");
+        return false;
+    }
+    choice->key_bits = !choice->lossless ? 64 : total_bits <= 32 ? 32 : total_bits <= 64 ? 64 : 128;
+    return true;
+}
+
+void mp_keys_init(MpKeyPlan* plan, int ncols, const Oid* types, const Oid* collations, const Oid* eqops,
+                  const MpKeyChoice* choice) {
+    plan->ncols = ncols;
+    plan->lossless = choice->lossless;
+    plan->null_bits = choice->null_bits;
+    plan->key_bits = choice->key_bits;
+    plan->hash_bits = mp_debug_hash_bits > 0 ? mp_debug_hash_bits : 64;
+    plan->cols = (MpKeyColumn*)palloc0(sizeof(MpKeyColumn) * ncols);
+    for (int c = 0; c < ncols; c++) {
+        MpKeyColumn* col = &plan->cols[c];
+        col->type = types[c];
+        col->collation = collations[c];
+        col->eqop = eqops[c];
+        col->codec = choice->lossless ? lossless_codec(types[c], eqops[c]) : MpCodec::Hashed;
+        col->bits = codec_bits(col->codec);
+        if (!choice->lossless) {
+            Oid proc = hash_extended_proc(eqops[c]);
+            if (!OidIsValid(proc))
+                elog(ERROR, "pg_mergepath: no extended hash function for operator %u", eqops[c]);
+            fmgr_info(proc, &col->hash);
+        } else if (col->codec == MpCodec::Hashed) {
+            elog(ERROR, "pg_mergepath: column %d of type %s has no lossless encoding", c + 1,
+                 format_type_be(types[c]));
+        }
+    }
+}
+
+uint64_t mp_hash_row(const MpKeyPlan* plan, const Datum* values, const bool* isnull) {
+    uint64_t h = 0;
+    for (int c = 0; c < plan->ncols; c++) {
+        MpKeyColumn* col = &plan->cols[c];
+        uint64_t hc = isnull[c] ? kNullHash + uint64_t(c)
+                                : DatumGetUInt64(FunctionCall2Coll(&col->hash, col->collation, values[c],
+                                                                   UInt64GetDatum(0)));
+        h = c == 0 ? hc : hash_combine64(h, hc);
+    }
+    if (plan->hash_bits < 64) h &= (uint64_t(1) << plan->hash_bits) - 1;
+    return h;
+}
+
+uint64_t mp_encode_column(MpCodec codec, Datum value) {
+    switch (codec) {
+        case MpCodec::Bool: return DatumGetBool(value) ? 1 : 0;
+        case MpCodec::Char: return uint8_t(DatumGetChar(value));
+        case MpCodec::Int16: return uint16_t(DatumGetInt16(value)) ^ 0x8000u;
+        case MpCodec::Int32: return uint32_t(DatumGetInt32(value)) ^ kSign32;
+        case MpCodec::UInt32: return DatumGetObjectId(value);
+        case MpCodec::Int64: return uint64_t(DatumGetInt64(value)) ^ kSign64;
+        case MpCodec::UInt64: return uint64_t(DatumGetInt64(value));
+        case MpCodec::Float32: return encode_float4(DatumGetFloat4(value));
+        case MpCodec::Float64: return encode_float8(DatumGetFloat8(value));
+        case MpCodec::Uuid:
+        case MpCodec::Hashed: break;
+    }
+    elog(ERROR, "pg_mergepath: codec %d is not a 64-bit lossless codec", int(codec));
+    return 0;
+}
+
+Datum mp_decode_column(MpCodec codec, uint64_t bits) {
+    switch (codec) {
+        case MpCodec::Bool: return BoolGetDatum(bits != 0);
+        case MpCodec::Char: return CharGetDatum(char(uint8_t(bits)));
+        case MpCodec::Int16: return Int16GetDatum(int16(uint16_t(bits ^ 0x8000u)));
+        case MpCodec::Int32: return Int32GetDatum(int32(uint32_t(bits) ^ kSign32));
+        case MpCodec::UInt32: return ObjectIdGetDatum(Oid(bits));
+        case MpCodec::Int64: return Int64GetDatum(int64(bits ^ kSign64));
+        case MpCodec::UInt64: return Int64GetDatum(int64(bits));
+        case MpCodec::Float32: return Float4GetDatum(decode_float4(uint32_t(bits)));
+        case MpCodec::Float64: return Float8GetDatum(decode_float8(bits));
+        case MpCodec::Uuid:
+        case MpCodec::Hashed: break;
+    }
+    elog(ERROR, "pg_mergepath: codec %d is not a 64-bit lossless codec", int(codec));
+    return 0;
+}
+
+mp_u128 mp_encode_uuid(Datum value) {
+    const pg_uuid_t* u = DatumGetUUIDP(value);
+    mp_u128 v = 0;
+    for (int i = 0; i < UUID_LEN; i++) v = (v << 8) | u->data[i];
+    return v;
+}
+
+Datum mp_decode_uuid(mp_u128 bits) {
+    pg_uuid_t* u = (pg_uuid_t*)palloc(sizeof(pg_uuid_t));
+    for (int i = UUID_LEN - 1; i >= 0; i--) {
+        u->data[i] = uint8_t(bits);
+        bits >>= 8;
+    }
+    return UUIDPGetDatum(u);
+}

@@ -1,0 +1,197 @@
+// setop_exec.cpp — the executor node "Custom Scan (MergePath SetOp)": INTERSECT [ALL]
+// and EXCEPT [ALL] computed by sorting keys instead of hashing rows one by one.
+//
+// Data flow (one execution):
+//   children -> key batches -> device -> result indices -> tuples
+//   1. The node's two inputs are its plan's lefttree (the left query, side A) and
+//      righttree (side B) — not an Append with a flag column: each side is read
+//      to the end in turn (setop_input.cpp). Every row is encoded into a key
+//      (keys.cpp); keys go to the library in batches of 256k, which moves them to the
+//      device while the next batch is read.
+//   2. finish(): the library sorts both sides, keeps one key per run of A for the
+//      DISTINCT forms, and runs the Balanced Path intersection / difference by key and
+//      rank — min(m, n) copies for INTERSECT ALL, max(m - n, 0) for EXCEPT ALL, one
+//      for INTERSECT / EXCEPT — exactly nodeSetOp.c's rules, NULLs equal to NULLs.
+//   3. Output, one row per ExecCustomScan call, straight from the library's result
+//      arrays (setop_output.cpp): lossless keys are decoded back into the row; hashed
+//      keys point at the stored A rows, after hash_verify.cpp proved with the equality
+//      operators that no two different rows shared a hash (else exact_setop.cpp
+//      recomputes the query with PostgreSQL's tuple hash table, as HashSetOp would).
+//      Rows with a NULL under lossless keys are counted in that exact table while
+//      reading, and emitted after the library's rows.
+//
+// Like HashSetOp, everything is held in memory: work_mem is not enforced (a later
+// issue bounds memory); a GPU out of memory makes the query redo its keys on the CPU
+// backend (pipeline.cpp) with a NOTICE.
+//
+// Memory: the library objects are C++; they belong to a per-execution memory context
+// whose reset callback deletes them, so ERROR, cancel, rescan and end all free them.
+#include "setop.h"
+
+static void mp_begin(CustomScanState* node, EState* estate, int eflags);
+static TupleTableSlot* mp_exec(CustomScanState* node);
+static void mp_end(CustomScanState* node);
+static void mp_rescan(CustomScanState* node);
+
+const CustomExecMethods mp_setop_exec_methods = {
+    "MergePath SetOp", mp_begin, mp_exec, mp_end, mp_rescan, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+    mp_explain_setop,
+};
+
+static Node* mp_create_state(CustomScan* cscan) {
+    MpSetOpState* st = (MpSetOpState*)newNode(sizeof(MpSetOpState), T_CustomScanState);
+    st->css.methods = &mp_setop_exec_methods;
+    mp_setop_info_from_list(cscan->custom_private, &st->info);
+    return (Node*)&st->css;
+}
+
+const CustomScanMethods mp_setop_scan_methods = {"MergePath SetOp", mp_create_state};
+
+void mp_register_setop_methods(void) { RegisterCustomScanMethods(&mp_setop_scan_methods); }
+
+bool mp_timing_on(MpSetOpState* st) {
+    Instrumentation* instr = st->css.ss.ps.instrument;
+    return instr != NULL && instr->need_timer;
+}
+
+// The grouping equality of two stored rows (row_slot[0] vs row_slot[1]), NULL = NULL.
+static ExprState* build_row_equal(MpSetOpState* st, TupleDesc desc) {
+    AttrNumber* cols = (AttrNumber*)palloc(sizeof(AttrNumber) * st->ncols);
+    Oid* eqfuncs = (Oid*)palloc(sizeof(Oid) * st->ncols);
+    Oid* collations = (Oid*)palloc(sizeof(Oid) * st->ncols);
+    for (int c = 0; c < st->ncols; c++) {
+        cols[c] = AttrNumber(c + 1);
+        eqfuncs[c] = get_opcode(st->keys.cols[c].eqop);
+        collations[c] = st->keys.cols[c].collation;
+    }
+    return ExecBuildGroupingEqual(desc, desc, &TTSOpsMinimalTuple, &TTSOpsMinimalTuple, st->ncols, cols, eqfuncs,
+                                  collations, &st->css.ss.ps);
+}
+
+static void init_keys(MpSetOpState* st, TupleDesc desc) {
+    Oid* types = (Oid*)palloc(sizeof(Oid) * st->ncols);
+    Oid* collations = (Oid*)palloc(sizeof(Oid) * st->ncols);
+    Oid* eqops = (Oid*)palloc(sizeof(Oid) * st->ncols);
+    for (int c = 0; c < st->ncols; c++) {
+        types[c] = TupleDescAttr(desc, c)->atttypid;
+        collations[c] = list_nth_oid(st->info.collations, c);
+        eqops[c] = list_nth_oid(st->info.eqops, c);
+    }
+    mp_keys_init(&st->keys, st->ncols, types, collations, eqops, &st->info.keys);
+}
+
+// ExecInitNode of both inputs; key plan, equality and slots for this node.
+static void mp_begin(CustomScanState* node, EState* estate, int eflags) {
+    MpSetOpState* st = (MpSetOpState*)node;
+    Plan* plan = node->ss.ps.plan;
+    int child_flags = eflags & ~(EXEC_FLAG_REWIND | EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK);
+    outerPlanState(node) = ExecInitNode(outerPlan(plan), estate, child_flags);
+    innerPlanState(node) = ExecInitNode(innerPlan(plan), estate, child_flags);
+
+    TupleDesc desc = node->ss.ss_ScanTupleSlot->tts_tupleDescriptor;
+    st->ncols = list_length(st->info.eqops);
+    st->intersect = st->info.cmd == SETOPCMD_INTERSECT || st->info.cmd == SETOPCMD_INTERSECT_ALL;
+    st->all = st->info.cmd == SETOPCMD_INTERSECT_ALL || st->info.cmd == SETOPCMD_EXCEPT_ALL;
+    init_keys(st, desc);
+    st->row_slot[0] = ExecInitExtraTupleSlot(estate, desc, &TTSOpsMinimalTuple);
+    st->row_slot[1] = ExecInitExtraTupleSlot(estate, desc, &TTSOpsMinimalTuple);
+    st->row_equal = build_row_equal(st, desc);
+    st->device = mp_resolve_device();
+    st->phase = MpPhase::Init;
+}
+
+// Frees the library's objects early (their results are no longer needed).
+static void release_pipeline(MpSetOpState* st) {
+    MpPipeline* pipeline = st->holder->pipeline;
+    st->holder->pipeline = nullptr;
+    st->result_keys = NULL;
+    st->result_positions = NULL;
+    st->result_count = 0;
+    MpError err;
+    mp_try(&err, [&] { delete pipeline; });
+}
+
+// Reads both inputs, runs the set operation, and checks hashed results.
+static void mp_compute(MpSetOpState* st) {
+    mp_create_run(st);
+    mp_read_inputs(st);
+    mp_finish_pipeline(st);
+    st->phase = MpPhase::EmitLibrary;
+    if (!st->keys.lossless && !mp_verify_hashed(st)) {
+        st->hash_collision = true;
+        release_pipeline(st);
+        mp_exact_recompute(st);
+        st->phase = MpPhase::EmitExact;
+    }
+    if (st->phase == MpPhase::EmitExact || st->exact_used) mp_exact_start_emit(st);
+}
+
+// Returns the next result row, computing everything on the first call.
+static TupleTableSlot* mp_exec(CustomScanState* node) {
+    MpSetOpState* st = (MpSetOpState*)node;
+    if (st->phase == MpPhase::Init) mp_compute(st);
+
+    ExprContext* econtext = node->ss.ps.ps_ExprContext;
+    ResetExprContext(econtext);
+    TupleTableSlot* slot = node->ss.ss_ScanTupleSlot;
+    bool timing = mp_timing_on(st);
+    instr_time start, elapsed;
+    if (timing) INSTR_TIME_SET_CURRENT(start);
+    MemoryContext old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+    bool got = mp_emit_next(st, slot);
+    MemoryContextSwitchTo(old);
+    if (timing) {
+        INSTR_TIME_SET_CURRENT(elapsed);
+        INSTR_TIME_SUBTRACT(elapsed, start);
+        st->emit_ms += INSTR_TIME_GET_MILLISEC(elapsed);
+    }
+    if (!got) return NULL;
+    st->rows_emitted++;
+    if (node->ss.ps.ps_ProjInfo == NULL) return slot;
+    econtext->ecxt_scantuple = slot;
+    return ExecProject(node->ss.ps.ps_ProjInfo);
+}
+
+// Frees this execution's C++ objects and stored rows (the reset callback runs).
+static void mp_reset_run(MpSetOpState* st) {
+    if (st->run_cxt) MemoryContextReset(st->run_cxt);
+    st->holder = NULL;
+    memset(st->store, 0, sizeof(st->store));
+    memset(&st->exact, 0, sizeof(st->exact));
+    st->exact_used = false;
+    st->hash_collision = false;
+    st->emit_pos = 0;
+    st->result_keys = NULL;
+    st->result_positions = NULL;
+    st->result_count = 0;
+    st->sorted_rows_a = NULL;
+    st->sorted_count_a = 0;
+    st->phase = MpPhase::Init;
+}
+
+static void mp_end(CustomScanState* node) {
+    MpSetOpState* st = (MpSetOpState*)node;
+    mp_reset_run(st);
+    if (st->run_cxt) MemoryContextDelete(st->run_cxt);
+    st->run_cxt = NULL;
+    ExecEndNode(outerPlanState(node));
+    ExecEndNode(innerPlanState(node));
+}
+
+// Same inputs (no changed parameters): emit the results again. Otherwise drop them;
+// inputs with changed parameters are rescanned by their next ExecProcNode.
+static void mp_rescan(CustomScanState* node) {
+    MpSetOpState* st = (MpSetOpState*)node;
+    PlanState* outer = outerPlanState(node);
+    PlanState* inner = innerPlanState(node);
+    if (st->phase == MpPhase::Init) return;
+    if (outer->chgParam == NULL && inner->chgParam == NULL) {
+        st->emit_pos = 0;
+        st->phase = st->hash_collision ? MpPhase::EmitExact : MpPhase::EmitLibrary;
+        if (st->phase == MpPhase::EmitExact || st->exact_used) mp_exact_start_emit(st);
+        return;
+    }
+    mp_reset_run(st);
+    if (outer->chgParam == NULL) ExecReScan(outer);
+    if (inner->chgParam == NULL) ExecReScan(inner);
+}

@@ -1,0 +1,73 @@
+// setop_output.cpp — step 3 of the MergePath SetOp node (see setop_exec.cpp): one
+// result row per call, read straight from the library's result arrays, nothing
+// materialised again:
+//  - lossless keys: result_keys() are the output rows; each is decoded into the
+//    scan slot (by-reference values in the per-tuple memory);
+//  - hashed keys: result_positions() index sorted A, whose row numbers index the
+//    stored left rows (MinimalTuples, referenced, not copied);
+//  - then the exact table's groups (rows with NULLs, or the whole query after a hash
+//    collision).
+// The scan tuple is the set operation's columns plus the resjunk flag column (0).
+#include "setop.h"
+
+// Copies the key columns of a stored row into the virtual output slot.
+void mp_copy_row(MpSetOpState* st, TupleTableSlot* row, TupleTableSlot* out) {
+    slot_getsomeattrs(row, st->ncols);
+    ExecClearTuple(out);
+    for (int c = 0; c < st->ncols; c++) {
+        out->tts_values[c] = row->tts_values[c];
+        out->tts_isnull[c] = row->tts_isnull[c];
+    }
+    out->tts_values[st->ncols] = Int32GetDatum(0);
+    out->tts_isnull[st->ncols] = false;
+    ExecStoreVirtualTuple(out);
+}
+
+template <class K>
+static bool next_lossless(MpSetOpState* st, TupleTableSlot* out) {
+    if (st->emit_pos >= st->result_count) return false;
+    const K* keys = (const K*)st->result_keys;
+    ExecClearTuple(out);
+    mp_decode_row<K>(&st->keys, keys[st->emit_pos++], out->tts_values, out->tts_isnull);
+    out->tts_values[st->ncols] = Int32GetDatum(0);
+    out->tts_isnull[st->ncols] = false;
+    ExecStoreVirtualTuple(out);
+    return true;
+}
+
+static bool next_hashed(MpSetOpState* st, TupleTableSlot* out) {
+    if (st->emit_pos >= st->result_count) return false;
+    uint64_t pos = st->result_positions[st->emit_pos++];
+    if (pos >= st->sorted_count_a) elog(ERROR, "pg_mergepath: result position out of range");
+    ExecStoreMinimalTuple(mp_stored_row(st, 0, st->sorted_rows_a[pos]), st->row_slot[0], false);
+    mp_copy_row(st, st->row_slot[0], out);
+    return true;
+}
+
+static bool next_from_library(MpSetOpState* st, TupleTableSlot* out) {
+    if (!st->keys.lossless) return next_hashed(st, out);
+    switch (st->keys.key_bits) {
+        case 32: return next_lossless<uint32_t>(st, out);
+        case 64: return next_lossless<uint64_t>(st, out);
+        default: return next_lossless<mergepath::Key128>(st, out);
+    }
+}
+
+bool mp_emit_next(MpSetOpState* st, TupleTableSlot* out) {
+    for (;;) {
+        switch (st->phase) {
+            case MpPhase::EmitLibrary:
+                if (next_from_library(st, out)) return true;
+                st->phase = st->exact_used ? MpPhase::EmitExact : MpPhase::Done;
+                break;
+            case MpPhase::EmitExact:
+                if (mp_exact_next(st, out)) return true;
+                st->phase = MpPhase::Done;
+                break;
+            case MpPhase::Done:
+                return false;
+            case MpPhase::Init:
+                elog(ERROR, "pg_mergepath: emitting before the set operation ran");
+        }
+    }
+}

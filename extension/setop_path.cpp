@@ -1,0 +1,195 @@
+// setop_path.cpp — the planner side: offers a MergePath SetOp path next to the native
+// SetOp of every INTERSECT [ALL] / EXCEPT [ALL] node of a set-operation tree.
+//
+// PostgreSQL 15 plans each such node in generate_nonunion_paths (prepunion.c): an
+// Append of the two inputs (each with a resjunk int4 "flag" column, 0 = left, 1 =
+// right; for a hashed INTERSECT the smaller input may come first, see firstFlag),
+// optionally sorted, under a SetOpPath. Then create_upper_paths_hook runs with
+// UPPERREL_SETOP for that rel (and for other set-op rels, which we skip: no SetOpPath).
+// We take the two inputs out of the Append — the Append's subpaths, which add_path
+// does not free when it discards the SetOpPath — and make them the custom path's
+// children: the node reads left then right itself, no Append, no flag needed.
+// UNION is not ours. Nested set operations work level by level: a child set
+// operation is planned first, so the parent's input may already be our node. A set
+// operation under another one has its paths projected (the parent's flag column, or no
+// resjunk under a UNION) before the hook runs: then we offer the same projection over
+// our path.
+//
+// The path is offered only when the result is exact (keys.cpp decides: lossless keys,
+// or hash + equality support; no nondeterministic collations) and the estimated input
+// is at least pg_mergepath.min_rows. Every reason not to is logged at DEBUG1.
+//
+// Cost: both inputs are read anyway (their total cost); then per input row our tuple
+// handling (cpu_tuple_cost / 2, as Append charges) plus key work in units of
+// cpu_operator_cost, the unit the native SetOp is charged per column and row
+// (cpu_operator_cost * numCols, a hash probe or a comparison). Our units are
+// calibrated against that native charge from measured speed ratios, and are to be
+// re-measured by the bench issue:
+//   encoding    0.05 per column (lossless) / 0.4 per column (hashing + verification)
+//               + 0.1 per row to store the row (hashed);
+//   device      per 64-bit key word: GPU 0.1 (transfer + radix sort + merge, linear);
+//               CPU 0.1 + 0.4 / threads (parallel sort).
+// Fixed costs (device context, launches) are not in the path cost: min_rows is the
+// floor below which they dominate, so tiny inputs keep the native SetOp.
+// Startup cost is copied from the SetOpPath (PostgreSQL charges a hashed set operation
+// as if it streamed) so that LIMIT above compares like with like. No pathkeys: a
+// sorted SetOp (which has them) keeps winning cost ties, e.g. on tiny inputs.
+#include <algorithm>
+
+#include "device.h"
+#include "keys.h"
+
+#include "pg_mergepath.h"
+
+extern "C" {
+#include "nodes/nodeFuncs.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+}
+
+static create_upper_paths_hook_type prev_create_upper_paths_hook = NULL;
+
+namespace {
+
+// The columns of a set operation, as the native SetOp groups them.
+struct SetOpColumns {
+    int ncols;
+    Oid* types;
+    Oid* collations;
+    Oid* eqops;
+    bool* hashable;
+};
+
+// The rel's SetOpPath, and the ProjectionPath over it if there is one: a set operation
+// below another one gets its output projected (flag column of the parent level; no
+// resjunk under a UNION) before the hook runs (prepunion.c, recurse_set_operations).
+SetOpPath* find_setop_path(RelOptInfo* rel, ProjectionPath** projection) {
+    ListCell* lc;
+    *projection = NULL;
+    foreach (lc, rel->pathlist) {
+        Path* path = (Path*)lfirst(lc);
+        if (IsA(path, SetOpPath)) return (SetOpPath*)path;
+        if (IsA(path, ProjectionPath) && IsA(((ProjectionPath*)path)->subpath, SetOpPath)) {
+            *projection = (ProjectionPath*)path;
+            return (SetOpPath*)(*projection)->subpath;
+        }
+    }
+    return NULL;
+}
+
+// The Append under the SetOp (possibly under a Sort), or NULL.
+AppendPath* find_append(SetOpPath* sp) {
+    Path* sub = sp->subpath;
+    if (IsA(sub, SortPath)) sub = ((SortPath*)sub)->subpath;
+    if (!IsA(sub, AppendPath) || list_length(((AppendPath*)sub)->subpaths) != 2) return NULL;
+    return (AppendPath*)sub;
+}
+
+bool collect_columns(SetOpPath* sp, SetOpColumns* cols) {
+    List* exprs = sp->path.pathtarget->exprs;
+    cols->ncols = list_length(sp->distinctList);
+    if (cols->ncols == 0 || list_length(exprs) != cols->ncols + 1 || sp->flagColIdx != cols->ncols + 1) return false;
+    cols->types = (Oid*)palloc(sizeof(Oid) * cols->ncols);
+    cols->collations = (Oid*)palloc(sizeof(Oid) * cols->ncols);
+    cols->eqops = (Oid*)palloc(sizeof(Oid) * cols->ncols);
+    cols->hashable = (bool*)palloc(sizeof(bool) * cols->ncols);
+    for (int c = 0; c < cols->ncols; c++) {
+        SortGroupClause* sgc = (SortGroupClause*)list_nth(sp->distinctList, c);
+        Node* expr = (Node*)list_nth(exprs, c);
+        cols->types[c] = exprType(expr);
+        cols->collations[c] = exprCollation(expr);
+        cols->eqops[c] = sgc->eqop;
+        cols->hashable[c] = sgc->hashable;
+    }
+    return true;
+}
+
+// Our cost per input row (see the file comment).
+Cost cost_per_row(const SetOpColumns* cols, const MpKeyChoice* keys) {
+    MpDevice device = mp_resolve_device();
+    double words = std::max(1.0, keys->key_bits / 64.0);
+    double device_units = device == MpDevice::Gpu ? 0.1 : 0.1 + 0.4 / mp_cpu_thread_count();
+    double encode_units = keys->lossless ? 0.05 * cols->ncols : 0.4 * cols->ncols + 0.1;
+    return cpu_tuple_cost * 0.5 + cpu_operator_cost * (encode_units + words * device_units);
+}
+
+List* oid_list(const Oid* oids, int n) {
+    List* list = NIL;
+    for (int i = 0; i < n; i++) list = lappend_oid(list, oids[i]);
+    return list;
+}
+
+CustomPath* make_path(RelOptInfo* rel, SetOpPath* sp, Path* left, Path* right, const SetOpColumns* cols,
+                      const MpKeyChoice* keys) {
+    CustomPath* cp = makeNode(CustomPath);
+    cp->path.pathtype = T_CustomScan;
+    cp->path.parent = rel;
+    cp->path.pathtarget = sp->path.pathtarget;
+    cp->path.param_info = NULL;
+    cp->path.parallel_aware = false;
+    cp->path.parallel_safe = sp->path.parallel_safe;
+    cp->path.parallel_workers = 0;
+    cp->path.rows = sp->path.rows;
+    cp->path.total_cost =
+        left->total_cost + right->total_cost + (left->rows + right->rows) * cost_per_row(cols, keys);
+    cp->path.startup_cost = Min(sp->path.startup_cost, cp->path.total_cost);
+    cp->path.pathkeys = NIL;
+    cp->flags = 0;
+    cp->custom_paths = list_make2(left, right);
+    MpSetOpInfo info = {sp->cmd, *keys, oid_list(cols->eqops, cols->ncols),
+                        oid_list(cols->collations, cols->ncols)};
+    cp->custom_private = mp_setop_info_to_list(&info);
+    cp->methods = &mp_setop_path_methods;
+    return cp;
+}
+
+void consider_setop(PlannerInfo* root, RelOptInfo* rel, SetOpPath* sp, ProjectionPath* projection) {
+    const char* op = mp_setop_cmd_name(sp->cmd);
+    AppendPath* append = find_append(sp);
+    SetOpColumns cols;
+    if (!append || !collect_columns(sp, &cols)) {
+        elog(DEBUG1, "pg_mergepath: %s not replaced: unexpected input paths", op);
+        return;
+    }
+    // firstFlag 1: the right input was put first (hashed INTERSECT, smaller input first).
+    Path* left = (Path*)(sp->firstFlag == 1 ? lsecond(append->subpaths) : linitial(append->subpaths));
+    Path* right = (Path*)(sp->firstFlag == 1 ? linitial(append->subpaths) : lsecond(append->subpaths));
+    MpKeyChoice keys;
+    char* why_not;
+    if (!mp_keys_choose(cols.ncols, cols.types, cols.collations, cols.eqops, cols.hashable, &keys, &why_not)) {
+        elog(DEBUG1, "pg_mergepath: %s not replaced: %s", op, why_not);
+        return;
+    }
+    double rows = left->rows + right->rows;
+    if (rows < mp_min_rows) {
+        elog(DEBUG1, "pg_mergepath: %s not replaced: %.0f estimated input rows < pg_mergepath.min_rows (%d)", op, rows,
+             mp_min_rows);
+        return;
+    }
+    Path* path = &make_path(rel, sp, left, right, &cols, &keys)->path;
+    Path* native = &sp->path;
+    if (projection) {
+        path = &create_projection_path(root, rel, path, projection->path.pathtarget)->path;
+        native = &projection->path;
+    }
+    elog(DEBUG1, "pg_mergepath: %s: offering MergePath SetOp (%d-bit %s keys), cost %.2f vs %.2f", op, keys.key_bits,
+         keys.lossless ? "lossless" : "hashed", path->total_cost, native->total_cost);
+    add_path(rel, path);
+}
+
+void mp_create_upper_paths(PlannerInfo* root, UpperRelationKind stage, RelOptInfo* input_rel,
+                           RelOptInfo* output_rel, void* extra) {
+    if (prev_create_upper_paths_hook) prev_create_upper_paths_hook(root, stage, input_rel, output_rel, extra);
+    if (stage != UPPERREL_SETOP || !mp_enabled) return;
+    ProjectionPath* projection;
+    SetOpPath* sp = find_setop_path(output_rel, &projection);
+    if (sp) consider_setop(root, output_rel, sp, projection);
+}
+
+}  // namespace
+
+void mp_install_setop_path_hook(void) {
+    prev_create_upper_paths_hook = create_upper_paths_hook;
+    create_upper_paths_hook = mp_create_upper_paths;
+}

@@ -1,0 +1,148 @@
+// setop_plan.cpp — from the chosen CustomPath to the CustomScan plan node, and the
+// plan information the executor needs (custom_private).
+//
+// Plan shape: the left input becomes the plan's lefttree (outer) and the right input
+// its righttree (inner); custom_plans stays empty. That makes the children ordinary
+// plan children for every tree walker (setrefs, parameters, EXPLAIN, rescans).
+//
+// Target lists: the set-op rel's target list is PostgreSQL's "varno 0" Vars (plus the
+// flag column), which the parent plan matches by Var when setrefs.c fixes it, so our
+// plan keeps exactly that tlist. custom_scan_tlist (describing our scan tuple) starts as
+// a copy so that setrefs turns the tlist into INDEX_VAR references; setrefs then adds
+// the range-table offset to its Vars, leaving references to nothing, which EXPLAIN
+// VERBOSE cannot print. So a planner_hook, after standard_planner, rewrites each of
+// our custom_scan_tlist Vars into OUTER_VAR k — column k of the left input — which
+// EXPLAIN deparses the way it deparses SetOp's own output ("*SELECT* 1".a). The
+// executor never evaluates custom_scan_tlist; only its types matter there.
+#include "pg_mergepath.h"
+
+extern "C" {
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/tlist.h"
+}
+
+uint64 mp_planned_setop_nodes = 0;
+static planner_hook_type prev_planner_hook = NULL;
+
+static Plan* mp_plan_custom_path(PlannerInfo* root, RelOptInfo* rel, CustomPath* best_path, List* tlist,
+                                 List* clauses, List* custom_plans);
+
+const CustomPathMethods mp_setop_path_methods = {"MergePath SetOp", mp_plan_custom_path, NULL};
+
+const char* mp_setop_cmd_name(SetOpCmd cmd) {
+    switch (cmd) {
+        case SETOPCMD_INTERSECT: return "Intersect";
+        case SETOPCMD_INTERSECT_ALL: return "Intersect All";
+        case SETOPCMD_EXCEPT: return "Except";
+        case SETOPCMD_EXCEPT_ALL: return "Except All";
+    }
+    return "???";
+}
+
+List* mp_setop_info_to_list(const MpSetOpInfo* info) {
+    List* keys = list_make3(makeInteger(info->keys.lossless ? 1 : 0), makeInteger(info->keys.null_bits ? 1 : 0),
+                            makeInteger(info->keys.key_bits));
+    return list_make4(makeInteger(int(info->cmd)), keys, info->eqops, info->collations);
+}
+
+void mp_setop_info_from_list(List* list, MpSetOpInfo* info) {
+    List* keys = (List*)list_nth(list, 1);
+    info->cmd = SetOpCmd(intVal(list_nth(list, 0)));
+    info->keys.lossless = intVal(list_nth(keys, 0)) != 0;
+    info->keys.null_bits = intVal(list_nth(keys, 1)) != 0;
+    info->keys.key_bits = intVal(list_nth(keys, 2));
+    info->eqops = (List*)list_nth(list, 2);
+    info->collations = (List*)list_nth(list, 3);
+}
+
+// Our scan tuple: one entry per tlist column, same expressions (see the file comment).
+static List* make_scan_tlist(List* tlist) {
+    List* scan_tlist = NIL;
+    ListCell* lc;
+    foreach (lc, tlist) {
+        TargetEntry* tle = (TargetEntry*)lfirst(lc);
+        scan_tlist = lappend(scan_tlist, makeTargetEntry((Expr*)copyObjectImpl(tle->expr), tle->resno, NULL, false));
+    }
+    return scan_tlist;
+}
+
+static Plan* mp_plan_custom_path(PlannerInfo* root, RelOptInfo* rel, CustomPath* best_path, List* tlist,
+                                 List* clauses, List* custom_plans) {
+    if (clauses != NIL) elog(ERROR, "pg_mergepath: a set operation with restriction clauses");
+    if (tlist == NIL) tlist = make_tlist_from_pathtarget(best_path->path.pathtarget);
+    CustomScan* cscan = makeNode(CustomScan);
+    cscan->scan.plan.targetlist = tlist;
+    cscan->scan.plan.qual = NIL;
+    cscan->scan.plan.lefttree = (Plan*)linitial(custom_plans);
+    cscan->scan.plan.righttree = (Plan*)lsecond(custom_plans);
+    cscan->scan.scanrelid = 0;
+    cscan->flags = best_path->flags;
+    cscan->custom_plans = NIL;
+    cscan->custom_exprs = NIL;
+    cscan->custom_private = best_path->custom_private;
+    cscan->custom_scan_tlist = make_scan_tlist(tlist);
+    cscan->methods = &mp_setop_scan_methods;
+    mp_planned_setop_nodes++;
+    return &cscan->scan.plan;
+}
+
+// Points our scan tuple's Vars at the left input's columns (OUTER_VAR), for EXPLAIN.
+static void fix_scan_tlist(CustomScan* cscan) {
+    ListCell* lc;
+    foreach (lc, cscan->custom_scan_tlist) {
+        TargetEntry* tle = (TargetEntry*)lfirst(lc);
+        if (!IsA(tle->expr, Var)) continue;
+        Var* var = (Var*)tle->expr;
+        var->varno = OUTER_VAR;
+        var->varattno = tle->resno;
+        var->varnosyn = 0;
+        var->varattnosyn = 0;
+    }
+}
+
+static void fix_plan_tree(Plan* plan);
+
+static void fix_plan_list(List* plans) {
+    ListCell* lc;
+    foreach (lc, plans) fix_plan_tree((Plan*)lfirst(lc));
+}
+
+// Visits every plan node below plan (PostgreSQL 15 has no plan_tree_walker).
+static void fix_plan_tree(Plan* plan) {
+    if (plan == NULL) return;
+    check_stack_depth();
+    switch (nodeTag(plan)) {
+        case T_CustomScan: {
+            CustomScan* cscan = (CustomScan*)plan;
+            if (cscan->methods == &mp_setop_scan_methods) fix_scan_tlist(cscan);
+            fix_plan_list(cscan->custom_plans);
+            break;
+        }
+        case T_Append: fix_plan_list(((Append*)plan)->appendplans); break;
+        case T_MergeAppend: fix_plan_list(((MergeAppend*)plan)->mergeplans); break;
+        case T_BitmapAnd: fix_plan_list(((BitmapAnd*)plan)->bitmapplans); break;
+        case T_BitmapOr: fix_plan_list(((BitmapOr*)plan)->bitmapplans); break;
+        case T_SubqueryScan: fix_plan_tree(((SubqueryScan*)plan)->subplan); break;
+        default: break;
+    }
+    fix_plan_tree(plan->lefttree);
+    fix_plan_tree(plan->righttree);
+}
+
+static PlannedStmt* mp_planner(Query* parse, const char* query_string, int cursor_options,
+                               ParamListInfo bound_params) {
+    uint64 before = mp_planned_setop_nodes;
+    PlannedStmt* stmt = prev_planner_hook ? prev_planner_hook(parse, query_string, cursor_options, bound_params)
+                                          : standard_planner(parse, query_string, cursor_options, bound_params);
+    if (mp_planned_setop_nodes != before) {
+        fix_plan_tree(stmt->planTree);
+        fix_plan_list(stmt->subplans);
+    }
+    return stmt;
+}
+
+void mp_install_planner_hook(void) {
+    prev_planner_hook = planner_hook;
+    planner_hook = mp_planner;
+}

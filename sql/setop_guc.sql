@@ -1,0 +1,55 @@
+-- setop_guc: the configuration parameters: defaults, validation, the reserved prefix,
+-- and what each one changes.
+SHOW pg_mergepath.enabled;
+SHOW pg_mergepath.min_rows;
+SHOW pg_mergepath.gpu_memory_limit;
+SHOW pg_mergepath.cpu_threads;
+SELECT name, boot_val, unit, context, vartype, enumvals
+FROM pg_settings WHERE name LIKE 'pg_mergepath.%' ORDER BY name;
+
+-- Validation and the reserved prefix.
+SET pg_mergepath.device = 'tpu';
+SET pg_mergepath.min_rows = -1;
+SET pg_mergepath.cpu_threads = 5000;
+SET pg_mergepath.enabled = 'maybe';
+SET pg_mergepath.no_such_setting = 1;
+SET pg_mergepath.gpu_memory_limit = '2GB';
+SHOW pg_mergepath.gpu_memory_limit;
+RESET pg_mergepath.gpu_memory_limit;
+
+-- min_rows: the default keeps tiny inputs on the native SetOp.
+SELECT mp_uses_node('SELECT a FROM ta INTERSECT SELECT a FROM tb') AS default_min_rows;
+SET pg_mergepath.min_rows = 298;   -- ta and tb: 204 + 94 estimated rows
+SELECT mp_uses_node('SELECT a FROM ta INTERSECT SELECT a FROM tb') AS at_298;
+SET pg_mergepath.min_rows = 299;
+SELECT mp_uses_node('SELECT a FROM ta INTERSECT SELECT a FROM tb') AS at_299;
+SET pg_mergepath.min_rows = 0;
+
+-- enabled = off: the native plan.
+SET pg_mergepath.enabled = off;
+SELECT * FROM mp_explain('SELECT a FROM ta INTERSECT ALL SELECT a FROM tb');
+SET pg_mergepath.enabled = on;
+
+-- device = cpu is honoured on every machine (so shown unmasked).
+SET pg_mergepath.device = cpu;
+EXPLAIN (COSTS OFF) SELECT a FROM ta EXCEPT SELECT a FROM tb;
+SELECT device FROM pg_mergepath_status();
+SELECT mp_check('SELECT a, c FROM ta INTERSECT ALL SELECT a, c FROM tb');
+RESET pg_mergepath.device;
+
+-- cpu_threads: any thread count gives the same result.
+SET pg_mergepath.device = cpu;
+SET pg_mergepath.cpu_threads = 1;
+SELECT mp_check('SELECT k FROM big_l INTERSECT ALL SELECT k FROM big_r');
+SET pg_mergepath.cpu_threads = 3;
+SELECT mp_check('SELECT k FROM big_l EXCEPT SELECT k FROM big_r');
+SELECT pg_mergepath_describe();
+RESET pg_mergepath.cpu_threads;
+RESET pg_mergepath.device;
+
+-- The planner says at DEBUG1 why it keeps the native SetOp.
+SET client_min_messages = debug1;
+SELECT B'1' AS x INTERSECT SELECT B'1';
+SET pg_mergepath.min_rows = 1000;
+SELECT 1 AS x EXCEPT SELECT 2;
+RESET client_min_messages;

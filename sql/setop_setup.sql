@@ -1,0 +1,86 @@
+-- setop_setup: the extension and the helpers every other test uses (run first).
+--   mp_explain(query [, options])  EXPLAIN lines with the device masked, so that the
+--                                  expected output is the same on the CPU and the GPU
+--   mp_check(query)                runs the query with pg_mergepath off (native plan)
+--                                  and on, and compares the two results as multisets
+--                                  (EXCEPT ALL both ways, native); also says whether
+--                                  the MergePath SetOp node was really used
+--   mp_keys(query)                 the node's "Keys" line, or 'native'
+CREATE EXTENSION pg_mergepath;
+SELECT extname, extversion FROM pg_extension WHERE extname = 'pg_mergepath';
+
+CREATE FUNCTION mp_explain(q text, options text DEFAULT 'COSTS OFF') RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE line text;
+BEGIN
+  FOR line IN EXECUTE format('EXPLAIN (%s) %s', options, q) LOOP
+    RETURN NEXT regexp_replace(line, '(Device"?: "?)(gpu|cpu)', '\1(masked)', 'g');
+  END LOOP;
+END $$;
+
+CREATE FUNCTION mp_uses_node(q text) RETURNS boolean
+LANGUAGE plpgsql AS $$
+DECLARE line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+    IF line LIKE '%MergePath SetOp%' THEN RETURN true; END IF;
+  END LOOP;
+  RETURN false;
+END $$;
+
+CREATE FUNCTION mp_keys(q text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+    IF line ~ '^\s*Keys: ' THEN RETURN regexp_replace(line, '^\s*Keys: ', ''); END IF;
+  END LOOP;
+  RETURN 'native';
+END $$;
+
+CREATE FUNCTION mp_check(q text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+  used boolean;
+  n_native bigint;
+  n_ours bigint;
+  missing bigint;
+  extra bigint;
+  result text;
+BEGIN
+  PERFORM set_config('pg_mergepath.enabled', 'off', true);
+  EXECUTE 'CREATE TEMP TABLE mp_native AS ' || q;
+  PERFORM set_config('pg_mergepath.enabled', 'on', true);
+  used := mp_uses_node(q);
+  EXECUTE 'CREATE TEMP TABLE mp_ours AS ' || q;
+  PERFORM set_config('pg_mergepath.enabled', 'off', true);
+  SELECT count(*) INTO n_native FROM mp_native;
+  SELECT count(*) INTO n_ours FROM mp_ours;
+  SELECT count(*) INTO missing FROM (TABLE mp_native EXCEPT ALL TABLE mp_ours) x;
+  SELECT count(*) INTO extra FROM (TABLE mp_ours EXCEPT ALL TABLE mp_native) x;
+  DROP TABLE mp_native, mp_ours;
+  PERFORM set_config('pg_mergepath.enabled', 'on', true);
+  IF missing = 0 AND extra = 0 AND n_native = n_ours THEN
+    result := format('%s rows, same', n_native);
+  ELSE
+    result := format('DIFFERENT: native %s rows, ours %s, %s missing, %s extra', n_native, n_ours, missing, extra);
+  END IF;
+  IF NOT used THEN result := result || ', native plan'; END IF;
+  RETURN result;
+END $$;
+
+-- Shared inputs: small integer multisets with duplicates and NULLs.
+CREATE TABLE ta (a int4, b int8, c text);
+CREATE TABLE tb (a int4, b int8, c text);
+INSERT INTO ta SELECT g % 10, (g % 7)::int8 * 1000000000000, 'v' || (g % 5)
+  FROM generate_series(1, 200) g;
+INSERT INTO ta VALUES (NULL, NULL, NULL), (NULL, NULL, NULL), (3, NULL, 'v3'), (NULL, 5, NULL);
+INSERT INTO tb SELECT g % 6, (g % 4)::int8 * 1000000000000, 'v' || (g % 3)
+  FROM generate_series(1, 90) g;
+INSERT INTO tb VALUES (NULL, NULL, NULL), (3, NULL, 'v3'), (NULL, 5, NULL), (NULL, 5, NULL);
+ANALYZE ta, tb;
+
+-- Larger inputs: more than one library batch (256k keys) per side.
+CREATE TABLE big_l AS SELECT (g::int8 * 7919 % 400000) AS k, g % 3 AS m FROM generate_series(1, 600000) g;
+CREATE TABLE big_r AS SELECT (g::int8 * 104729 % 500000) AS k, g % 5 AS m FROM generate_series(1, 300000) g;
+ANALYZE big_l, big_r;
