@@ -1,8 +1,10 @@
 // exact_setop.cpp — the set operation computed exactly inside the backend, the way
 // nodeSetOp.c's hashed strategy does it: PostgreSQL's tuple hash table keyed by the
-// grouping equality, one entry per group holding its first left row and the count of
-// left and right rows. Left rows create entries, right rows only count in existing
-// ones; output is each group's first row, min(L, R) / max(L - R, 0) / 0-or-1 times.
+// grouping equality, one entry per group holding its first row and the count of left
+// and right rows. Rows of one side (the left, or for a recomputed query the side the
+// replaced plan reads first) create entries, the other side's rows only count in
+// existing ones; output is each group's first row, min(L, R) / max(L - R, 0) / 0-or-1
+// times.
 //
 // Used for the rows with a NULL when keys are lossless (few, usually), and to
 // recompute a whole query whose row hashes collided (rare: then it costs what
@@ -40,24 +42,29 @@ static void exact_init(MpSetOpState* st) {
 void mp_exact_add(MpSetOpState* st, TupleTableSlot* slot, int side) {
     MpExactTable* ex = &st->exact;
     if (ex->table == NULL) exact_init(st);
-    if (side == 0) {
+    TupleHashEntry entry;
+    if (side == ex->entry_side) {
         bool isnew;
-        TupleHashEntry entry = LookupTupleHashEntry(ex->table, slot, &isnew, NULL);
+        entry = LookupTupleHashEntry(ex->table, slot, &isnew, NULL);
         if (isnew) {
             entry->additional = MemoryContextAllocZero(ex->table_cxt, sizeof(MpGroupCounts));
             ex->groups++;
         }
-        ((MpGroupCounts*)entry->additional)->left++;
     } else {
-        TupleHashEntry entry = LookupTupleHashEntry(ex->table, slot, NULL, NULL);
-        if (entry) ((MpGroupCounts*)entry->additional)->right++;
+        entry = LookupTupleHashEntry(ex->table, slot, NULL, NULL);
+    }
+    if (entry) {
+        MpGroupCounts* counts = (MpGroupCounts*)entry->additional;
+        (side == 0 ? counts->left : counts->right)++;
     }
     MemoryContextReset(ex->temp_cxt);
 }
 
 // Recomputes the whole operation from the stored rows (after a hash collision).
 void mp_exact_recompute(MpSetOpState* st) {
-    for (int side = 0; side < 2; side++) {
+    st->exact.entry_side = st->info.first_side;
+    for (int i = 0; i < 2; i++) {
+        int side = i == 0 ? st->info.first_side : 1 - st->info.first_side;
         for (uint64 row = 0; row < st->store[side].count; row++) {
             if ((row & 0xffff) == 0) CHECK_FOR_INTERRUPTS();
             ExecStoreMinimalTuple(mp_stored_row(st, side, row), st->row_slot[0], false);

@@ -4,8 +4,8 @@
 // (mp_keys_choose) and redone identically by the executor (mp_keys_init):
 //  - a column is lossless when its (base) type is one of the fixed-width types below and
 //    the set operation's grouping equality is the type's default btree equality, which
-//    for these types is equality of the encoded integers: floats are normalised first
-//    (every NaN -> one NaN that sorts last, -0 -> +0), as float4eq/float8eq treat them;
+//    for these types is equality of the encoded integers (float4/float8 are not: -0 = 0
+//    and all NaNs are equal yet print differently, so they are hashed);
 //  - all columns lossless and at most 128 bits in total: lossless key of 32/64/128 bits;
 //  - otherwise every column needs an extended hash support function in the hash
 //    operator family of its equality operator (so hash and equality agree), and the key
@@ -59,8 +59,9 @@ MpCodec lossless_codec(Oid type, Oid eqop) {
         case TIMESTAMPTZOID:
         case CASHOID: return MpCodec::Int64;
         case PG_LSNOID: return MpCodec::UInt64;
-        case FLOAT4OID: return MpCodec::Float32;
-        case FLOAT8OID: return MpCodec::Float64;
+        // float4/float8 are not lossless: -0 = 0 (and NaNs are equal) but they print
+        // differently, and PostgreSQL emits the group's first row as read. They take
+        // the hashed path, which emits stored rows.
         case UUIDOID: return MpCodec::Uuid;
         default: return MpCodec::Hashed;
     }
@@ -72,11 +73,9 @@ int codec_bits(MpCodec codec) {
         case MpCodec::Char: return 8;
         case MpCodec::Int16: return 16;
         case MpCodec::Int32:
-        case MpCodec::UInt32:
-        case MpCodec::Float32: return 32;
+        case MpCodec::UInt32: return 32;
         case MpCodec::Int64:
-        case MpCodec::UInt64:
-        case MpCodec::Float64: return 64;
+        case MpCodec::UInt64: return 64;
         case MpCodec::Uuid: return 128;
         case MpCodec::Hashed: return 0;
     }
@@ -108,38 +107,6 @@ char* column_problem(int c, Oid type, Oid collation, Oid eqop, bool hashable, Mp
     if (codec == MpCodec::Hashed && !OidIsValid(hash_extended_proc(eqop)))
         return psprintf("column %d (type %s) has no extended hash function", c + 1, format_type_be(type));
     return NULL;
-}
-
-uint64_t encode_float8(double x) {
-    if (std::isnan(x)) return ~uint64_t(0);
-    if (x == 0) x = 0.0;  // -0 -> +0
-    uint64_t b;
-    std::memcpy(&b, &x, sizeof(b));
-    return (b & kSign64) ? ~b : (b | kSign64);
-}
-
-double decode_float8(uint64_t k) {
-    if (k == ~uint64_t(0)) return get_float8_nan();
-    uint64_t b = (k & kSign64) ? (k & ~kSign64) : ~k;
-    double x;
-    std::memcpy(&x, &b, sizeof(x));
-    return x;
-}
-
-uint32_t encode_float4(float x) {
-    if (std::isnan(x)) return ~uint32_t(0);
-    if (x == 0) x = 0.0f;
-    uint32_t b;
-    std::memcpy(&b, &x, sizeof(b));
-    return (b & kSign32) ? ~b : (b | kSign32);
-}
-
-float decode_float4(uint32_t k) {
-    if (k == ~uint32_t(0)) return get_float4_nan();
-    uint32_t b = (k & kSign32) ? (k & ~kSign32) : ~k;
-    float x;
-    std::memcpy(&x, &b, sizeof(x));
-    return x;
 }
 
 }  // namespace
@@ -215,8 +182,6 @@ uint64_t mp_encode_column(MpCodec codec, Datum value) {
         case MpCodec::UInt32: return DatumGetObjectId(value);
         case MpCodec::Int64: return uint64_t(DatumGetInt64(value)) ^ kSign64;
         case MpCodec::UInt64: return uint64_t(DatumGetInt64(value));
-        case MpCodec::Float32: return encode_float4(DatumGetFloat4(value));
-        case MpCodec::Float64: return encode_float8(DatumGetFloat8(value));
         case MpCodec::Uuid:
         case MpCodec::Hashed: break;
     }
@@ -233,8 +198,6 @@ Datum mp_decode_column(MpCodec codec, uint64_t bits) {
         case MpCodec::UInt32: return ObjectIdGetDatum(Oid(bits));
         case MpCodec::Int64: return Int64GetDatum(int64(bits ^ kSign64));
         case MpCodec::UInt64: return Int64GetDatum(int64(bits));
-        case MpCodec::Float32: return Float4GetDatum(decode_float4(uint32_t(bits)));
-        case MpCodec::Float64: return Float8GetDatum(decode_float8(bits));
         case MpCodec::Uuid:
         case MpCodec::Hashed: break;
     }

@@ -32,8 +32,6 @@ enum class MpCodec : uint8_t {
     UInt32,   // oid
     Int64,    // int8, time, timestamp, timestamptz, money
     UInt64,   // pg_lsn
-    Float32,  // NaN canonical (greatest), -0 -> +0, sign-magnitude flip
-    Float64,
     Uuid,     // 128 bits, big-endian
     Hashed,   // not lossless: contributes to the row hash only
 };

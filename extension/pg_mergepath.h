@@ -60,6 +60,8 @@ struct MpSetOpInfo {
     MpKeyChoice keys;
     List* eqops;        // OID list: the grouping equality operator of each column
     List* collations;   // OID list: the collation of each column
+    int first_side;     // 0 / 1: the input whose first row of a group is emitted, as the
+                        // replaced plan does (a hashed INTERSECT may read the right input first)
 };
 
 List* mp_setop_info_to_list(const MpSetOpInfo* info);

@@ -37,6 +37,8 @@ struct MpExactTable {
     TupleHashEntry entry;  // being emitted
     int64 copies_left;     // of entry
     uint64 groups;
+    int entry_side;        // rows of this side create groups (holding their first row),
+                           // rows of the other side only count in existing ones
 };
 
 enum class MpPhase { Init, EmitLibrary, EmitExact, Done };
@@ -67,8 +69,11 @@ struct MpSetOpState {
     const void* result_keys;  // lossless: K[result_count]
     const uint64_t* result_positions;  // hashed: positions in sorted A
     uint64 result_count;
-    const uint64_t* sorted_rows_a;  // hashed: stored left row of each sorted position
-    uint64 sorted_count_a;
+    const uint64_t* sorted_rows[2];  // hashed: stored row of each sorted position, per side
+    const void* sorted_keys[2];      // hashed: K[sorted_count[side]], the sorted hash keys
+    uint64 sorted_count[2];
+    uint64 run_start;                // hashed: sorted position (on info.first_side) of the
+    bool run_start_valid;            // first row of the group emitted last
 
     // for EXPLAIN ANALYZE
     uint64 rows_read[2];

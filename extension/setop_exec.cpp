@@ -164,8 +164,12 @@ static void mp_reset_run(MpSetOpState* st) {
     st->result_keys = NULL;
     st->result_positions = NULL;
     st->result_count = 0;
-    st->sorted_rows_a = NULL;
-    st->sorted_count_a = 0;
+    for (int side = 0; side < 2; ++side) {
+        st->sorted_rows[side] = NULL;
+        st->sorted_keys[side] = NULL;
+        st->sorted_count[side] = 0;
+    }
+    st->run_start_valid = false;
     st->phase = MpPhase::Init;
 }
 

@@ -192,8 +192,12 @@ static void keep_results(MpSetOpState* st, const MpResults<K>& r) {
     st->result_keys = r.result_keys;
     st->result_positions = r.result_positions;
     st->result_count = st->keys.lossless ? r.key_count : r.position_count;
-    st->sorted_rows_a = r.sorted_rows[0];
-    st->sorted_count_a = r.side_count[0];
+    for (int side = 0; side < 2; ++side) {
+        st->sorted_rows[side] = r.sorted_rows[side];
+        st->sorted_keys[side] = r.sorted_keys[side];
+        st->sorted_count[side] = r.side_count[side];
+    }
+    st->run_start_valid = false;
 }
 
 // Points the state at the library's result arrays (no copy).

@@ -35,21 +35,54 @@ static bool next_lossless(MpSetOpState* st, TupleTableSlot* out) {
     return true;
 }
 
+// Like nodeSetOp.c, every copy of a group is emitted as the group's first row read
+// (equal rows may print differently: 1.0 and 1.00, -0 and 0), from the input the
+// replaced plan reads first (info.first_side). The sorts are stable, so that row is
+// at the first sorted position of the key's run on that side (hash_verify.cpp proved
+// all rows of a run equal). Result positions ascend, so each run is found once: by
+// walking back in A, or forward in B (an INTERSECT result key is always in B).
+template <class K>
+static uint64_t group_first_position(MpSetOpState* st, uint64_t pos_a) {
+    const K* a = (const K*)st->sorted_keys[0];
+    const K* keys = (const K*)st->sorted_keys[st->info.first_side];
+    const K& key = a[pos_a];
+    if (st->run_start_valid && keys[st->run_start] == key) return st->run_start;
+    uint64_t start;
+    if (st->info.first_side == 0) {
+        for (start = pos_a; start > 0 && a[start - 1] == key; --start) {}
+    } else {
+        start = st->run_start_valid ? st->run_start : 0;
+        while (start < st->sorted_count[1] && keys[start] < key) ++start;
+        if (start >= st->sorted_count[1] || !(keys[start] == key))
+            elog(ERROR, "pg_mergepath: INTERSECT result key missing from the right input");
+    }
+    st->run_start = start;
+    st->run_start_valid = true;
+    return start;
+}
+
+template <class K>
 static bool next_hashed(MpSetOpState* st, TupleTableSlot* out) {
     if (st->emit_pos >= st->result_count) return false;
     uint64_t pos = st->result_positions[st->emit_pos++];
-    if (pos >= st->sorted_count_a) elog(ERROR, "pg_mergepath: result position out of range");
-    ExecStoreMinimalTuple(mp_stored_row(st, 0, st->sorted_rows_a[pos]), st->row_slot[0], false);
+    if (pos >= st->sorted_count[0]) elog(ERROR, "pg_mergepath: result position out of range");
+    int side = st->info.first_side;
+    uint64_t first = group_first_position<K>(st, pos);
+    ExecStoreMinimalTuple(mp_stored_row(st, side, st->sorted_rows[side][first]), st->row_slot[0], false);
     mp_copy_row(st, st->row_slot[0], out);
     return true;
 }
 
+template <class K>
+static bool next_of_width(MpSetOpState* st, TupleTableSlot* out) {
+    return st->keys.lossless ? next_lossless<K>(st, out) : next_hashed<K>(st, out);
+}
+
 static bool next_from_library(MpSetOpState* st, TupleTableSlot* out) {
-    if (!st->keys.lossless) return next_hashed(st, out);
     switch (st->keys.key_bits) {
-        case 32: return next_lossless<uint32_t>(st, out);
-        case 64: return next_lossless<uint64_t>(st, out);
-        default: return next_lossless<mergepath::Key128>(st, out);
+        case 32: return next_of_width<uint32_t>(st, out);
+        case 64: return next_of_width<uint64_t>(st, out);
+        default: return next_of_width<mergepath::Key128>(st, out);
     }
 }
 

@@ -137,8 +137,11 @@ CustomPath* make_path(RelOptInfo* rel, SetOpPath* sp, Path* left, Path* right, c
     cp->path.pathkeys = NIL;
     cp->flags = 0;
     cp->custom_paths = list_make2(left, right);
+    // nodeSetOp.c emits a group's first row as read: with hashing that row comes from
+    // the input read first (firstFlag); sorted, from the left input (flag 0 sorts first).
+    int first_side = (sp->strategy == SETOP_HASHED && sp->firstFlag == 1) ? 1 : 0;
     MpSetOpInfo info = {sp->cmd, *keys, oid_list(cols->eqops, cols->ncols),
-                        oid_list(cols->collations, cols->ncols)};
+                        oid_list(cols->collations, cols->ncols), first_side};
     cp->custom_private = mp_setop_info_to_list(&info);
     cp->methods = &mp_setop_path_methods;
     return cp;

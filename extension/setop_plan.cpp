@@ -43,7 +43,8 @@ const char* mp_setop_cmd_name(SetOpCmd cmd) {
 List* mp_setop_info_to_list(const MpSetOpInfo* info) {
     List* keys = list_make3(makeInteger(info->keys.lossless ? 1 : 0), makeInteger(info->keys.null_bits ? 1 : 0),
                             makeInteger(info->keys.key_bits));
-    return list_make4(makeInteger(int(info->cmd)), keys, info->eqops, info->collations);
+    return list_make5(makeInteger(int(info->cmd)), keys, info->eqops, info->collations,
+                      makeInteger(info->first_side));
 }
 
 void mp_setop_info_from_list(List* list, MpSetOpInfo* info) {
@@ -54,6 +55,7 @@ void mp_setop_info_from_list(List* list, MpSetOpInfo* info) {
     info->keys.key_bits = intVal(list_nth(keys, 2));
     info->eqops = (List*)list_nth(list, 2);
     info->collations = (List*)list_nth(list, 3);
+    info->first_side = intVal(list_nth(list, 4));
 }
 
 // Our scan tuple: one entry per tlist column, same expressions (see the file comment).

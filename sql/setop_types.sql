@@ -118,3 +118,28 @@ SELECT mp_keys('SELECT 1::money AS x, ''a''::text AS y INTERSECT SELECT 1::money
 SELECT mp_keys('SELECT 1::money AS x, 2::int8 AS y INTERSECT SELECT 1::money, 2::int8');
 SELECT mp_keys('SELECT 1::money AS x, 2::int8 AS y, 3::int8 AS z INTERSECT SELECT 1::money, 2::int8, 3::int8');
 SELECT mp_keys('SELECT ''a''::text COLLATE mp_ci AS x INTERSECT SELECT ''A''::text');
+
+-- Equal values that print differently: like nodeSetOp.c, every copy of a group is the
+-- group's first row read, from the input the replaced plan reads first. Each query
+-- runs natively and with pg_mergepath; the printed rows must be identical. (The
+-- device is pinned so the plan text is the same on every machine; emitting rows is
+-- the extension's work on either device.)
+SET pg_mergepath.device = cpu;
+CREATE TABLE repr_a (n numeric, f float8);
+CREATE TABLE repr_b (n numeric, f float8);
+INSERT INTO repr_a VALUES (1.0, '-0'), (1.00, '-0'), (1.000, '0'), (2.50, 'NaN');
+INSERT INTO repr_b VALUES (1, '0'), (2.5, 'NaN'), (2.500, '-NaN');
+ANALYZE repr_a, repr_b;
+SET pg_mergepath.enabled = off;
+SELECT n FROM repr_a EXCEPT ALL SELECT n FROM repr_b;
+SELECT f FROM repr_a EXCEPT ALL SELECT f FROM repr_b ORDER BY 1;
+SELECT n FROM repr_a INTERSECT ALL SELECT n FROM repr_b ORDER BY 1;
+SELECT f FROM repr_b INTERSECT ALL SELECT f FROM repr_a ORDER BY 1;
+SET pg_mergepath.enabled = on;
+SELECT n FROM repr_a EXCEPT ALL SELECT n FROM repr_b;
+SELECT f FROM repr_a EXCEPT ALL SELECT f FROM repr_b ORDER BY 1;
+SELECT n FROM repr_a INTERSECT ALL SELECT n FROM repr_b ORDER BY 1;
+SELECT f FROM repr_b INTERSECT ALL SELECT f FROM repr_a ORDER BY 1;
+EXPLAIN (COSTS OFF) SELECT n FROM repr_a EXCEPT ALL SELECT n FROM repr_b;
+DROP TABLE repr_a, repr_b;
+RESET pg_mergepath.device;
