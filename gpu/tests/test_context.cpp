@@ -96,8 +96,7 @@ TEST_P(ContextOnBackend, BufferRoundTripAndAccounting) {
     EXPECT_EQ(ctx.memory_in_use(), base) << "buffers not returned to the pool";
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, ContextOnBackend, ::testing::Values(Backend::Cpu, Backend::Cuda),
-                         [](const ::testing::TestParamInfo<Backend>& i) { return backend_name(i.param); });
+INSTANTIATE_TEST_SUITE_P(Backends, ContextOnBackend, ::testing::Values(Backend::Cpu, Backend::Cuda));
 
 }  // namespace
 }  // namespace mptest

@@ -36,7 +36,7 @@ template <class K>
 
 template <class C>
 class JoinTest : public BackendTest<C> {};
-TYPED_TEST_SUITE(JoinTest, AllConfigs, ConfigNames);
+TYPED_TEST_SUITE(JoinTest, AllConfigs);
 
 MP_GROUP_TESTS(JoinTest, check_join)
 

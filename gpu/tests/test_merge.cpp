@@ -34,7 +34,7 @@ template <class K>
 
 template <class C>
 class MergeTest : public BackendTest<C> {};
-TYPED_TEST_SUITE(MergeTest, AllConfigs, ConfigNames);
+TYPED_TEST_SUITE(MergeTest, AllConfigs);
 
 MP_GROUP_TESTS(MergeTest, check_merge)
 

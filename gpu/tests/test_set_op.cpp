@@ -37,7 +37,7 @@ template <class K>
 
 template <class C>
 class SetOpTest : public BackendTest<C> {};
-TYPED_TEST_SUITE(SetOpTest, AllConfigs, ConfigNames);
+TYPED_TEST_SUITE(SetOpTest, AllConfigs);
 
 MP_GROUP_TESTS(SetOpTest, check_set_ops)
 

@@ -47,12 +47,12 @@ template <class K>
 
 template <class C>
 class SortPairsTest : public BackendTest<C> {};
-TYPED_TEST_SUITE(SortPairsTest, AllConfigs, ConfigNames);
+TYPED_TEST_SUITE(SortPairsTest, AllConfigs);
 MP_GROUP_TESTS(SortPairsTest, check_sort_pairs)
 
 template <class C>
 class SortKeysTest : public BackendTest<C> {};
-TYPED_TEST_SUITE(SortKeysTest, AllConfigs, ConfigNames);
+TYPED_TEST_SUITE(SortKeysTest, AllConfigs);
 MP_GROUP_TESTS(SortKeysTest, check_sort_keys)
 
 }  // namespace

@@ -41,7 +41,7 @@ template <class K>
 
 template <class C>
 class SortedSearchTest : public BackendTest<C> {};
-TYPED_TEST_SUITE(SortedSearchTest, AllConfigs, ConfigNames);
+TYPED_TEST_SUITE(SortedSearchTest, AllConfigs);
 
 MP_GROUP_TESTS(SortedSearchTest, check_search)
 

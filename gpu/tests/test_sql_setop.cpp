@@ -111,7 +111,7 @@ template <class K>
 
 template <class C>
 class SqlSetOpTest : public BackendTest<C> {};
-TYPED_TEST_SUITE(SqlSetOpTest, AllConfigs, ConfigNames);
+TYPED_TEST_SUITE(SqlSetOpTest, AllConfigs);
 
 MP_GROUP_TESTS(SqlSetOpTest, check_all_forms)
 

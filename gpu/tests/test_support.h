@@ -29,7 +29,10 @@
 #include "mergepath/sql_setop.h"
 
 namespace mergepath {
-// gtest printing of 128-bit keys (used by EXPECT_EQ on keys).
+// gtest printing of backends (test parameters) and 128-bit keys.
+inline void PrintTo(Backend b, std::ostream* os) {
+    *os << (b == Backend::Cpu ? "Cpu" : b == Backend::Cuda ? "Cuda" : "Auto");
+}
 inline void PrintTo(const Key128& k, std::ostream* os) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "{0x%" PRIx64 ",0x%" PRIx64 "}", k.hi, k.lo);
@@ -101,20 +104,18 @@ struct Config {
     static constexpr Backend backend = B;
 };
 
-using AllConfigs = ::testing::Types<Config<uint32_t, Backend::Cpu>, Config<uint64_t, Backend::Cpu>,
-                                    Config<Key128, Backend::Cpu>, Config<uint32_t, Backend::Cuda>,
-                                    Config<uint64_t, Backend::Cuda>, Config<Key128, Backend::Cuda>>;
+// Named configurations, so that ctest shows e.g. "MergeTest.Small<mptest::Cuda_k128>".
+struct Cpu_u32 : Config<uint32_t, Backend::Cpu> {};
+struct Cpu_u64 : Config<uint64_t, Backend::Cpu> {};
+struct Cpu_k128 : Config<Key128, Backend::Cpu> {};
+struct Cuda_u32 : Config<uint32_t, Backend::Cuda> {};
+struct Cuda_u64 : Config<uint64_t, Backend::Cuda> {};
+struct Cuda_k128 : Config<Key128, Backend::Cuda> {};
+using AllConfigs = ::testing::Types<Cpu_u32, Cpu_u64, Cpu_k128, Cuda_u32, Cuda_u64, Cuda_k128>;
 
 inline const char* backend_name(Backend b) {
     return b == Backend::Cpu ? "Cpu" : b == Backend::Cuda ? "Cuda" : "Auto";
 }
-
-struct ConfigNames {
-    template <class C>
-    static std::string GetName(int) {
-        return std::string(backend_name(C::backend)) + "_" + KeyTraits<typename C::Key>::name();
-    }
-};
 
 // Skips the running test (from SetUp or a test body) when b is CUDA and no GPU is usable.
 #define MP_SKIP_IF_NO_GPU(b)                                                        \
@@ -601,9 +602,11 @@ template <class T>
     while (i < n && expected[i] == actual[i]) ++i;
     if (i == n && expected.size() == actual.size()) return ::testing::AssertionSuccess();
     auto r = ::testing::AssertionFailure();
-    r << what << ": expected " << expected.size() << " elements, got " << actual.size();
-    if (i < n || expected.size() != actual.size()) {
-        r << "; first difference at [" << i << "]";
+    r << what << ": ";
+    if (expected.size() != actual.size()) r << "expected " << expected.size() << " elements, got " << actual.size() << "; ";
+    else r << expected.size() << " elements; ";
+    {
+        r << "first difference at [" << i << "]";
         size_t from = i >= 2 ? i - 2 : 0;
         r << "\n    expected[" << from << "..]:";
         for (size_t k = from; k < std::min(expected.size(), i + 3); ++k) r << ' ' << value_str(expected[k]);

@@ -32,7 +32,7 @@ template <class K>
 
 template <class C>
 class UniqueTest : public BackendTest<C> {};
-TYPED_TEST_SUITE(UniqueTest, AllConfigs, ConfigNames);
+TYPED_TEST_SUITE(UniqueTest, AllConfigs);
 
 MP_GROUP_TESTS(UniqueTest, check_unique)
 

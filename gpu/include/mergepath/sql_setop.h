@@ -39,13 +39,15 @@ public:
     SqlSetOp(const SqlSetOp&) = delete;
     SqlSetOp& operator=(const SqlSetOp&) = delete;
 
-    void add(Side side, const K* keys, size_t n);  // appends a batch of keys
+    // Appends a batch of keys (copied: the caller's buffer is free again on return).
+    void add(Side side, const K* keys, size_t n);
     size_t rows(Side side) const;                   // keys added so far to that side
     void finish();                                  // runs the operation (once)
 
     // keys-only shape
     const std::vector<K>& result_keys() const;
-    // with-rows shape
+    // with-rows shape: every key added to the side, sorted (also for the DISTINCT
+    // forms), with its row number
     const std::vector<K>& sorted_keys(Side side) const;
     const std::vector<uint64_t>& sorted_rows(Side side) const;
     const std::vector<uint64_t>& result_positions() const;  // into sorted A, ascending

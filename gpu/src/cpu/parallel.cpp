@@ -10,6 +10,14 @@
 namespace mergepath {
 namespace cpu {
 
+SignalsBlocked::SignalsBlocked() {
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &saved_);
+}
+
+SignalsBlocked::~SignalsBlocked() { pthread_sigmask(SIG_SETMASK, &saved_, nullptr); }
+
 void parallel_for(const Context& ctx, size_t n_tasks, const std::function<void(size_t)>& task) {
     size_t n_threads = std::min<size_t>(std::max(1, ctx.cpu_threads()), n_tasks);
     std::atomic<size_t> next{0};
@@ -29,7 +37,10 @@ void parallel_for(const Context& ctx, size_t n_tasks, const std::function<void(s
         }
     };
     std::vector<std::thread> threads;
-    for (size_t t = 1; t < n_threads; ++t) threads.emplace_back(worker);
+    {
+        SignalsBlocked blocked;
+        for (size_t t = 1; t < n_threads; ++t) threads.emplace_back(worker);
+    }
     worker();
     for (auto& th : threads) th.join();
     if (first_error) std::rethrow_exception(first_error);

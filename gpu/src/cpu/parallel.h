@@ -5,6 +5,8 @@
 // chunks every worker polls the context's interrupt callback.
 #pragma once
 
+#include <signal.h>
+
 #include <cstddef>
 #include <functional>
 #include <vector>
@@ -14,8 +16,23 @@
 namespace mergepath {
 namespace cpu {
 
-// Runs task(i) for i in [0, n_tasks) on the context's threads; rethrows the first
-// exception (Cancelled included) after all workers stopped.
+// Blocks every signal in the calling thread while alive, so that threads it starts
+// (which inherit the mask) never run a host process's signal handlers: in a
+// PostgreSQL backend those must only run in the backend's own thread.
+class SignalsBlocked {
+public:
+    SignalsBlocked();
+    ~SignalsBlocked();
+    SignalsBlocked(const SignalsBlocked&) = delete;
+    SignalsBlocked& operator=(const SignalsBlocked&) = delete;
+
+private:
+    sigset_t saved_;
+};
+
+// Runs task(i) for i in [0, n_tasks) on the context's threads (started with all
+// signals blocked); rethrows the first exception (Cancelled included) after all
+// workers stopped.
 void parallel_for(const Context& ctx, size_t n_tasks, const std::function<void(size_t)>& task);
 
 // A chunk of a two-input path: A[a0, a1) and B[b0, b1), starting at output `diag0`.

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "backends.h"
+#include "cpu/parallel.h"
 
 namespace mergepath {
 namespace cpu {
@@ -22,6 +23,7 @@ template <class K>
 void sort_pairs(Context& ctx, View<K> keys, View<uint64_t> rows) {
     if (keys.size != rows.size) throw Error("mergepath: sort_pairs needs as many rows as keys");
     ctx.check_interrupt();
+    SignalsBlocked blocked;  // Boost.Sort starts threads
     std::vector<KeyRow<K>> pairs(keys.size);
     for (size_t i = 0; i < keys.size; ++i) pairs[i] = {keys.data[i], rows.data[i]};
     boost::sort::parallel_stable_sort(pairs.begin(), pairs.end(),
@@ -37,6 +39,7 @@ void sort_pairs(Context& ctx, View<K> keys, View<uint64_t> rows) {
 template <class K>
 void sort_keys(Context& ctx, View<K> keys) {
     ctx.check_interrupt();
+    SignalsBlocked blocked;  // Boost.Sort starts threads
     boost::sort::block_indirect_sort(keys.data, keys.data + keys.size, std::less<K>(),
                                      static_cast<uint32_t>(ctx.cpu_threads()));
 }
