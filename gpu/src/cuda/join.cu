@@ -16,7 +16,7 @@ namespace mergepath {
 namespace cuda {
 namespace {
 
-constexpr int kJoinNT = 256, kJoinVT = 8;
+constexpr int kJoinNT = 256, kJoinVT = 8, kJoinNV = kJoinNT * kJoinVT;
 
 __global__ void count_pairs(const uint64_t* lower, const uint64_t* upper, int64_t na, bool keep_unmatched,
                             uint64_t* counts) {
@@ -26,17 +26,22 @@ __global__ void count_pairs(const uint64_t* lower, const uint64_t* upper, int64_
     counts[i] = (keep_unmatched && c == 0) ? 1 : c;
 }
 
-// Load-balancing search: thread t expands outputs along the path from diagonal t*VT.
+// Load-balancing search: the path of outputs (0..pairs-1) against the scanned counts
+// is cut into tiles by the partition kernel; thread t of a tile searches its start
+// (diagonal t * VT) inside the tile's ranges only, then expands VT path steps.
 // offsets has na + 1 entries (offsets[0] = 0, offsets[na] = pairs).
-__global__ void expand_pairs(const uint64_t* offsets, int64_t na, int64_t pairs, const uint64_t* lower,
-                             const uint64_t* upper, int64_t* a_rows, int64_t* b_rows) {
-    int64_t diag = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) * kJoinVT;
-    int64_t total = pairs + na;
-    if (diag >= total) return;
-    algo::Counting<int64_t> outputs{0};
+__global__ void __launch_bounds__(kJoinNT)
+    expand_pairs(const PathPoint* points, const uint64_t* offsets, int64_t na, int64_t pairs,
+                 const uint64_t* lower, const uint64_t* upper, int64_t* a_rows, int64_t* b_rows) {
+    PathPoint p0 = points[blockIdx.x], p1 = points[blockIdx.x + 1];
+    int64_t diag = int64_t(threadIdx.x) * kJoinVT;
+    if (diag >= (p1.a - p0.a) + (p1.b - p0.b)) return;
     const int64_t* starts = reinterpret_cast<const int64_t*>(offsets);
-    int64_t j = algo::merge_path<algo::Ties::BFirst>(outputs, pairs, starts, na, diag);
-    algo::Cursor<algo::Counting<int64_t>, const int64_t*, int64_t, int64_t> c(outputs, j, pairs, starts, diag - j, na);
+    int64_t j = p0.a + algo::merge_path<algo::Ties::BFirst>(algo::Counting<int64_t>{p0.a}, p1.a - p0.a,
+                                                              starts + p0.b, p1.b - p0.b, diag);
+    int64_t i = p0.b + diag - (j - p0.a);
+    algo::Cursor<algo::Counting<int64_t>, const int64_t*, int64_t, int64_t> c(algo::Counting<int64_t>{0}, j, p1.a,
+                                                                               starts, i, p1.b);
     for (int step = 0; step < kJoinVT && !c.done(); ++step) {
         int64_t pos, bound;
         if (!algo::search_step<algo::Ties::BFirst>(c, pos, bound)) continue;
@@ -114,9 +119,13 @@ JoinResult join(Context& ctx, JoinKind kind, View<const K> a, View<const K> b) {
     r.a_rows = ctx.alloc<int64_t>(capacity);
     r.b_rows = ctx.alloc<int64_t>(capacity);
     if (pairs) {
-        int64_t threads = ceil_div<int64_t>(int64_t(pairs) + na, kJoinVT);
-        expand_pairs<<<unsigned(ceil_div<int64_t>(threads, kJoinNT)), kJoinNT, 0, stream_of(ctx)>>>(
-            offsets.data(), na, pairs, s.a_lower.data(), s.a_upper.data(), r.a_rows.data(), r.b_rows.data());
+        int64_t num_tiles = ceil_div<int64_t>(int64_t(pairs) + na, kJoinNV);
+        const int64_t* starts = reinterpret_cast<const int64_t*>(offsets.data());
+        Buffer<PathPoint> points = partition<MergePathKind<algo::Ties::BFirst>>(
+            ctx, algo::Counting<int64_t>{0}, int64_t(pairs), starts, na, kJoinNV, num_tiles);
+        expand_pairs<<<unsigned(num_tiles), kJoinNT, 0, stream_of(ctx)>>>(points.data(), offsets.data(), na, pairs,
+                                                                          s.a_lower.data(), s.a_upper.data(),
+                                                                          r.a_rows.data(), r.b_rows.data());
         launched("expand_pairs");
     }
     size_t unmatched_b = keep_b ? select_flagged(ctx, s.b_match.data(), false, b.size, r.b_rows.data() + pairs) : 0;
