@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# scripts/bench-device.sh — the end-to-end SQL benchmark on the GPU host, in one device call.
+#
+# 1. Here, from the repo root (builds the extension for sm_90 into .device/stage, and the
+#    runner, stripped, into .device/bin/mp_bench):
+#        bash ../shared/device/prepare CUDA_ARCH=90 && bash scripts/bench-device.sh --prepare
+# 2. One device call, carry [".device"], from the repo root:
+#        bash scripts/bench-device.sh                 # 10M x 10M, shapes in order until the budget
+#        bash scripts/bench-device.sh --rows 1M       # quick check; any mp_bench option
+#                                                     # given here overrides the defaults
+#    It starts PostgreSQL 15 (pg-up; shared_preload_libraries=pg_mergepath when the
+#    extension is staged, shared_buffers=16GB, 16 workers), generates the tables (16 at a
+#    time), and runs the matrix: stock, stock tuned, pg_mergepath gpu / cpu and the floor,
+#    each answer verified against stock. It stays within BENCH_TOTAL_S (default 540 s):
+#    the runner skips what no longer fits and says so in the table. At 10M x 10M one call
+#    covers about one key shape (stock takes 15-24 s per query there), so for the whole
+#    matrix run BENCH_SHAPES=int8, then int4, pair, text, numeric, and merge the reports
+#    with bench/sql/merge-results.sh. Progress lines carry timestamps.
+#    Writes into $OUT: RESULTS.md (the markdown table), bench.log (plans, EXPLAIN ANALYZE of
+#    the pg_mergepath variants, per-run times), progress.log, server.log, nvidia-smi.txt.
+#
+# Environment: BENCH_ROWS (10M), BENCH_SHAPES (int8,int4,pair,text,numeric; in priority
+# order), BENCH_DISTS (uniform), BENCH_REPS (3 timed runs per variant), BENCH_VARIANT_S (15:
+# fewer runs for a variant slower than that in all), BENCH_TOTAL_S (540),
+# BENCH_REQUIRE_GPU=1 (a gpu variant that errors is a failure).
+# Time use: per dataset the stock plans first race each other (8 connections; the loser
+# is stopped at 1.2x the winner, as it is not the best stock plan), then each variant runs.
+# Exit status: non-zero on any wrong answer (or a runner / server failure).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+t0=$(date +%s)
+
+if [ "${1:-}" = --prepare ]; then
+  make -s -C bench/sql strip
+  mkdir -p .device/bin
+  cp bench/sql/build/mp_bench.stripped .device/bin/mp_bench
+  [ -f .device/pg15.tar.xz ] && [ -f .device/pg-up ] ||
+    echo "bench-device: .device/ lacks the PostgreSQL bundle: run bash ../shared/device/prepare first" >&2
+  [ -f .device/stage/usr/lib/postgresql/15/lib/pg_mergepath.so ] ||
+    echo "bench-device: warning: no pg_mergepath.so in .device/stage: its variants will be n/a" >&2
+  echo "bench-device: .device/ holds $(du -sh .device | cut -f1) (carry limit 64 MiB)"
+  exit 0
+fi
+
+out=${OUT:-$root/bench-out}
+mkdir -p "$out"
+log() { echo "[$(date +%H:%M:%S) +$(( $(date +%s) - t0 ))s] bench-device: $*" | tee -a "$out/progress.log" >&2; }
+
+[ -x .device/bin/mp_bench ] || { log "no .device/bin/mp_bench: run scripts/bench-device.sh --prepare here first"; exit 2; }
+[ -f .device/pg15.tar.xz ] || { log "no .device/pg15.tar.xz: run bash ../shared/device/prepare first"; exit 2; }
+
+nvidia-smi > "$out/nvidia-smi.txt" 2>&1 || true
+log "GPU: $(nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>/dev/null || echo none)"
+
+opts="-c shared_buffers=16GB -c max_worker_processes=16 -c max_parallel_workers=16"
+opts+=" -c maintenance_work_mem=2GB -c max_wal_size=16GB -c synchronous_commit=off"
+if [ -f .device/stage/usr/lib/postgresql/15/lib/pg_mergepath.so ]; then
+  opts+=" -c shared_preload_libraries=pg_mergepath"
+else
+  log "warning: pg_mergepath is not staged (.device/stage): stock only"
+fi
+# parallel queries allocate dynamic shared memory in /dev/shm, which containers keep small
+shm_kb=$(df -k --output=avail /dev/shm 2>/dev/null | tail -1 | tr -d ' ' || echo 0)
+if [ "${shm_kb:-0}" -lt $((8 * 1024 * 1024)) ]; then
+  opts+=" -c dynamic_shared_memory_type=mmap"
+  log "/dev/shm has ${shm_kb:-0} kB free: dynamic_shared_memory_type=mmap"
+fi
+
+PG_UP_OPTS="$opts" bash .device/pg-up .device/pg15.tar.xz .device/stage >"$out/pg-up.log" 2>&1 ||
+  { cat "$out/pg-up.log" >&2; cp /opt/pgdata/server.log "$out/" 2>/dev/null || true; log "pg-up failed"; exit 2; }
+# shellcheck disable=SC1091
+. /opt/pg/env
+# a warm host may still run a server started with other settings: restart it with ours
+if [ "$(psql -Atc 'show shared_buffers')" != 16GB ] ||
+   { [[ $opts == *pg_mergepath* ]] && [ "$(psql -Atc 'show shared_preload_libraries')" != pg_mergepath ]; }; then
+  log "restarting the server with the benchmark settings"
+  runuser -u postgres -- env LD_LIBRARY_PATH="$LD_LIBRARY_PATH" pg_ctl -D /opt/pgdata -w restart \
+    -o "-c listen_addresses=127.0.0.1 -c port=5432 -c unix_socket_directories=/tmp $opts" >/dev/null
+fi
+log "$(psql -Atc 'select version()' | cut -c1-60); settings: $opts"
+
+if ! .device/bin/mp_bench --help >/dev/null 2>&1; then
+  log "the runner does not start here:"; ldd .device/bin/mp_bench >&2 || true; exit 2
+fi
+
+total=${BENCH_TOTAL_S:-540}
+budget=$(( total - ($(date +%s) - t0) - 15 ))
+log "runner budget ${budget} s"
+args=(--conn "host=127.0.0.1 port=5432 user=postgres dbname=postgres"
+      --rows "${BENCH_ROWS:-10M}" --shapes "${BENCH_SHAPES:-int8,int4,pair,text,numeric}"
+      --dists "${BENCH_DISTS:-uniform}" --reps "${BENCH_REPS:-3}" --stock-reps 1
+      --quick-stock --stock-cutoff 1.2 --ref-jobs 8 --variant-budget-s "${BENCH_VARIANT_S:-15}"
+      --jobs 16 --budget-s "$budget"
+      --out "$out/RESULTS.md" --log "$out/bench.log")
+[ -n "${BENCH_REQUIRE_GPU:-}" ] && args+=(--require gpu)
+set +e
+.device/bin/mp_bench "${args[@]}" "$@" > "$out/stdout.txt" 2> >(tee -a "$out/progress.log" >&2)
+rc=$?
+set -e
+cp /opt/pgdata/server.log "$out/server.log" 2>/dev/null || true
+grep -v '^RESULT' "$out/stdout.txt" || true
+grep '^RESULT' "$out/stdout.txt" || true
+log "done, exit status $rc"
+exit $rc
