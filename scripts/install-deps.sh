@@ -4,7 +4,7 @@
 # apt-get when everything is already there. CUDA's nvcc is optional: without it the
 # library builds its CPU backend only. Needs root (or sudo).
 set -euo pipefail
-packages=(postgresql-15 postgresql-server-dev-15 libpq-dev libboost-dev libboost-program-options-dev
+packages=(postgresql-15 postgresql-server-dev-15 libpq-dev libboost-dev
           libgtest-dev cmake g++ make)
 missing=()
 for p in "${packages[@]}"; do

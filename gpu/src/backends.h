@@ -35,13 +35,36 @@ MERGEPATH_DECLARE_BACKEND(cuda)
     MACRO(uint64_t)                   \
     MACRO(::mergepath::Key128)
 
-// Explicit instantiation of every operation for key type K, in the namespace where
-// the macro is expanded (the public front end, or a backend).
-#define MERGEPATH_INSTANTIATE_OPS(K)                                                               \
+// Explicit instantiation of the operations for key type K, by the file that
+// implements them, in the namespace where the macro is expanded (the public front
+// end, or a backend).
+#define MERGEPATH_INSTANTIATE_MERGE_SET_OP(K)                                                      \
     template TaggedResult<K> merge<K>(Context&, View<const K>, View<const K>, Outputs);            \
-    template TaggedResult<K> set_op<K>(Context&, SetOp, View<const K>, View<const K>, Outputs);    \
-    template UniqueResult<K> unique<K>(Context&, View<const K>);                                   \
+    template TaggedResult<K> set_op<K>(Context&, SetOp, View<const K>, View<const K>, Outputs);
+#define MERGEPATH_INSTANTIATE_SEARCH(K)                                                            \
     template SearchResult sorted_search<K>(Context&, View<const K>, View<const K>, SearchOutputs); \
-    template JoinResult join<K>(Context&, JoinKind, View<const K>, View<const K>);                 \
-    template void sort_pairs<K>(Context&, View<K>, View<uint64_t>);                                \
+    template UniqueResult<K> unique<K>(Context&, View<const K>);
+#define MERGEPATH_INSTANTIATE_JOIN(K) \
+    template JoinResult join<K>(Context&, JoinKind, View<const K>, View<const K>);
+#define MERGEPATH_INSTANTIATE_SORT(K)                                 \
+    template void sort_pairs<K>(Context&, View<K>, View<uint64_t>);   \
     template void sort_keys<K>(Context&, View<K>);
+#define MERGEPATH_INSTANTIATE_OPS(K)      \
+    MERGEPATH_INSTANTIATE_MERGE_SET_OP(K) \
+    MERGEPATH_INSTANTIATE_SEARCH(K)       \
+    MERGEPATH_INSTANTIATE_JOIN(K)         \
+    MERGEPATH_INSTANTIATE_SORT(K)
+
+namespace mergepath {
+
+// The result buffers sorted_search fills, as requested (both backends).
+inline SearchResult allocate_search_result(Context& ctx, size_t na, size_t nb, const SearchOutputs& want) {
+    SearchResult r;
+    if (want.lower) r.a_lower = ctx.alloc<uint64_t>(na);
+    if (want.upper) r.a_upper = ctx.alloc<uint64_t>(na);
+    if (want.a_match) r.a_match = ctx.alloc<uint8_t>(na);
+    if (want.b_match) r.b_match = ctx.alloc<uint8_t>(nb);
+    return r;
+}
+
+}  // namespace mergepath

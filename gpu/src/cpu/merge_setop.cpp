@@ -97,11 +97,7 @@ TaggedResult<K> set_op(Context& ctx, SetOp op, View<const K> a, View<const K> b,
     throw Error("mergepath: unknown set operation");
 }
 
-#define INSTANTIATE(K)                                                                        \
-    template TaggedResult<K> merge<K>(Context&, View<const K>, View<const K>, Outputs);       \
-    template TaggedResult<K> set_op<K>(Context&, SetOp, View<const K>, View<const K>, Outputs);
-MERGEPATH_FOR_EACH_KEY(INSTANTIATE)
-#undef INSTANTIATE
+MERGEPATH_FOR_EACH_KEY(MERGEPATH_INSTANTIATE_MERGE_SET_OP)
 
 }  // namespace cpu
 }  // namespace mergepath

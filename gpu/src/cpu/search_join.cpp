@@ -87,11 +87,7 @@ size_t scan_counts(Context& ctx, std::vector<size_t>& counts) {
 
 template <class K>
 SearchResult sorted_search(Context& ctx, View<const K> a, View<const K> b, SearchOutputs want) {
-    SearchResult r;
-    if (want.lower) r.a_lower = ctx.alloc<uint64_t>(a.size);
-    if (want.upper) r.a_upper = ctx.alloc<uint64_t>(a.size);
-    if (want.a_match) r.a_match = ctx.alloc<uint8_t>(a.size);
-    if (want.b_match) r.b_match = ctx.alloc<uint8_t>(b.size);
+    SearchResult r = allocate_search_result(ctx, a.size, b.size, want);
     const K* ak = a.data;
     const K* bk = b.data;
     if (want.lower || want.a_match || want.b_match) {
@@ -175,12 +171,8 @@ JoinResult join(Context& ctx, JoinKind kind, View<const K> a, View<const K> b) {
     return r;
 }
 
-#define INSTANTIATE(K)                                                                               \
-    template SearchResult sorted_search<K>(Context&, View<const K>, View<const K>, SearchOutputs);   \
-    template UniqueResult<K> unique<K>(Context&, View<const K>);                                     \
-    template JoinResult join<K>(Context&, JoinKind, View<const K>, View<const K>);
-MERGEPATH_FOR_EACH_KEY(INSTANTIATE)
-#undef INSTANTIATE
+MERGEPATH_FOR_EACH_KEY(MERGEPATH_INSTANTIATE_SEARCH)
+MERGEPATH_FOR_EACH_KEY(MERGEPATH_INSTANTIATE_JOIN)
 
 }  // namespace cpu
 }  // namespace mergepath

@@ -44,11 +44,7 @@ void sort_keys(Context& ctx, View<K> keys) {
                                      static_cast<uint32_t>(ctx.cpu_threads()));
 }
 
-#define INSTANTIATE(K)                                                   \
-    template void sort_pairs<K>(Context&, View<K>, View<uint64_t>);      \
-    template void sort_keys<K>(Context&, View<K>);
-MERGEPATH_FOR_EACH_KEY(INSTANTIATE)
-#undef INSTANTIATE
+MERGEPATH_FOR_EACH_KEY(MERGEPATH_INSTANTIATE_SORT)
 
 }  // namespace cpu
 }  // namespace mergepath

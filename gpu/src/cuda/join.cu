@@ -136,9 +136,7 @@ JoinResult join(Context& ctx, JoinKind kind, View<const K> a, View<const K> b) {
     return r;
 }
 
-#define INSTANTIATE(K) template JoinResult join<K>(Context&, JoinKind, View<const K>, View<const K>);
-MERGEPATH_FOR_EACH_KEY(INSTANTIATE)
-#undef INSTANTIATE
+MERGEPATH_FOR_EACH_KEY(MERGEPATH_INSTANTIATE_JOIN)
 
 }  // namespace cuda
 }  // namespace mergepath

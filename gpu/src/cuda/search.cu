@@ -97,11 +97,7 @@ void launch_search(Context& ctx, View<const K> a, View<const K> b, SearchOut out
 
 template <class K>
 SearchResult sorted_search(Context& ctx, View<const K> a, View<const K> b, SearchOutputs want) {
-    SearchResult r;
-    if (want.lower) r.a_lower = ctx.alloc<uint64_t>(a.size);
-    if (want.upper) r.a_upper = ctx.alloc<uint64_t>(a.size);
-    if (want.a_match) r.a_match = ctx.alloc<uint8_t>(a.size);
-    if (want.b_match) r.b_match = ctx.alloc<uint8_t>(b.size);
+    SearchResult r = allocate_search_result(ctx, a.size, b.size, want);
     if (want.lower || want.a_match || want.b_match)
         launch_search<algo::Ties::AFirst>(ctx, a, b, {r.a_lower.data(), r.a_match.data(), r.b_match.data()});
     if (want.upper) launch_search<algo::Ties::BFirst>(ctx, a, b, {r.a_upper.data(), nullptr, nullptr});
@@ -131,11 +127,7 @@ UniqueResult<K> unique(Context& ctx, View<const K> keys) {
     return r;
 }
 
-#define INSTANTIATE(K)                                                                               \
-    template SearchResult sorted_search<K>(Context&, View<const K>, View<const K>, SearchOutputs);   \
-    template UniqueResult<K> unique<K>(Context&, View<const K>);
-MERGEPATH_FOR_EACH_KEY(INSTANTIATE)
-#undef INSTANTIATE
+MERGEPATH_FOR_EACH_KEY(MERGEPATH_INSTANTIATE_SEARCH)
 
 }  // namespace cuda
 }  // namespace mergepath

@@ -60,11 +60,7 @@ void sort_keys(Context& ctx, View<K> keys) {
     sort_in_place<K>(ctx, keys, nullptr);
 }
 
-#define INSTANTIATE(K)                                                   \
-    template void sort_pairs<K>(Context&, View<K>, View<uint64_t>);      \
-    template void sort_keys<K>(Context&, View<K>);
-MERGEPATH_FOR_EACH_KEY(INSTANTIATE)
-#undef INSTANTIATE
+MERGEPATH_FOR_EACH_KEY(MERGEPATH_INSTANTIATE_SORT)
 
 }  // namespace cuda
 }  // namespace mergepath
