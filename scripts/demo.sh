@@ -32,8 +32,8 @@ psql=(psql -X -q -h "$work" -p "$port" -U postgres -d postgres -v ON_ERROR_STOP=
 echo "demo: loading 2 x $rows rows"
 "${psql[@]}" <<SQL
 CREATE EXTENSION pg_mergepath;
-CREATE TABLE a AS SELECT (hashint8(i) & 2147483647) % ($rows / 2) AS k FROM generate_series(1, $rows) i;
-CREATE TABLE b AS SELECT (hashint8(-i) & 2147483647) % ($rows / 2) AS k FROM generate_series(1, $rows) i;
+CREATE TABLE a AS SELECT ((hashint8(i) & 2147483647) % ($rows / 2))::int8 AS k FROM generate_series(1, $rows) i;
+CREATE TABLE b AS SELECT ((hashint8(-i) & 2147483647) % ($rows / 2))::int8 AS k FROM generate_series(1, $rows) i;
 VACUUM ANALYZE a, b;
 SQL
 
