@@ -3,10 +3,9 @@
 // library (which streams it to the device), finish() runs sort + unique + Balanced
 // Path. Pure C++: no PostgreSQL calls, everything may throw (callers use mp_try).
 //
-// GPU out of memory: a GPU pipeline is made with keep_host_copy, so each batch stays
-// on the host (moved into a list, not copied) until finish() succeeds; redo_on()
-// then replays them, per side in their original order (row numbers of the with-rows
-// shape are positions in that order), into a new SqlSetOp on the CPU backend.
+// GPU out of memory: a GPU pipeline is made with keep_host_copy (it may redo);
+// redo_on() rebinds the SqlSetOp, which still holds every key on the host in its
+// original order, to the CPU backend, and finish() runs again there.
 #include "pipeline.h"
 
 #include <memory>
@@ -35,28 +34,14 @@ public:
 
     void* batch() override { return batch_.data(); }
 
-    void flush(mergepath::Side side, size_t n) override {
-        sql_->add(side, batch_.data(), n);
-        if (!keep_host_copy_) return;
-        batch_.resize(n);
-        kept_[index(side)].push_back(std::move(batch_));
-        batch_ = std::vector<K>(kBatchKeys);
-    }
+    void flush(mergepath::Side side, size_t n) override { sql_->add(side, batch_.data(), n); }
 
-    void finish() override {
-        sql_->finish();
-        for (auto& side : kept_) std::vector<std::vector<K>>().swap(side);
-    }
+    void finish() override { sql_->finish(); }
 
     void redo_on(mergepath::Context* ctx, mergepath::Side side, size_t pending) override {
-        sql_.reset();
-        sql_.reset(new mergepath::SqlSetOp<K>(*ctx, op_, all_, with_rows_));
+        sql_->rebind(*ctx);
         ctx_ = ctx;
-        for (mergepath::Side s : {mergepath::Side::A, mergepath::Side::B}) {
-            for (auto& chunk : kept_[index(s)]) sql_->add(s, chunk.data(), chunk.size());
-            std::vector<std::vector<K>>().swap(kept_[index(s)]);
-            if (s == side && pending) sql_->add(s, batch_.data(), pending);
-        }
+        if (pending) sql_->add(side, batch_.data(), pending);
         keep_host_copy_ = false;
     }
 
@@ -64,13 +49,10 @@ public:
     const mergepath::SqlSetOp<K>& sql() const { return *sql_; }
 
 private:
-    static int index(mergepath::Side side) { return side == mergepath::Side::A ? 0 : 1; }
-
     mergepath::SetOp op_;
     bool all_, with_rows_;
     std::unique_ptr<mergepath::SqlSetOp<K>> sql_;
     std::vector<K> batch_;
-    std::vector<std::vector<K>> kept_[2];
 };
 
 template <class K>

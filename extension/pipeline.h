@@ -23,8 +23,9 @@ public:
     virtual void flush(mergepath::Side side, size_t n) = 0;  // adds batch()[0..n) to that side
     virtual void finish() = 0;
 
-    // After an OutOfMemory on a GPU: moves the work to ctx (the CPU backend), re-adding
-    // every key added so far plus batch()[0..pending) of `side`. Needs keep_host_copy.
+    // After an OutOfMemory on a GPU: moves the work to ctx (the CPU backend) with every
+    // key added so far (SqlSetOp::rebind), plus batch()[0..pending) of `side`. Only for
+    // pipelines made with keep_host_copy (GPU ones).
     virtual void redo_on(mergepath::Context* ctx, mergepath::Side side, size_t pending) = 0;
     bool can_redo() const { return keep_host_copy_; }
 
@@ -57,8 +58,8 @@ struct MpResults {
 template <class K>
 MpResults<K> mp_results(MpPipeline* pipeline);
 
-// A pipeline for keys of key_bits (32, 64, 128) on ctx. keep_host_copy keeps every
-// batch on the host until finish() succeeds, so redo_on() can replay it.
+// A pipeline for keys of key_bits (32, 64, 128) on ctx. keep_host_copy: it may be
+// moved to the CPU backend by redo_on() (the library keeps the keys on the host).
 MpPipeline* mp_pipeline_new(int key_bits, mergepath::Context* ctx, bool intersect, bool all, bool with_rows,
                             bool keep_host_copy);
 

@@ -57,24 +57,29 @@ std::vector<T> to_host(Context& ctx, const Buffer<T>& b, size_t n) {
 
 template <class K>
 struct SqlSetOp<K>::State {
-    Context& ctx;
+    Context* ctx;
     SetOp op;
-    bool all, with_rows, finished = false;
+    bool all, with_rows;
+    bool finished = false, attempted = false, succeeded = false;
     std::vector<K> keys[2];
     std::vector<uint64_t> rows[2];
     std::vector<K> result_keys;
     std::vector<uint64_t> result_positions;
     PipelineTimings timings;
 
-    State(Context& c, SetOp o, bool a, bool w) : ctx(c), op(o), all(a), with_rows(w) {}
+    State(Context& c, SetOp o, bool a, bool w) : ctx(&c), op(o), all(a), with_rows(w) {}
     void run();
 };
 
 template <class K>
 void SqlSetOp<K>::State::run() {
+    Context& ctx = *this->ctx;
     Stopwatch clock;
     BackendArray<K> a(ctx, keys[0]), b(ctx, keys[1]);
+    // Row numbers are made once: a CPU run sorts keys and rows together in place, so
+    // after a failed finish() each key still carries its own row for a rerun.
     for (int side = 0; with_rows && side < 2; ++side) {
+        if (rows[side].size() == keys[side].size()) continue;
         rows[side].resize(keys[side].size());
         std::iota(rows[side].begin(), rows[side].end(), 0);
     }
@@ -121,7 +126,7 @@ SqlSetOp<K>::~SqlSetOp() = default;
 
 template <class K>
 void SqlSetOp<K>::add(Side side, const K* keys, size_t n) {
-    if (state_->finished) throw Error("mergepath: SqlSetOp::add after finish");
+    if (state_->attempted) throw Error("mergepath: SqlSetOp::add after finish");
     auto& v = state_->keys[side == Side::A ? 0 : 1];
     v.insert(v.end(), keys, keys + n);
 }
@@ -132,8 +137,17 @@ size_t SqlSetOp<K>::rows(Side side) const { return state_->keys[side == Side::A 
 template <class K>
 void SqlSetOp<K>::finish() {
     if (state_->finished) throw Error("mergepath: SqlSetOp::finish called twice");
-    state_->finished = true;
+    state_->finished = state_->attempted = true;
     state_->run();
+    state_->succeeded = true;
+}
+
+template <class K>
+void SqlSetOp<K>::rebind(Context& ctx) {
+    if (state_->succeeded)
+        throw Error("mergepath: SqlSetOp::rebind after a successful finish");
+    state_->ctx = &ctx;
+    state_->finished = false;
 }
 
 template <class K>

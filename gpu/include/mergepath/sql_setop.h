@@ -44,6 +44,12 @@ public:
     size_t rows(Side side) const;                   // keys added so far to that side
     void finish();                                  // runs the operation (once)
 
+    // Moves the pipeline to another context, typically the CPU backend after the GPU
+    // ran out of memory in finish(): the keys added so far are kept (each with its row
+    // number: a failed finish() leaves them unchanged or sorted together) and finish()
+    // may run again. Not after a finish() that succeeded.
+    void rebind(Context& ctx);
+
     // keys-only shape
     const std::vector<K>& result_keys() const;
     // with-rows shape: every key added to the side, sorted (also for the DISTINCT
