@@ -25,8 +25,10 @@ static bool rows_equal(MpSetOpState* st, int side_a, uint64 row_a, int side_b, u
 
 // All rows of sorted positions [begin, end) of one side equal the first one.
 static bool run_is_uniform(MpSetOpState* st, int side, const uint64_t* rows, size_t begin, size_t end) {
-    for (size_t i = begin + 1; i < end; i++)
+    for (size_t i = begin + 1; i < end; i++) {
+        if (((i - begin) & 0xffff) == 0) CHECK_FOR_INTERRUPTS();
         if (!rows_equal(st, side, rows[begin], side, rows[i])) return false;
+    }
     return true;
 }
 

@@ -191,6 +191,7 @@ static void mp_rescan(CustomScanState* node) {
     if (st->phase == MpPhase::Init) return;
     if (outer->chgParam == NULL && inner->chgParam == NULL) {
         st->emit_pos = 0;
+        st->run_start_valid = false;  // the emit cursor of setop_output.cpp starts over
         st->phase = st->hash_collision ? MpPhase::EmitExact : MpPhase::EmitLibrary;
         if (st->phase == MpPhase::EmitExact || st->exact_used) mp_exact_start_emit(st);
         return;

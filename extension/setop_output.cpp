@@ -49,10 +49,12 @@ static uint64_t group_first_position(MpSetOpState* st, uint64_t pos_a) {
     if (st->run_start_valid && keys[st->run_start] == key) return st->run_start;
     uint64_t start;
     if (st->info.first_side == 0) {
-        for (start = pos_a; start > 0 && a[start - 1] == key; --start) {}
+        for (start = pos_a; start > 0 && a[start - 1] == key; --start)
+            if (((pos_a - start) & 0xffff) == 0xffff) CHECK_FOR_INTERRUPTS();
     } else {
         start = st->run_start_valid ? st->run_start : 0;
-        while (start < st->sorted_count[1] && keys[start] < key) ++start;
+        while (start < st->sorted_count[1] && keys[start] < key)
+            if ((++start & 0xffff) == 0) CHECK_FOR_INTERRUPTS();
         if (start >= st->sorted_count[1] || !(keys[start] == key))
             elog(ERROR, "pg_mergepath: INTERSECT result key missing from the right input");
     }

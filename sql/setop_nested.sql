@@ -62,6 +62,19 @@ SELECT t.a, s.a FROM (VALUES (1), (2), (7)) t(a), (SELECT a FROM ta INTERSECT SE
 WHERE t.a = s.a ORDER BY 1;
 SELECT t.a, count(*) FROM (VALUES (1), (3)) t(a), (SELECT a FROM ta WHERE a IS NULL OR a < 5
   INTERSECT ALL SELECT a FROM tb) s WHERE t.a = s.a OR s.a IS NULL GROUP BY t.a ORDER BY 1;
+-- The same, for a hashed INTERSECT whose replaced plan reads the smaller right input
+-- first (its rows are the groups' first rows): every replay must emit them again.
+CREATE TABLE rs_big AS SELECT (i % 50)::text AS t FROM generate_series(1, 5000) i;
+CREATE TABLE rs_small AS SELECT (i % 25)::text AS t FROM generate_series(1, 20) i;
+CREATE TABLE rs_outer AS SELECT g FROM generate_series(1, 3) g;
+ANALYZE rs_big, rs_small, rs_outer;
+SELECT count(s.t) FROM rs_outer o LEFT JOIN (SELECT t FROM rs_big INTERSECT SELECT t FROM rs_small) s
+  ON o.g::text <> s.t;
+SET pg_mergepath.enabled = off;
+SELECT count(s.t) FROM rs_outer o LEFT JOIN (SELECT t FROM rs_big INTERSECT SELECT t FROM rs_small) s
+  ON o.g::text <> s.t;
+SET pg_mergepath.enabled = on;
+DROP TABLE rs_big, rs_small, rs_outer;
 RESET enable_hashjoin;
 RESET enable_mergejoin;
 RESET enable_material;
