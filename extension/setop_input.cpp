@@ -111,9 +111,11 @@ static bool row_has_null(const bool* isnull, int ncols) {
     return false;
 }
 
-// One input, lossless keys of type K.
-template <class K>
-static void read_side_lossless(MpSetOpState* st, PlanState* child, int side) {
+// Pulls every row of one input and hands its keys to the library in batches.
+// row_key(slot, &key) encodes a row, or returns false when the row was dealt with
+// another way (a NULL under lossless keys).
+template <class K, class RowKey>
+static void read_side_keys(MpSetOpState* st, PlanState* child, int side, RowKey row_key) {
     MpPipeline* pipeline = st->holder->pipeline;
     K* batch = (K*)pipeline->batch();
     size_t capacity = pipeline->batch_capacity(), n = 0;
@@ -123,14 +125,8 @@ static void read_side_lossless(MpSetOpState* st, PlanState* child, int side) {
         if (TupIsNull(slot)) break;
         st->rows_read[side]++;
         slot_getsomeattrs(slot, st->ncols);
-        if (unlikely(!st->keys.null_bits && row_has_null(slot->tts_isnull, st->ncols))) {
-            st->null_rows++;
-            st->exact_used = true;
-            mp_exact_add(st, slot, side);
-            continue;
-        }
-        batch[n++] = mp_encode_row<K>(&st->keys, slot->tts_values, slot->tts_isnull);
-        if (n == capacity) {
+        if (!row_key(slot, &batch[n])) continue;
+        if (++n == capacity) {
             flush(st, side, n);
             n = 0;
             batch = (K*)pipeline->batch();
@@ -139,30 +135,32 @@ static void read_side_lossless(MpSetOpState* st, PlanState* child, int side) {
     if (n > 0) flush(st, side, n);
 }
 
+// One input, lossless keys of type K; rows with a NULL go to the exact table.
+template <class K>
+static void read_side_lossless(MpSetOpState* st, PlanState* child, int side) {
+    read_side_keys<K>(st, child, side, [st, side](TupleTableSlot* slot, K* key) {
+        if (unlikely(!st->keys.null_bits && row_has_null(slot->tts_isnull, st->ncols))) {
+            st->null_rows++;
+            st->exact_used = true;
+            mp_exact_add(st, slot, side);
+            return false;
+        }
+        *key = mp_encode_row<K>(&st->keys, slot->tts_values, slot->tts_isnull);
+        return true;
+    });
+}
+
 // One input, hashed keys: store each row, hash it.
 static void read_side_hashed(MpSetOpState* st, PlanState* child, int side) {
-    MpPipeline* pipeline = st->holder->pipeline;
-    uint64_t* batch = (uint64_t*)pipeline->batch();
-    size_t capacity = pipeline->batch_capacity(), n = 0;
     ExprContext* econtext = st->css.ss.ps.ps_ExprContext;
-    for (;;) {
-        CHECK_FOR_INTERRUPTS();
-        TupleTableSlot* slot = ExecProcNode(child);
-        if (TupIsNull(slot)) break;
-        st->rows_read[side]++;
-        slot_getsomeattrs(slot, st->ncols);
+    read_side_keys<uint64_t>(st, child, side, [st, side, econtext](TupleTableSlot* slot, uint64_t* key) {
         store_row(st, side, slot);
         MemoryContext old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
-        batch[n++] = mp_hash_row(&st->keys, slot->tts_values, slot->tts_isnull);
+        *key = mp_hash_row(&st->keys, slot->tts_values, slot->tts_isnull);
         MemoryContextSwitchTo(old);
         ResetExprContext(econtext);
-        if (n == capacity) {
-            flush(st, side, n);
-            n = 0;
-            batch = (uint64_t*)pipeline->batch();
-        }
-    }
-    if (n > 0) flush(st, side, n);
+        return true;
+    });
 }
 
 static void read_side(MpSetOpState* st, PlanState* child, int side) {

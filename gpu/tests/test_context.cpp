@@ -65,15 +65,7 @@ TEST(Context, CpuResultsIndependentOfThreadCount) {
     }
 }
 
-class ContextOnBackend : public ::testing::TestWithParam<Backend> {
-protected:
-    void SetUp() override { MP_SKIP_IF_NO_GPU(GetParam()); }
-    Options options() const {
-        Options o;
-        o.backend = GetParam();
-        return o;
-    }
-};
+class ContextOnBackend : public OnBackend {};
 
 TEST_P(ContextOnBackend, BufferRoundTripAndAccounting) {
     Context ctx(options());

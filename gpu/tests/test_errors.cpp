@@ -26,15 +26,7 @@ TEST(Errors, CudaWithoutGpuThrowsNoDevice) {
     }
 }
 
-class ErrorsOnBackend : public ::testing::TestWithParam<Backend> {
-protected:
-    void SetUp() override { MP_SKIP_IF_NO_GPU(GetParam()); }
-    Options options() const {
-        Options o;
-        o.backend = GetParam();
-        return o;
-    }
-};
+class ErrorsOnBackend : public OnBackend {};
 
 TEST_P(ErrorsOnBackend, AllocBeyondBudgetThrowsOutOfMemory) {
     Options o = options();

@@ -126,6 +126,17 @@ inline const char* backend_name(Backend b) {
             GTEST_SKIP() << "no usable CUDA device: " << why_not_;                  \
     } while (0)
 
+// A test run once per backend (Cpu, Cuda); the Cuda run is skipped without a GPU.
+class OnBackend : public ::testing::TestWithParam<Backend> {
+protected:
+    void SetUp() override { MP_SKIP_IF_NO_GPU(GetParam()); }
+    Options options() const {
+        Options o;
+        o.backend = GetParam();
+        return o;
+    }
+};
+
 // Host <-> context-space copies.
 template <class T>
 Buffer<T> put(Context& ctx, const std::vector<T>& v) {
