@@ -57,6 +57,25 @@ MERGEPATH_DECLARE_BACKEND(cuda)
 
 namespace mergepath {
 
+// What join expansion of a kind needs, the same for both backends: semi and anti
+// joins only select A rows by their match flag; the others expand bounds into pairs,
+// keeping unmatched A rows (left, full) and appending unmatched B rows (right, full).
+struct JoinShape {
+    bool semi_anti;
+    bool keep_unmatched_a;
+    bool keep_unmatched_b;
+    SearchOutputs search;  // what the sorted search must produce for it
+};
+
+inline JoinShape join_shape(JoinKind kind) {
+    JoinShape s;
+    s.semi_anti = kind == JoinKind::Semi || kind == JoinKind::Anti;
+    s.keep_unmatched_a = kind == JoinKind::Left || kind == JoinKind::Full;
+    s.keep_unmatched_b = kind == JoinKind::Right || kind == JoinKind::Full;
+    s.search = {!s.semi_anti, !s.semi_anti, s.semi_anti, s.keep_unmatched_b};
+    return s;
+}
+
 // The result buffers sorted_search fills, as requested (both backends).
 inline SearchResult allocate_search_result(Context& ctx, size_t na, size_t nb, const SearchOutputs& want) {
     SearchResult r;

@@ -128,28 +128,26 @@ UniqueResult<K> unique(Context& ctx, View<const K> keys) {
 template <class K>
 JoinResult join(Context& ctx, JoinKind kind, View<const K> a, View<const K> b) {
     JoinResult r;
-    bool semi_anti = kind == JoinKind::Semi || kind == JoinKind::Anti;
-    SearchResult s = cpu::sorted_search<K>(ctx, a, b, {!semi_anti, !semi_anti, semi_anti, !semi_anti});
-    if (semi_anti) {
+    const JoinShape shape = join_shape(kind);
+    SearchResult s = cpu::sorted_search<K>(ctx, a, b, shape.search);
+    if (shape.semi_anti) {
         bool want = kind == JoinKind::Semi;
         r.a_rows = select_positions<int64_t>(ctx, a.size, [&](size_t i) { return (s.a_match.data()[i] != 0) == want; },
                                     &r.count);
         return r;
     }
-    bool keep_unmatched_a = kind == JoinKind::Left || kind == JoinKind::Full;
-    bool keep_unmatched_b = kind == JoinKind::Right || kind == JoinKind::Full;
     std::vector<size_t> offsets(a.size);
     size_t chunks = chunk_count(ctx, a.size);
     parallel_for(ctx, chunks, [&](size_t c) {
         for (size_t i = a.size * c / chunks; i < a.size * (c + 1) / chunks; ++i) {
             size_t matches = s.a_upper.data()[i] - s.a_lower.data()[i];
-            offsets[i] = keep_unmatched_a ? std::max<size_t>(matches, 1) : matches;
+            offsets[i] = shape.keep_unmatched_a ? std::max<size_t>(matches, 1) : matches;
         }
     });
     size_t pairs = scan_counts(ctx, offsets);
     size_t unmatched_b = 0;
     Buffer<int64_t> b_only;
-    if (keep_unmatched_b)
+    if (shape.keep_unmatched_b)
         b_only = select_positions<int64_t>(ctx, b.size, [&](size_t j) { return s.b_match.data()[j] == 0; }, &unmatched_b);
     r.count = pairs + unmatched_b;
     r.a_rows = ctx.alloc<int64_t>(r.count);

@@ -98,24 +98,22 @@ uint64_t scan_counts(Context& ctx, const uint64_t* counts, int64_t n, uint64_t* 
 template <class K>
 JoinResult join(Context& ctx, JoinKind kind, View<const K> a, View<const K> b) {
     JoinResult r;
-    bool semi_anti = kind == JoinKind::Semi || kind == JoinKind::Anti;
-    SearchResult s = cuda::sorted_search<K>(ctx, a, b, {!semi_anti, !semi_anti, semi_anti, !semi_anti});
-    if (semi_anti) {
+    const JoinShape shape = join_shape(kind);
+    SearchResult s = cuda::sorted_search<K>(ctx, a, b, shape.search);
+    if (shape.semi_anti) {
         r.a_rows = ctx.alloc<int64_t>(a.size);
         r.count = select_flagged(ctx, s.a_match.data(), kind == JoinKind::Semi, a.size, r.a_rows.data());
         return r;
     }
-    bool keep_a = kind == JoinKind::Left || kind == JoinKind::Full;
-    bool keep_b = kind == JoinKind::Right || kind == JoinKind::Full;
     int64_t na = a.size;
     Buffer<uint64_t> counts = ctx.alloc<uint64_t>(na), offsets = ctx.alloc<uint64_t>(na + 1);
     if (na) {
         count_pairs<<<unsigned(ceil_div<int64_t>(na, 256)), 256, 0, stream_of(ctx)>>>(s.a_lower.data(), s.a_upper.data(), na,
-                                                                                      keep_a, counts.data());
+                                                                                      shape.keep_unmatched_a, counts.data());
         launched("count_pairs");
     }
     uint64_t pairs = na ? scan_counts(ctx, counts.data(), na, offsets.data()) : 0;
-    size_t capacity = pairs + (keep_b ? b.size : 0);
+    size_t capacity = pairs + (shape.keep_unmatched_b ? b.size : 0);
     r.a_rows = ctx.alloc<int64_t>(capacity);
     r.b_rows = ctx.alloc<int64_t>(capacity);
     if (pairs) {
@@ -128,7 +126,7 @@ JoinResult join(Context& ctx, JoinKind kind, View<const K> a, View<const K> b) {
                                                                           r.a_rows.data(), r.b_rows.data());
         launched("expand_pairs");
     }
-    size_t unmatched_b = keep_b ? select_flagged(ctx, s.b_match.data(), false, b.size, r.b_rows.data() + pairs) : 0;
+    size_t unmatched_b = shape.keep_unmatched_b ? select_flagged(ctx, s.b_match.data(), false, b.size, r.b_rows.data() + pairs) : 0;
     if (unmatched_b)
         check(cudaMemsetAsync(r.a_rows.data() + pairs, 0xff, unmatched_b * sizeof(int64_t), stream_of(ctx)), "memset");
     synchronize(ctx, "join");
