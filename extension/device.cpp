@@ -159,6 +159,10 @@ void mp_context_release(mergepath::Context* ctx) noexcept {
     for (ContextSlot& s : slots) {
         if (s.ctx != ctx) continue;
         s.users--;
+        if (s.users == 0) {  // host blocks cached for reuse go back between queries
+            MpError err;
+            mp_try(&err, [&] { ctx->release_cached_memory(); });
+        }
         if (s.retired && s.users == 0) close_slot(&s);
         return;
     }

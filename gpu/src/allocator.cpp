@@ -1,5 +1,5 @@
 // allocator.cpp — budget accounting shared by the backends' allocators, and the host
-// allocator of the CPU backend (64-byte aligned malloc).
+// allocator of the CPU backend (64-byte aligned blocks, large ones cached for reuse).
 #include "allocator.h"
 
 #include <cstdlib>
@@ -43,12 +43,62 @@ size_t BudgetedAllocator::in_use() const {
     return in_use_;
 }
 
+namespace {
+constexpr size_t kCacheMinBlock = size_t(1) << 20;   // smaller blocks go straight back to malloc
+constexpr size_t kCacheMaxBytes = size_t(4) << 30;   // at most this much idle memory is kept
+constexpr size_t kCacheGranule = size_t(2) << 20;    // large sizes round up to 2 MiB for reuse
+
+size_t rounded_size(size_t bytes) {
+    size_t granule = bytes >= kCacheMinBlock ? kCacheGranule : 64;
+    return (bytes + granule - 1) / granule * granule;
+}
+}  // namespace
+
 void* HostAllocator::raw_allocate(size_t bytes) {
-    size_t rounded = (bytes + 63) / 64 * 64;
-    return std::aligned_alloc(64, rounded);
+    size_t size = rounded_size(bytes);
+    std::lock_guard<std::mutex> lock(cache_mutex_);
+    auto hit = cached_.find(size);
+    if (hit != cached_.end()) {
+        void* p = hit->second;
+        cached_.erase(hit);
+        cached_bytes_ -= size;
+        return p;
+    }
+    void* p = std::aligned_alloc(64, size);
+    if (!p && cached_bytes_) {  // give the cache back and try once more
+        free_cache_locked();
+        p = std::aligned_alloc(64, size);
+    }
+    if (p) block_sizes_[p] = size;
+    return p;
 }
 
-void HostAllocator::raw_release(void* p) noexcept { std::free(p); }
+void HostAllocator::raw_release(void* p) noexcept {
+    std::lock_guard<std::mutex> lock(cache_mutex_);
+    auto it = block_sizes_.find(p);
+    size_t size = it == block_sizes_.end() ? 0 : it->second;
+    if (size >= kCacheMinBlock && cached_bytes_ + size <= kCacheMaxBytes) {
+        cached_.emplace(size, p);
+        cached_bytes_ += size;
+        return;
+    }
+    if (it != block_sizes_.end()) block_sizes_.erase(it);
+    std::free(p);
+}
+
+void HostAllocator::release_cached() noexcept {
+    std::lock_guard<std::mutex> lock(cache_mutex_);
+    free_cache_locked();
+}
+
+void HostAllocator::free_cache_locked() noexcept {
+    for (auto& entry : cached_) {
+        block_sizes_.erase(entry.second);
+        std::free(entry.second);
+    }
+    cached_.clear();
+    cached_bytes_ = 0;
+}
 
 }  // namespace detail
 }  // namespace mergepath

@@ -1,10 +1,12 @@
 // allocator.h — the budgeted allocator every backend's memory comes from: it counts
 // the bytes held by live Buffers and scratch space, refuses (OutOfMemory) an
 // allocation that would exceed the context's budget, and delegates the actual memory
-// to the backend (malloc for the CPU, a cached CUDA stream-ordered pool for the GPU).
+// to the backend (a caching host allocator for the CPU, a cached CUDA stream-ordered
+// pool for the GPU).
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -21,6 +23,7 @@ public:
     size_t in_use() const;
     size_t budget() const { return budget_; }
     void set_budget(size_t bytes) { budget_ = bytes; }
+    virtual void release_cached() noexcept {}
 
 protected:
     virtual void* raw_allocate(size_t bytes) = 0;  // nullptr when the backend is out of memory
@@ -34,11 +37,28 @@ private:
     size_t budget_ = 0;
 };
 
+// Host memory of the CPU backend: 64-byte aligned blocks. Large blocks are kept on
+// release and handed out again for requests of the same rounded size, so repeated
+// operations do not page-fault fresh memory in every call (a kernel-zeroed page per
+// 4 KiB costs more than the merge that writes it). The cache is bounded and
+// release_cached() empties it.
 class HostAllocator final : public BudgetedAllocator {
+public:
+    ~HostAllocator() override { release_cached(); }
+    void release_cached() noexcept override;
+
 protected:
     void* raw_allocate(size_t bytes) override;
     void raw_release(void* p) noexcept override;
     std::string space_name() const override { return "host"; }
+
+private:
+    void free_cache_locked() noexcept;
+
+    std::mutex cache_mutex_;
+    std::unordered_map<void*, size_t> block_sizes_;  // every live or cached block
+    std::multimap<size_t, void*> cached_;            // rounded size -> free block
+    size_t cached_bytes_ = 0;
 };
 
 }  // namespace detail

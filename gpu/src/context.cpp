@@ -57,6 +57,7 @@ int Context::cpu_threads() const { return state_->threads; }
 size_t Context::memory_in_use() const { return state_->allocator().in_use(); }
 size_t Context::memory_budget() const { return state_->allocator().budget(); }
 void Context::set_memory_budget(size_t bytes) { state_->allocator().set_budget(bytes); }
+void Context::release_cached_memory() { state_->allocator().release_cached(); }
 Allocator& Context::allocator() { return state_->allocator(); }
 void* Context::cuda_stream() const { return state_->cuda.stream; }
 
