@@ -1,5 +1,5 @@
 // tune_tiles.cu — launch-box sweep for the select and search kernels on the GPU it
-// runs on: for 64-bit keys (100M per side, ~2 copies per key, sorted), it times the
+// runs on: for 64- and 32-bit keys (100M per side, ~2 copies per key, sorted), it times the
 // Balanced Path intersection and the Merge Path merge with several (threads per
 // block, elements per thread) shapes and prints one row per shape. The winners are
 // recorded in gpu/src/cuda/common.cuh (TileBox) and bench/RESULTS.md.
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cuda/select_kernel.cuh"
+#include "mergepath/ops.h"
 
 using namespace mergepath;
 using namespace mergepath::cuda;
@@ -36,21 +37,41 @@ float time_ms(Context& ctx, Fn fn, int reps) {
     return times[times.size() / 2];
 }
 
-template <int NT, int VT>
-void sweep_one(Context& ctx, const uint64_t* a, const uint64_t* b, int64_t n, uint64_t* out) {
+template <int NT, int VT, class K>
+void sweep_one(Context& ctx, const K* a, const K* b, int64_t n, K* out) {
     using Box = LaunchBox<NT, VT>;
-    TaggedOut<uint64_t> keys_only{out, nullptr};
+    TaggedOut<K> keys_only{out, nullptr};
     size_t count = 0;
     float inter = time_ms(ctx, [&] {
-        count = run_select<BalancedPathKind, SetOpStep<SetOp::Intersection>, true, uint64_t, Box>(ctx, a, n, b, n, keys_only);
+        count = run_select<BalancedPathKind, SetOpStep<SetOp::Intersection>, true, K, Box>(ctx, a, n, b, n, keys_only);
     }, 5);
     float merge = time_ms(ctx, [&] {
-        run_select<MergePathKind<algo::Ties::AFirst>, MergeStep, false, uint64_t, Box>(ctx, a, n, b, n, keys_only);
+        run_select<MergePathKind<algo::Ties::AFirst>, MergeStep, false, K, Box>(ctx, a, n, b, n, keys_only);
     }, 5);
-    double inter_bytes = 16.0 * n + 8.0 * count, merge_bytes = 32.0 * n;
-    std::printf("| %d | %d | %.3f | %.0f | %.3f | %.0f |\n", NT, VT, inter, inter_bytes / inter / 1e6, merge,
+    double w = sizeof(K), inter_bytes = 2 * w * n + w * count, merge_bytes = 4 * w * n;
+    std::printf("| %d | %d | %d | %.3f | %.0f | %.3f | %.0f |\n", int(8 * sizeof(K)), NT, VT, inter, inter_bytes / inter / 1e6, merge,
                 merge_bytes / merge / 1e6);
 }
+
+// Two sorted arrays of n keys, uniform in [0, n/2) (~2 copies per key), on the GPU,
+// and room for a merged output.
+template <class K>
+struct SortedInputs {
+    Buffer<K> a, b, out;
+    SortedInputs(Context& ctx, int64_t n) {
+        std::vector<K> host(n);
+        uint64_t state = 12345;
+        auto sorted_on_gpu = [&] {
+            for (auto& x : host) x = K((state = state * 6364136223846793005ull + 1442695040888963407ull) % (n / 2));
+            Buffer<K> keys = ctx.upload(host.data(), n);
+            sort_keys<K>(ctx, View<K>(keys));
+            return keys;
+        };
+        a = sorted_on_gpu();
+        b = sorted_on_gpu();
+        out = ctx.alloc<K>(2 * n);
+    }
+};
 
 }  // namespace
 
@@ -64,28 +85,28 @@ int main(int argc, char** argv) {
     Options opt;
     opt.backend = Backend::Cuda;
     Context ctx(opt);
-    std::vector<uint64_t> host(n);
-    uint64_t state = 12345;
-    auto fill_sorted = [&] {
-        for (auto& x : host) x = (state = state * 6364136223846793005ull + 1442695040888963407ull) % (n / 2);
-        std::sort(host.begin(), host.end());
-    };
-    fill_sorted();
-    Buffer<uint64_t> a = ctx.upload(host.data(), n);
-    fill_sorted();
-    Buffer<uint64_t> b = ctx.upload(host.data(), n);
-    Buffer<uint64_t> out = ctx.alloc<uint64_t>(2 * n);
-    std::printf("%s, %lld keys per side, 64-bit, ~2 copies per key\n", ctx.describe().c_str(), (long long)n);
-    std::printf("| NT | VT | intersection ms | GB/s | merge ms | GB/s |\n|---|---|---|---|---|---|\n");
-    sweep_one<128, 7>(ctx, a.data(), b.data(), n, out.data());
-    sweep_one<128, 11>(ctx, a.data(), b.data(), n, out.data());
-    sweep_one<128, 15>(ctx, a.data(), b.data(), n, out.data());
-    sweep_one<128, 19>(ctx, a.data(), b.data(), n, out.data());
-    sweep_one<256, 7>(ctx, a.data(), b.data(), n, out.data());
-    sweep_one<256, 11>(ctx, a.data(), b.data(), n, out.data());
-    sweep_one<256, 13>(ctx, a.data(), b.data(), n, out.data());
-    sweep_one<128, 23>(ctx, a.data(), b.data(), n, out.data());
-    sweep_one<512, 5>(ctx, a.data(), b.data(), n, out.data());
-    sweep_one<64, 23>(ctx, a.data(), b.data(), n, out.data());
+    std::printf("%s, %lld keys per side, ~2 copies per key\n", ctx.describe().c_str(), (long long)n);
+    std::printf("| key bits | NT | VT | intersection ms | GB/s | merge ms | GB/s |\n|---|---|---|---|---|---|---|\n");
+    {
+        SortedInputs<uint64_t> in(ctx, n);
+        sweep_one<256, 11>(ctx, in.a.data(), in.b.data(), n, in.out.data());
+        sweep_one<256, 13>(ctx, in.a.data(), in.b.data(), n, in.out.data());
+        sweep_one<256, 15>(ctx, in.a.data(), in.b.data(), n, in.out.data());
+        sweep_one<256, 17>(ctx, in.a.data(), in.b.data(), n, in.out.data());
+        sweep_one<128, 23>(ctx, in.a.data(), in.b.data(), n, in.out.data());
+        sweep_one<128, 27>(ctx, in.a.data(), in.b.data(), n, in.out.data());
+        sweep_one<128, 31>(ctx, in.a.data(), in.b.data(), n, in.out.data());
+        sweep_one<512, 7>(ctx, in.a.data(), in.b.data(), n, in.out.data());
+    }
+    {
+        SortedInputs<uint32_t> in(ctx, n);
+        sweep_one<256, 15>(ctx, in.a.data(), in.b.data(), n, in.out.data());
+        sweep_one<256, 19>(ctx, in.a.data(), in.b.data(), n, in.out.data());
+        sweep_one<256, 23>(ctx, in.a.data(), in.b.data(), n, in.out.data());
+        sweep_one<256, 27>(ctx, in.a.data(), in.b.data(), n, in.out.data());
+        sweep_one<512, 11>(ctx, in.a.data(), in.b.data(), n, in.out.data());
+        sweep_one<512, 9>(ctx, in.a.data(), in.b.data(), n, in.out.data());
+        sweep_one<128, 31>(ctx, in.a.data(), in.b.data(), n, in.out.data());
+    }
     return 0;
 }

@@ -287,6 +287,8 @@ void for_each_case(Group g, const std::function<void(const Case<K>&)>& fn) {
             emit("all equal 1/100001", all_equal(1, 100001));
             emit("all equal 100000/100000", all_equal(100000, 100000));
             emit("all equal 100000/70001", all_equal(100000, 70001));
+            // A B run longer than the CUDA join's packed per-needle count (2^20 - 1).
+            emit("all equal 2/1200000", all_equal(2, 1200000));
             // A run much longer than a tile and a partition, starting at odd offsets,
             // with other keys around it on both sides.
             auto long_run = [&](size_t run_a, size_t run_b) {

@@ -34,8 +34,8 @@ enum class Ties {
 
 // First position in keys[begin, end) whose key is not less than x (Lower) or greater
 // than x (!Lower).
-template <bool Lower, class K, class I>
-MP_HD I binary_search(const K* keys, I begin, I end, const K& x) {
+template <bool Lower, class Keys, class I, class K>
+MP_HD I binary_search(const Keys& keys, I begin, I end, const K& x) {
     while (begin < end) {
         I mid = begin + (end - begin) / 2;
         bool go_right = Lower ? keys[mid] < x : !(x < keys[mid]);
@@ -58,6 +58,27 @@ MP_HD I biased_lower_bound_from_end(const K* keys, I end, const K& x) {
         step *= 2;
     }
     return hi;
+}
+
+// Number of elements equal to x in keys[from, n), given that keys[from, n) holds
+// no key below x (from is x's lower bound): gallop forwards (1, 2, 4, ... elements)
+// past the run, then binary search the last bracket. O(log run length), so a needle
+// that matches a huge run of duplicates costs no more than a binary search.
+template <class Keys, class I, class K>
+MP_HD I equal_run_length(const Keys& keys, I from, I n, const K& x) {
+    if (from >= n || x < keys[from]) return 0;
+    I lo = from + 1, step = 1;  // keys[lo - 1] == x
+    I hi = n;
+    while (lo < n) {
+        I probe = lo + step - 1 < n ? lo + step - 1 : n - 1;
+        if (x < keys[probe]) {
+            hi = probe;
+            break;
+        }
+        lo = probe + 1;
+        step *= 2;
+    }
+    return binary_search<false>(keys, lo, hi, x) - from;
 }
 
 // Merge Path: the number of A elements among the first `diag` elements of the merge.

@@ -1,9 +1,11 @@
 // search_join.cpp — CPU backend of vectorized sorted search, unique, and join
 // expansion. Sorted search walks needles A through haystack B along the Merge Path
 // (ties A-first for lower bounds and match flags, B-first for upper bounds). Join =
-// sorted search -> per-A match counts -> exclusive scan -> load-balancing search
-// (the output indices 0..total-1 searched in the scanned counts: an upper-bound
-// sorted search of a counting sequence) -> (a, b) pairs.
+// one A-first walk (lower bound, pair count = the needle's run of equal B keys found
+// by galloping, B match flags) -> exclusive scan -> load-balancing search (the
+// output indices 0..total-1 searched in the scanned counts: an upper-bound sorted
+// search of a counting sequence) -> (a, b) pairs. The CUDA backend does the same in
+// two tile kernels (cuda/join.cu).
 #include <algorithm>
 #include <type_traits>
 
@@ -129,26 +131,37 @@ template <class K>
 JoinResult join(Context& ctx, JoinKind kind, View<const K> a, View<const K> b) {
     JoinResult r;
     const JoinShape shape = join_shape(kind);
-    SearchResult s = cpu::sorted_search<K>(ctx, a, b, shape.search);
     if (shape.semi_anti) {
+        SearchResult s = cpu::sorted_search<K>(ctx, a, b, shape.search);
         bool want = kind == JoinKind::Semi;
         r.a_rows = select_positions<int64_t>(ctx, a.size, [&](size_t i) { return (s.a_match.data()[i] != 0) == want; },
                                     &r.count);
         return r;
     }
+    // One sorted-search walk: each A row's lower bound in B, its run of equal B keys
+    // (galloping) as its pair count, and the B match flags.
+    const K* ak = a.data;
+    const K* bk = b.data;
+    constexpr uint64_t kUnmatched = ~uint64_t(0);  // a left/full row kept without a match
+    Buffer<uint64_t> lower = ctx.alloc<uint64_t>(a.size);
+    Buffer<uint8_t> b_match = ctx.alloc<uint8_t>(shape.keep_unmatched_b ? b.size : 0);
     std::vector<size_t> offsets(a.size);
-    size_t chunks = chunk_count(ctx, a.size);
-    parallel_for(ctx, chunks, [&](size_t c) {
-        for (size_t i = a.size * c / chunks; i < a.size * (c + 1) / chunks; ++i) {
-            size_t matches = s.a_upper.data()[i] - s.a_lower.data()[i];
-            offsets[i] = shape.keep_unmatched_a ? std::max<size_t>(matches, 1) : matches;
-        }
-    });
+    walk_search<algo::Ties::AFirst>(
+        ctx, ak, a.size, bk, b.size,
+        [&](size_t i, size_t bound) {
+            size_t run = algo::equal_run_length(bk, bound, b.size, ak[i]);
+            bool kept = run == 0 && shape.keep_unmatched_a;
+            lower.data()[i] = kept ? kUnmatched : bound;
+            offsets[i] = kept ? 1 : run;
+        },
+        [&](size_t j, size_t ai) {
+            if (shape.keep_unmatched_b) b_match.data()[j] = ai > 0 && ak[ai - 1] == bk[j];
+        });
     size_t pairs = scan_counts(ctx, offsets);
     size_t unmatched_b = 0;
     Buffer<int64_t> b_only;
     if (shape.keep_unmatched_b)
-        b_only = select_positions<int64_t>(ctx, b.size, [&](size_t j) { return s.b_match.data()[j] == 0; }, &unmatched_b);
+        b_only = select_positions<int64_t>(ctx, b.size, [&](size_t j) { return b_match.data()[j] == 0; }, &unmatched_b);
     r.count = pairs + unmatched_b;
     r.a_rows = ctx.alloc<int64_t>(r.count);
     r.b_rows = ctx.alloc<int64_t>(r.count);
@@ -156,10 +169,10 @@ JoinResult join(Context& ctx, JoinKind kind, View<const K> a, View<const K> b) {
     walk_search<algo::Ties::BFirst>(
         ctx, algo::Counting<size_t>{0}, pairs, offsets.data(), a.size,
         [&](size_t j, size_t bound) {
-            size_t i = bound - 1, rank = j - offsets[i];
-            bool matched = s.a_upper.data()[i] > s.a_lower.data()[i];
+            size_t i = bound - 1;
+            uint64_t lo = lower.data()[i];
             r.a_rows.data()[j] = static_cast<int64_t>(i);
-            r.b_rows.data()[j] = matched ? static_cast<int64_t>(s.a_lower.data()[i] + rank) : kNoRow;
+            r.b_rows.data()[j] = lo == kUnmatched ? kNoRow : static_cast<int64_t>(lo + (j - offsets[i]));
         },
         [](size_t, size_t) {});
     for (size_t k = 0; k < unmatched_b; ++k) {

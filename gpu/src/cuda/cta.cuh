@@ -86,15 +86,16 @@ struct TaggedOut {
     uint64_t* indices;
 };
 
-// Compacts the threads' selections into shared memory (block scan of the bitmask
+// Compacts the threads' selections (tile positions, 16 bits: half the shared memory
+// of int indices, so larger tiles fit) into shared memory (block scan of the bitmask
 // counts) and stores the tile's outputs at out + tile_offset, coalesced.
 template <class Box, class K>
 __device__ void store_selected(const K* keys, const TileRange& r, const int (&sel)[Box::VT], unsigned mask,
-                               int thread_offset, int tile_count, int64_t tile_offset, int* compacted,
+                               int thread_offset, int tile_count, int64_t tile_offset, uint16_t* compacted,
                                TaggedOut<K> out) {
 #pragma unroll
     for (int i = 0; i < Box::VT; ++i)
-        if (mask & (1u << i)) compacted[thread_offset++] = sel[i];
+        if (mask & (1u << i)) compacted[thread_offset++] = uint16_t(sel[i]);
     __syncthreads();
     for (int i = threadIdx.x; i < tile_count; i += Box::NT) {
         int s = compacted[i];

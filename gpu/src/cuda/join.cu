@@ -1,55 +1,197 @@
-// join.cu — CUDA backend of join expansion: sorted search (lower/upper bounds and
-// match flags) -> per-A pair counts -> CUB inclusive scan -> load-balancing search
-// (each output index j finds its A element as upper_bound(offsets, j) - 1: a
-// Merge Path partition of the outputs against the scanned counts, then serial
-// steps) -> (a, b) pairs. Semi/anti joins and the unmatched B rows of right/full
-// joins are CUB selections over the match flags.
-#include <cub/device/device_scan.cuh>
+// join.cu — CUDA backend of join expansion, in two tile passes:
+//  1. count: a vectorized sorted search of A in B (Merge Path tiles, ties A-first:
+//     each needle's lower bound), where each needle also gallops over its run of
+//     equal B keys (algo::equal_run_length) for its pair count; the counts are
+//     scanned inside the same kernel (block scan + decoupled look-back), so the pass
+//     writes each A row's lower bound and output offset directly;
+//  2. expand: load-balancing search — the outputs 0..pairs-1 against the row
+//     offsets, cut into tiles by Merge Path (ties B-first: output j belongs to the
+//     last row starting at or before j); each tile stages its rows' offsets and
+//     bounds in shared memory, threads walk their path steps, and the (a, b) pairs
+//     are stored coalesced.
+// Semi/anti joins and the unmatched B rows of right/full joins are CUB selections
+// over match flags.
+#include <cub/block/block_scan.cuh>
 #include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
 
 #include "backends.h"
-#include "algo/serial_steps.h"
-#include "cuda/common.cuh"
+#include "cuda/search_tile.cuh"
+#include "cuda/tile_scan.cuh"
 
 namespace mergepath {
 namespace cuda {
 namespace {
 
-constexpr int kJoinNT = 256, kJoinVT = 8, kJoinNV = kJoinNT * kJoinVT;
+// Launch boxes: the count pass needs room for keys, packed per-needle results and
+// match flags in static shared memory; the expand pass for two int64 row arrays.
+template <class K>
+struct CountBox : LaunchBox<256, 11> {};
+template <>
+struct CountBox<Key128> : LaunchBox<128, 11> {};
+using ExpandBox = LaunchBox<256, 8>;
 
-__global__ void count_pairs(const uint64_t* lower, const uint64_t* upper, int64_t na, bool keep_unmatched,
-                            uint64_t* counts) {
-    int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (i >= na) return;
-    uint64_t c = upper[i] - lower[i];
-    counts[i] = (keep_unmatched && c == 0) ? 1 : c;
+constexpr uint64_t kUnmatched = ~uint64_t(0);  // lower bound of an unmatched row kept by left/full
+
+// Per needle, the count pass keeps its tile-local lower bound and its run length in
+// one word; a run too long for the field is marked and recomputed from global memory.
+constexpr int kBoundBits = 12;
+constexpr uint32_t kRunCap = (1u << (32 - kBoundBits)) - 1;
+__device__ inline uint32_t pack(int bound, int64_t run) {
+    return uint32_t(bound) | (uint32_t(run < kRunCap ? run : kRunCap) << kBoundBits);
+}
+__device__ inline int packed_bound(uint32_t p) { return int(p & ((1u << kBoundBits) - 1)); }
+__device__ inline uint32_t packed_run(uint32_t p) { return p >> kBoundBits; }
+
+__device__ inline int64_t pairs_of(int64_t run, bool keep_unmatched) { return run == 0 && keep_unmatched ? 1 : run; }
+
+struct CountOut {
+    uint64_t* lower;    // na: B position of the first match (kUnmatched: row kept without one)
+    uint64_t* offsets;  // na + 1: first output of each row; offsets[na] = pairs
+    uint8_t* b_match;   // nb, or null
+    bool keep_unmatched;
+};
+
+template <class K>
+struct CountArgs {
+    const K* a;
+    int64_t na;
+    const K* b;
+    int64_t nb;
+};
+
+// The run length of needle i of the tile (recomputed from global memory if capped).
+template <class K>
+__device__ int64_t needle_run(uint32_t p, int i, const TileRange& r, const CountArgs<K>& in) {
+    uint32_t run = packed_run(p);
+    if (run < kRunCap) return run;
+    return algo::equal_run_length(in.b, r.b0 + packed_bound(p), in.nb, in.a[r.a0 + i]);
 }
 
-// Load-balancing search: the path of outputs (0..pairs-1) against the scanned counts
-// is cut into tiles by the partition kernel; thread t of a tile searches its start
-// (diagonal t * VT) inside the tile's ranges only, then expands VT path steps.
-// offsets has na + 1 entries (offsets[0] = 0, offsets[na] = pairs).
-__global__ void __launch_bounds__(kJoinNT)
-    expand_pairs(const PathPoint* points, const uint64_t* offsets, int64_t na, int64_t pairs,
-                 const uint64_t* lower, const uint64_t* upper, int64_t* a_rows, int64_t* b_rows) {
-    PathPoint p0 = points[blockIdx.x], p1 = points[blockIdx.x + 1];
-    int64_t diag = int64_t(threadIdx.x) * kJoinVT;
-    if (diag >= (p1.a - p0.a) + (p1.b - p0.b)) return;
-    const int64_t* starts = reinterpret_cast<const int64_t*>(offsets);
-    int64_t j = p0.a + algo::merge_path<algo::Ties::BFirst>(algo::Counting<int64_t>{p0.a}, p1.a - p0.a,
-                                                              starts + p0.b, p1.b - p0.b, diag);
-    int64_t i = p0.b + diag - (j - p0.a);
-    algo::Cursor<algo::Counting<int64_t>, const int64_t*, int64_t, int64_t> c(algo::Counting<int64_t>{0}, j, p1.a,
-                                                                               starts, i, p1.b);
-    for (int step = 0; step < kJoinVT && !c.done(); ++step) {
-        int64_t pos, bound;
-        if (!algo::search_step<algo::Ties::BFirst>(c, pos, bound)) continue;
-        int64_t a = bound - 1;
-        bool matched = upper[a] > lower[a];
-        a_rows[pos] = a;
-        b_rows[pos] = matched ? int64_t(lower[a] + (pos - starts[a])) : kNoRow;
+template <class Box, class K>
+__global__ void __launch_bounds__(Box::NT)
+    count_kernel(CountArgs<K> in, const PathPoint* points, CountOut out, TileState state) {
+    static_assert(Box::NV < (1 << kBoundBits), "tile too large for the packed bound");
+    constexpr int kWords = (Box::NV + 1) * (sizeof(K) > 8 ? sizeof(K) : 8) / 8;
+    using BlockScan = cub::BlockScan<long long, Box::NT>;
+    __shared__ typename BlockScan::TempStorage scan_temp;
+    __shared__ TilePrefix::TempStorage prefix_temp;
+    __shared__ uint64_t tile_words[kWords];  // the tile's keys, then the rows' offsets
+    __shared__ int2 starts[Box::NT + 1];
+    __shared__ uint32_t packed[Box::NV + 1];
+    __shared__ uint8_t b_match[Box::NV + 1];
+    K* keys = reinterpret_cast<K*>(tile_words);
+
+    TileRange r = tile_range(points, blockIdx.x);
+    load_tile<Box>(in.a, in.b, r, keys);
+    __syncthreads();
+    ThreadRange t = thread_range<Box, MergePathKind<algo::Ties::AFirst>>(keys, r, starts);
+    TileHaystack<K> hay{keys + r.na, r.nb, in.b, r.b0};
+    long long thread_pairs = 0;
+    walk_tile<Box, algo::Ties::AFirst>(
+        keys, r, t,
+        [&](int pos, int bound) {
+            int64_t run = algo::equal_run_length(hay, int64_t(bound), in.nb - r.b0, keys[pos]);
+            thread_pairs += pairs_of(run, out.keep_unmatched);
+            packed[pos] = pack(bound, run);
+        },
+        [&](int pos, int next_needle) {
+            if (out.b_match) b_match[pos] = haystack_matches(keys[r.na + pos], next_needle, r, keys, in.a);
+        });
+    long long thread_offset, tile_pairs;
+    BlockScan(scan_temp).ExclusiveSum(thread_pairs, thread_offset, tile_pairs);
+    long long tile_offset = look_back(state, prefix_temp, blockIdx.x, tile_pairs);
+    __syncthreads();  // every walk is done: the keys' space now stages offsets
+    long long* row_offsets = reinterpret_cast<long long*>(tile_words);
+    long long next = tile_offset + thread_offset;
+    for (int i = t.a; i < t.a_end; ++i) {
+        row_offsets[i] = next;
+        next += pairs_of(needle_run(packed[i], i, r, in), out.keep_unmatched);
     }
+    __syncthreads();
+    for (int i = threadIdx.x; i < r.na; i += Box::NT) {
+        uint32_t p = packed[i];
+        bool unmatched = packed_run(p) == 0;
+        out.lower[r.a0 + i] = unmatched && out.keep_unmatched ? kUnmatched : uint64_t(r.b0 + packed_bound(p));
+        out.offsets[r.a0 + i] = uint64_t(row_offsets[i]);
+    }
+    if (out.b_match)
+        for (int j = threadIdx.x; j < r.nb; j += Box::NT) out.b_match[r.b0 + j] = b_match[j];
+    if (threadIdx.x == 0 && blockIdx.x == gridDim.x - 1) out.offsets[in.na] = uint64_t(tile_offset + tile_pairs);
+}
+
+// Pass 1: lower bounds, offsets (and B match flags); returns the number of pairs.
+template <class K>
+uint64_t count_pairs(Context& ctx, const CountArgs<K>& in, CountOut out) {
+    using Box = CountBox<K>;
+    int64_t total = in.na + in.nb;
+    if (total == 0) return 0;
+    int64_t num_tiles = ceil_div<int64_t>(total, Box::NV);
+    Buffer<PathPoint> points =
+        partition<MergePathKind<algo::Ties::AFirst>>(ctx, in.a, in.na, in.b, in.nb, Box::NV, num_tiles);
+    Buffer<unsigned char> state_memory;
+    TileState state = make_tile_state(ctx, num_tiles, state_memory);
+    count_kernel<Box><<<unsigned(num_tiles), Box::NT, 0, stream_of(ctx)>>>(in, points.data(), out, state);
+    launched("count_kernel");
+    uint64_t pairs = 0;
+    check(cudaMemcpyAsync(&pairs, out.offsets + in.na, sizeof pairs, cudaMemcpyDeviceToHost, stream_of(ctx)), "pair count");
+    synchronize(ctx, "count_kernel");
+    return pairs;
+}
+
+// Pass 2: the load-balancing search. Tile rows [first_row, p1.b) are staged (the row
+// of a tile's first output may start in an earlier tile, hence first_row = p0.b - 1).
+__global__ void __launch_bounds__(ExpandBox::NT)
+    expand_kernel(const PathPoint* points, const uint64_t* offsets, const uint64_t* lower, int64_t* a_rows,
+                  int64_t* b_rows) {
+    constexpr int NV = ExpandBox::NV;
+    __shared__ int64_t row_start[NV + 2];
+    __shared__ uint64_t row_lower[NV + 2];
+    __shared__ int2 starts[ExpandBox::NT + 1];
+    __shared__ int row_of[NV];
+    PathPoint p0 = points[blockIdx.x], p1 = points[blockIdx.x + 1];
+    int64_t first_row = p0.b > 0 ? p0.b - 1 : 0;
+    int n_out = int(p1.a - p0.a), n_rows = int(p1.b - p0.b), staged = int(p1.b - first_row);
+    for (int i = threadIdx.x; i < staged; i += ExpandBox::NT) {
+        row_start[i] = int64_t(offsets[first_row + i]);
+        row_lower[i] = lower[first_row + i];
+    }
+    __syncthreads();
+    const int64_t* tile_starts = row_start + (p0.b - first_row);
+    algo::Counting<int64_t> outputs{p0.a};
+    int diag = min(int(threadIdx.x) * ExpandBox::VT, n_out + n_rows);
+    int oi = algo::merge_path<algo::Ties::BFirst>(outputs, n_out, tile_starts, n_rows, diag);
+    starts[threadIdx.x] = make_int2(oi, diag - oi);
+    if (threadIdx.x == 0) starts[ExpandBox::NT] = make_int2(n_out, n_rows);
+    __syncthreads();
+    int2 end = starts[threadIdx.x + 1];
+    algo::Cursor<algo::Counting<int64_t>, const int64_t*, int64_t, int> c(outputs, oi, end.x, tile_starts, diag - oi, end.y);
+#pragma unroll
+    for (int step = 0; step < ExpandBox::VT; ++step) {
+        if (c.done()) break;
+        int pos, bound;
+        if (algo::search_step<algo::Ties::BFirst>(c, pos, bound)) row_of[pos] = int(p0.b - first_row) + bound - 1;
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < n_out; i += ExpandBox::NT) {
+        int row = row_of[i];
+        int64_t out = p0.a + i;
+        uint64_t lo = row_lower[row];
+        a_rows[out] = first_row + row;
+        b_rows[out] = lo == kUnmatched ? kNoRow : int64_t(lo) + (out - row_start[row]);
+    }
+}
+
+void expand_pairs(Context& ctx, const uint64_t* offsets, int64_t na, uint64_t pairs, const uint64_t* lower,
+                  int64_t* a_rows, int64_t* b_rows) {
+    int64_t num_tiles = ceil_div<int64_t>(int64_t(pairs) + na, ExpandBox::NV);
+    if (num_tiles > INT32_MAX) throw Error("mergepath: join output too large for one launch");
+    const int64_t* starts = reinterpret_cast<const int64_t*>(offsets);
+    Buffer<PathPoint> points = partition<MergePathKind<algo::Ties::BFirst>>(
+        ctx, algo::Counting<int64_t>{0}, int64_t(pairs), starts, na, ExpandBox::NV, num_tiles);
+    expand_kernel<<<unsigned(num_tiles), ExpandBox::NT, 0, stream_of(ctx)>>>(points.data(), offsets, lower, a_rows,
+                                                                             b_rows);
+    launched("expand_kernel");
 }
 
 struct FlagIs {
@@ -77,56 +219,32 @@ size_t select_flagged(Context& ctx, const uint8_t* flags, bool want, int64_t n, 
     return size_t(count);
 }
 
-// offsets[0] = 0, offsets[i + 1] = counts[0] + ... + counts[i]; returns offsets[n].
-uint64_t scan_counts(Context& ctx, const uint64_t* counts, int64_t n, uint64_t* offsets) {
-    check(cudaMemsetAsync(offsets, 0, sizeof(uint64_t), stream_of(ctx)), "memset");
-    size_t bytes = 0;
-    auto run = [&](void* temp) {
-        return cub::DeviceScan::InclusiveSum(temp, bytes, counts, offsets + 1, n, stream_of(ctx));
-    };
-    check(run(nullptr), "DeviceScan::InclusiveSum");
-    Buffer<unsigned char> temp = ctx.alloc<unsigned char>(bytes);
-    check(run(temp.data()), "DeviceScan::InclusiveSum");
-    uint64_t total = 0;
-    check(cudaMemcpyAsync(&total, offsets + n, sizeof total, cudaMemcpyDeviceToHost, stream_of(ctx)), "pair count");
-    synchronize(ctx, "DeviceScan::InclusiveSum");
-    return total;
+template <class K>
+JoinResult semi_anti_join(Context& ctx, JoinKind kind, View<const K> a, View<const K> b) {
+    JoinResult r;
+    SearchResult s = cuda::sorted_search<K>(ctx, a, b, join_shape(kind).search);
+    r.a_rows = ctx.alloc<int64_t>(a.size);
+    r.count = select_flagged(ctx, s.a_match.data(), kind == JoinKind::Semi, a.size, r.a_rows.data());
+    return r;
 }
 
 }  // namespace
 
 template <class K>
 JoinResult join(Context& ctx, JoinKind kind, View<const K> a, View<const K> b) {
-    JoinResult r;
     const JoinShape shape = join_shape(kind);
-    SearchResult s = cuda::sorted_search<K>(ctx, a, b, shape.search);
-    if (shape.semi_anti) {
-        r.a_rows = ctx.alloc<int64_t>(a.size);
-        r.count = select_flagged(ctx, s.a_match.data(), kind == JoinKind::Semi, a.size, r.a_rows.data());
-        return r;
-    }
-    int64_t na = a.size;
-    Buffer<uint64_t> counts = ctx.alloc<uint64_t>(na), offsets = ctx.alloc<uint64_t>(na + 1);
-    if (na) {
-        count_pairs<<<unsigned(ceil_div<int64_t>(na, 256)), 256, 0, stream_of(ctx)>>>(s.a_lower.data(), s.a_upper.data(), na,
-                                                                                      shape.keep_unmatched_a, counts.data());
-        launched("count_pairs");
-    }
-    uint64_t pairs = na ? scan_counts(ctx, counts.data(), na, offsets.data()) : 0;
-    size_t capacity = pairs + (shape.keep_unmatched_b ? b.size : 0);
+    if (shape.semi_anti) return semi_anti_join(ctx, kind, a, b);
+    int64_t na = a.size, nb = b.size;
+    Buffer<uint64_t> lower = ctx.alloc<uint64_t>(na), offsets = ctx.alloc<uint64_t>(na + 1);
+    Buffer<uint8_t> b_match = shape.keep_unmatched_b ? ctx.alloc<uint8_t>(nb) : Buffer<uint8_t>();
+    CountOut counted{lower.data(), offsets.data(), b_match.data(), shape.keep_unmatched_a};
+    uint64_t pairs = count_pairs<K>(ctx, CountArgs<K>{a.data, na, b.data, nb}, counted);
+    JoinResult r;
+    size_t capacity = pairs + (shape.keep_unmatched_b ? nb : 0);
     r.a_rows = ctx.alloc<int64_t>(capacity);
     r.b_rows = ctx.alloc<int64_t>(capacity);
-    if (pairs) {
-        int64_t num_tiles = ceil_div<int64_t>(int64_t(pairs) + na, kJoinNV);
-        const int64_t* starts = reinterpret_cast<const int64_t*>(offsets.data());
-        Buffer<PathPoint> points = partition<MergePathKind<algo::Ties::BFirst>>(
-            ctx, algo::Counting<int64_t>{0}, int64_t(pairs), starts, na, kJoinNV, num_tiles);
-        expand_pairs<<<unsigned(num_tiles), kJoinNT, 0, stream_of(ctx)>>>(points.data(), offsets.data(), na, pairs,
-                                                                          s.a_lower.data(), s.a_upper.data(),
-                                                                          r.a_rows.data(), r.b_rows.data());
-        launched("expand_pairs");
-    }
-    size_t unmatched_b = shape.keep_unmatched_b ? select_flagged(ctx, s.b_match.data(), false, b.size, r.b_rows.data() + pairs) : 0;
+    if (pairs) expand_pairs(ctx, offsets.data(), na, pairs, lower.data(), r.a_rows.data(), r.b_rows.data());
+    size_t unmatched_b = shape.keep_unmatched_b ? select_flagged(ctx, b_match.data(), false, nb, r.b_rows.data() + pairs) : 0;
     if (unmatched_b)
         check(cudaMemsetAsync(r.a_rows.data() + pairs, 0xff, unmatched_b * sizeof(int64_t), stream_of(ctx)), "memset");
     synchronize(ctx, "join");

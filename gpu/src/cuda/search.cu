@@ -7,7 +7,7 @@
 #include <thrust/iterator/counting_iterator.h>
 
 #include "backends.h"
-#include "cuda/cta.cuh"
+#include "cuda/search_tile.cuh"
 
 namespace mergepath {
 namespace cuda {
@@ -18,21 +18,6 @@ struct SearchOut {
     uint8_t* a_match;
     uint8_t* b_match;
 };
-
-// Whether needle x (at tile position pos, bound local_bound) occurs in B.
-template <class K>
-__device__ bool needle_matches(const K& x, int local_bound, const TileRange& r, const K* tile_b, const K* b, int64_t nb) {
-    if (local_bound < r.nb) return tile_b[local_bound] == x;
-    int64_t g = r.b0 + local_bound;
-    return g < nb && b[g] == x;
-}
-
-// Whether haystack y matches the needle consumed just before it (ties A-first).
-template <class K>
-__device__ bool haystack_matches(const K& y, int next_needle, const TileRange& r, const K* tile_a, const K* a) {
-    if (next_needle > 0) return tile_a[next_needle - 1] == y;
-    return r.a0 > 0 && a[r.a0 - 1] == y;
-}
 
 // Per-tile search results staged in shared memory for coalesced stores.
 template <class Box>
@@ -62,20 +47,16 @@ __global__ void __launch_bounds__(Box::NT)
     load_tile<Box>(a, b, r, keys);
     __syncthreads();
     ThreadRange t = thread_range<Box, MergePathKind<T>>(keys, r, starts);
-    const K* ka = keys;
-    const K* kb = keys + r.na;
-    auto c = algo::make_cursor(ka, t.a, t.a_end, kb, t.b, t.b_end);
-#pragma unroll
-    for (int i = 0; i < Box::VT; ++i) {
-        if (c.done()) break;
-        int pos, bound;
-        if (algo::search_step<T>(c, pos, bound)) {
+    TileHaystack<K> hay{keys + r.na, r.nb, b, r.b0};
+    walk_tile<Box, T>(
+        keys, r, t,
+        [&](int pos, int bound) {
             stage.bound[pos] = bound;
-            if (out.a_match) stage.a_match[pos] = needle_matches(ka[pos], bound, r, kb, b, nb);
-        } else if (out.b_match) {
-            stage.b_match[pos] = haystack_matches(kb[pos], c.ai, r, ka, a);
-        }
-    }
+            if (out.a_match) stage.a_match[pos] = needle_matches(keys[pos], bound, hay, nb);
+        },
+        [&](int pos, int next_needle) {
+            if (out.b_match) stage.b_match[pos] = haystack_matches(keys[r.na + pos], next_needle, r, keys, a);
+        });
     __syncthreads();
     store_search<Box>(stage, r, out);
 }

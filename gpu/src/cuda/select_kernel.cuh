@@ -7,16 +7,11 @@
 // pass over the inputs.
 #pragma once
 
-#include <cub/agent/single_pass_scan_operators.cuh>
-#include <cuda/std/functional>
-
 #include "cuda/cta.cuh"
+#include "cuda/tile_scan.cuh"
 
 namespace mergepath {
 namespace cuda {
-
-using TileState = cub::ScanTileState<long long>;
-using TilePrefix = cub::TilePrefixCallbackOp<long long, ::cuda::std::plus<long long>, TileState>;
 
 // Serial steps, in the shape serial_select expects.
 struct MergeStep {
@@ -36,20 +31,6 @@ struct SetOpStep {
     }
 };
 
-__global__ void init_tile_state(TileState state, int num_tiles) { state.InitializeStatus(num_tiles); }
-
-// The tile's offset in the compacted output: exclusive prefix of all earlier tiles.
-__device__ inline long long look_back(TileState& state, TilePrefix::TempStorage& temp, int tile, int tile_count) {
-    if (tile == 0) {
-        if (threadIdx.x == 0) state.SetInclusive(0, tile_count);
-        return 0;
-    }
-    TilePrefix prefix(state, temp, ::cuda::std::plus<long long>(), tile);
-    if (threadIdx.x < 32) prefix(tile_count);
-    __syncthreads();
-    return prefix.GetExclusivePrefix();
-}
-
 template <class Box, class Path, class Step, bool Compact, class K>
 __global__ void __launch_bounds__(Box::NT)
     select_kernel(const K* a, const K* b, const PathPoint* points, TaggedOut<K> out, TileState state,
@@ -59,7 +40,8 @@ __global__ void __launch_bounds__(Box::NT)
     __shared__ TilePrefix::TempStorage prefix_temp;
     __shared__ K keys[Box::NV + 1];
     __shared__ int2 starts[Box::NT + 1];
-    __shared__ int compacted[Box::NV];
+    static_assert(Box::NV < 65536, "tile positions are stored in 16 bits");
+    __shared__ uint16_t compacted[Box::NV];
 
     int tile = blockIdx.x;
     TileRange r = tile_range(points, tile);
@@ -83,17 +65,9 @@ size_t run_select(Context& ctx, const K* a, int64_t na, const K* b, int64_t nb, 
     int64_t num_tiles = ceil_div<int64_t>(total, Box::NV);
     if (num_tiles > INT32_MAX) throw Error("mergepath: input too large for one launch");
     Buffer<PathPoint> points = partition<Path>(ctx, a, na, b, nb, Box::NV, num_tiles);
-    TileState state;
     Buffer<unsigned char> state_memory;
+    TileState state = Compact ? make_tile_state(ctx, num_tiles, state_memory) : TileState();
     Buffer<unsigned long long> count = ctx.alloc<unsigned long long>(1);
-    if (Compact) {
-        size_t bytes = 0;
-        check(TileState::AllocationSize(int(num_tiles), bytes), "ScanTileState::AllocationSize");
-        state_memory = ctx.alloc<unsigned char>(bytes);
-        check(state.Init(int(num_tiles), state_memory.data(), bytes), "ScanTileState::Init");
-        init_tile_state<<<unsigned(ceil_div<int64_t>(num_tiles + 32, 128)), 128, 0, stream_of(ctx)>>>(state, int(num_tiles));
-        launched("init_tile_state");
-    }
     select_kernel<Box, Path, Step, Compact><<<unsigned(num_tiles), Box::NT, 0, stream_of(ctx)>>>(
         a, b, points.data(), out, state, count.data());
     launched("select_kernel");
