@@ -1,5 +1,6 @@
 // backends.h — the operations each backend implements (cpu:: in src/cpu, cuda:: in
-// src/cuda). ops.cpp checks arguments and dispatches on the context's backend.
+// src/cuda). ops.cpp checks arguments and dispatches on the context's backend, and
+// composes merge_pairs from merge and gather_rows.
 #pragma once
 
 #include "mergepath/ops.h"
@@ -22,6 +23,9 @@
     void sort_pairs(Context& ctx, View<K> keys, View<uint64_t> rows);                          \
     template <class K>                                                                         \
     void sort_keys(Context& ctx, View<K> keys);                                                \
+    /* Replaces every tagged position (into A, or into B | kFromB) by the row it names. */     \
+    void gather_rows(Context& ctx, View<uint64_t> tagged, View<const uint64_t> a_rows,         \
+                     View<const uint64_t> b_rows);                                             \
     }
 
 namespace mergepath {
@@ -56,6 +60,11 @@ MERGEPATH_DECLARE_BACKEND(cuda)
     MERGEPATH_INSTANTIATE_SORT(K)
 
 namespace mergepath {
+
+// The row a tagged merge position names (gather_rows, both backends).
+MP_HD uint64_t tagged_row(uint64_t tagged, const uint64_t* a_rows, const uint64_t* b_rows) {
+    return is_from_b(tagged) ? b_rows[untag(tagged)] : a_rows[tagged];
+}
 
 // What join expansion of a kind needs, the same for both backends: semi and anti
 // joins only select A rows by their match flag; the others expand bounds into pairs,

@@ -1,5 +1,7 @@
 // ops.cpp — the public operations: argument checks, then dispatch to the context's
-// backend (cpu:: or cuda::). Instantiated for the three key types.
+// backend (cpu:: or cuda::). merge_pairs is the Merge Path merge with tagged
+// positions followed by the backend's gather of the rows they name (in place over the
+// positions). Instantiated for the three key types.
 #include "backends.h"
 
 namespace mergepath {
@@ -19,6 +21,22 @@ TaggedResult<K> merge(Context& ctx, View<const K> a, View<const K> b, Outputs wa
     require(a, "merge input A");
     require(b, "merge input B");
     return DISPATCH(ctx, merge<K>(ctx, a, b, want));
+}
+
+template <class K>
+PairsResult<K> merge_pairs(Context& ctx, View<const K> a, View<const uint64_t> a_rows, View<const K> b,
+                           View<const uint64_t> b_rows) {
+    require(a_rows, "merge_pairs rows of A");
+    require(b_rows, "merge_pairs rows of B");
+    if (a.size != a_rows.size || b.size != b_rows.size) throw Error("mergepath: merge_pairs needs one row per key");
+    TaggedResult<K> m = merge<K>(ctx, a, b, Outputs{true, true});
+    View<uint64_t> tagged(m.indices.data(), m.count);
+    DISPATCH(ctx, gather_rows(ctx, tagged, a_rows, b_rows));
+    PairsResult<K> r;
+    r.keys = std::move(m.keys);
+    r.rows = std::move(m.indices);
+    r.count = m.count;
+    return r;
 }
 
 template <class K>
@@ -62,6 +80,9 @@ void sort_keys(Context& ctx, View<K> keys) {
     DISPATCH(ctx, sort_keys<K>(ctx, keys));
 }
 
-MERGEPATH_FOR_EACH_KEY(MERGEPATH_INSTANTIATE_OPS)
+#define INSTANTIATE_FRONT_END(K) \
+    MERGEPATH_INSTANTIATE_OPS(K)  \
+    template PairsResult<K> merge_pairs<K>(Context&, View<const K>, View<const uint64_t>, View<const K>, View<const uint64_t>);
+MERGEPATH_FOR_EACH_KEY(INSTANTIATE_FRONT_END)
 
 }  // namespace mergepath

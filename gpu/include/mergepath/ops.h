@@ -5,6 +5,8 @@
 // Key types K: uint32_t, uint64_t, Key128.
 //
 //   merge          Merge Path: stable merge, A before B on equal keys.
+//   merge_pairs    the same merge of keys that each carry a row (the merge's tagged
+//                  positions, then a gather of the rows they name).
 //   set_op         Balanced Path: std::set_intersection / difference / union /
 //                  symmetric_difference semantics by key + rank (multisets).
 //   unique         first element of each run of equal keys.
@@ -38,6 +40,18 @@ struct TaggedResult {
 
 template <class K>
 TaggedResult<K> merge(Context& ctx, View<const K> a, View<const K> b, Outputs want = {});
+
+// Merged keys with the row each carried: a_rows[i] travels with a[i], b_rows[j] with b[j].
+template <class K>
+struct PairsResult {
+    Buffer<K> keys;
+    Buffer<uint64_t> rows;
+    size_t count = 0;
+};
+
+template <class K>
+PairsResult<K> merge_pairs(Context& ctx, View<const K> a, View<const uint64_t> a_rows, View<const K> b,
+                           View<const uint64_t> b_rows);
 
 template <class K>
 TaggedResult<K> set_op(Context& ctx, SetOp op, View<const K> a, View<const K> b, Outputs want = {});

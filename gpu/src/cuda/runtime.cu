@@ -1,21 +1,26 @@
 // runtime.cu — the CUDA backend's device handling: probing for a usable device
 // (quietly: a machine without a driver only yields a reason string), opening one
 // (stream + stream-ordered memory pool that keeps freed memory cached, so no
-// cudaMalloc per call), the pool-backed budgeted allocator, and host copies.
+// cudaMalloc per call), the pool-backed budgeted allocator, which also keeps the
+// context's pinned staging buffers (staging.cuh), and host copies.
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
 #include "cuda/common.cuh"
+#include "cuda/staging.cuh"
 #include "cuda_runtime_api.h"
 
 namespace mergepath {
 namespace detail {
 namespace {
 
+// The device memory of one context's stream, and the pinned host buffers its
+// asynchronous uploads are staged through.
 class CudaPoolAllocator final : public BudgetedAllocator {
 public:
     explicit CudaPoolAllocator(cudaStream_t stream) : stream_(stream) {}
+    cuda::PinnedStaging& staging() { return staging_; }
 
 protected:
     void* raw_allocate(size_t bytes) override {
@@ -33,6 +38,7 @@ protected:
 
 private:
     cudaStream_t stream_;
+    cuda::PinnedStaging staging_;
 };
 
 }  // namespace
@@ -89,4 +95,14 @@ void cuda_copy(void* stream, void* dst, const void* src, size_t bytes, bool to_d
 }
 
 }  // namespace detail
+
+namespace cuda {
+
+PinnedStaging& staging_of(Context& ctx) {
+    auto* pool = dynamic_cast<detail::CudaPoolAllocator*>(&ctx.allocator());
+    if (!pool) throw Error("mergepath: pinned staging needs a CUDA context");
+    return pool->staging();
+}
+
+}  // namespace cuda
 }  // namespace mergepath

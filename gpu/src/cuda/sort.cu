@@ -1,11 +1,14 @@
 // sort.cu — CUDA backend sorting with CUB's onesweep radix sort (keys, or keys with
 // a row payload). 128-bit keys are sorted through a decomposer (hi word, then lo).
-// Results are sorted into scratch buffers from the pool and copied back in place.
+// sort_into (sort.cuh) sorts from one array into another without waiting; the
+// in-place sort_pairs / sort_keys sort into scratch buffers from the pool, copy back
+// and wait for the stream.
 #include <cub/device/device_radix_sort.cuh>
 #include <cuda/std/tuple>
 
 #include "backends.h"
 #include "cuda/common.cuh"
+#include "cuda/sort.cuh"
 
 namespace mergepath {
 namespace cuda {
@@ -34,21 +37,34 @@ cudaError_t sort_call(void* t, size_t& n_bytes, const Key128* in, Key128* out, c
 
 template <class K>
 void sort_in_place(Context& ctx, View<K> keys, uint64_t* rows) {
-    int64_t n = keys.size;
+    size_t n = keys.size;
     if (n < 2) return;
     cudaStream_t s = stream_of(ctx);
     Buffer<K> keys_out = ctx.alloc<K>(n);
     Buffer<uint64_t> rows_out = rows ? ctx.alloc<uint64_t>(n) : Buffer<uint64_t>();
-    size_t bytes = 0;
-    check(sort_call(nullptr, bytes, keys.data, keys_out.data(), rows, rows_out.data(), n, s), "DeviceRadixSort");
-    Buffer<unsigned char> temp = ctx.alloc<unsigned char>(bytes);
-    check(sort_call(temp.data(), bytes, keys.data, keys_out.data(), rows, rows_out.data(), n, s), "DeviceRadixSort");
+    sort_into<K>(ctx, keys.data, keys_out.data(), rows, rows_out.data(), n);
     check(cudaMemcpyAsync(keys.data, keys_out.data(), n * sizeof(K), cudaMemcpyDeviceToDevice, s), "copy back");
     if (rows) check(cudaMemcpyAsync(rows, rows_out.data(), n * sizeof(uint64_t), cudaMemcpyDeviceToDevice, s), "copy back");
     synchronize(ctx, "DeviceRadixSort");
 }
 
 }  // namespace
+
+template <class K>
+void sort_into(Context& ctx, const K* keys_in, K* keys_out, const uint64_t* rows_in, uint64_t* rows_out, size_t n) {
+    cudaStream_t s = stream_of(ctx);
+    if (n == 0) return;
+    if (n == 1) {  // nothing to order: a copy
+        check(cudaMemcpyAsync(keys_out, keys_in, n * sizeof(K), cudaMemcpyDeviceToDevice, s), "sort_into copy");
+        if (rows_in)
+            check(cudaMemcpyAsync(rows_out, rows_in, n * sizeof(uint64_t), cudaMemcpyDeviceToDevice, s), "sort_into copy");
+        return;
+    }
+    size_t bytes = 0;
+    check(sort_call(nullptr, bytes, keys_in, keys_out, rows_in, rows_out, int64_t(n), s), "DeviceRadixSort");
+    Buffer<unsigned char> temp = ctx.alloc<unsigned char>(bytes);
+    check(sort_call(temp.data(), bytes, keys_in, keys_out, rows_in, rows_out, int64_t(n), s), "DeviceRadixSort");
+}
 
 template <class K>
 void sort_pairs(Context& ctx, View<K> keys, View<uint64_t> rows) {
@@ -60,7 +76,10 @@ void sort_keys(Context& ctx, View<K> keys) {
     sort_in_place<K>(ctx, keys, nullptr);
 }
 
+#define INSTANTIATE_SORT_INTO(K) \
+    template void sort_into<K>(Context&, const K*, K*, const uint64_t*, uint64_t*, size_t);
 MERGEPATH_FOR_EACH_KEY(MERGEPATH_INSTANTIATE_SORT)
+MERGEPATH_FOR_EACH_KEY(INSTANTIATE_SORT_INTO)
 
 }  // namespace cuda
 }  // namespace mergepath

@@ -1,6 +1,8 @@
-// ops.cpp (no CUDA) — the CUDA backend's operations in a build without nvcc. A
-// context can never resolve to the CUDA backend there, so these only guard the link.
+// ops.cpp (no CUDA) — the CUDA backend's operations and run shipping (ship_run.h) in a
+// build without nvcc. A context can never resolve to the CUDA backend there, so these
+// only guard the link.
 #include "backends.h"
+#include "ship_run.h"
 
 namespace mergepath {
 namespace cuda {
@@ -22,8 +24,12 @@ template <class K>
 void sort_pairs(Context&, View<K>, View<uint64_t>) { no_cuda(); }
 template <class K>
 void sort_keys(Context&, View<K>) { no_cuda(); }
+void gather_rows(Context&, View<uint64_t>, View<const uint64_t>, View<const uint64_t>) { no_cuda(); }
+template <class K>
+DeviceRun<K> ship_run(Context&, const K*, const uint64_t*, size_t, uint64_t, bool) { no_cuda(); }
 
 MERGEPATH_FOR_EACH_KEY(MERGEPATH_INSTANTIATE_OPS)
+MERGEPATH_FOR_EACH_KEY(MERGEPATH_INSTANTIATE_SHIP_RUN)
 
 }  // namespace cuda
 }  // namespace mergepath

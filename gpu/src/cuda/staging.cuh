@@ -1,0 +1,56 @@
+// staging.cuh — pinned host staging for the CUDA backend's asynchronous host-to-device
+// copies (the runs the SQL pipeline ships while it reads, ship_run.cu). Two
+// page-locked buffers are used in turn (double buffering): a copy memcpy's its
+// pageable source into the next buffer, queues cudaMemcpyAsync out of it on the
+// stream and records an event after that copy; the buffer is written again only once
+// its event has completed, so the host waits only when it gets two copies ahead of
+// the device. A buffer grows to the largest copy it is given (a power of two, at most
+// kMaxChunk); a larger copy goes through in kMaxChunk pieces (the host then fills
+// one buffer while the other is being copied).
+//
+// One PinnedStaging belongs to each CUDA context (it lives in the device's pool
+// allocator, runtime.cu: staging_of), so its buffers are reused by every pipeline on
+// that context. Pinned host memory is not counted in the context's GPU budget; a
+// failed cudaHostAlloc throws OutOfMemory.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+#include "mergepath/context.h"
+
+namespace mergepath {
+namespace cuda {
+
+class PinnedStaging {
+public:
+    static constexpr size_t kMaxChunk = size_t(64) << 20;
+
+    PinnedStaging() = default;
+    ~PinnedStaging();  // waits for copies still reading the buffers, then frees them
+    PinnedStaging(const PinnedStaging&) = delete;
+    PinnedStaging& operator=(const PinnedStaging&) = delete;
+
+    // Copies `bytes` from pageable host memory `src` to device memory `dst`, ordered on
+    // `stream`. Returns once src has been read (it may be reused), before the device
+    // has the data.
+    void copy_to_device(void* dst, const void* src, size_t bytes, cudaStream_t stream);
+
+private:
+    struct Slot {
+        void* host = nullptr;       // page-locked buffer
+        size_t capacity = 0;
+        cudaEvent_t read = nullptr;  // recorded after the last copy out of host
+    };
+    Slot& next_slot(size_t bytes);  // the next buffer, free and at least `bytes` large
+
+    Slot slots_[2];
+    int next_ = 0;
+};
+
+// The staging of a CUDA context (runtime.cu).
+PinnedStaging& staging_of(Context& ctx);
+
+}  // namespace cuda
+}  // namespace mergepath
