@@ -1,7 +1,9 @@
 // pipeline.cpp — drives mergepath::SqlSetOp<K> for one execution of a MergePath SetOp
 // node: the reader encodes rows into batch(), flush() hands each full batch to the
-// library (which streams it to the device), finish() runs sort + unique + Balanced
-// Path. Pure C++: no PostgreSQL calls, everything may throw (callers use mp_try).
+// library (on the GPU it ships every 1 << 22 keys of a side as a run, copied and
+// radix-sorted while reading goes on), finish() merges the runs (or sorts) and runs
+// unique + Balanced Path. Pure C++: no PostgreSQL calls, everything may throw
+// (callers use mp_try).
 //
 // GPU out of memory: a GPU pipeline is made with keep_host_copy (it may redo);
 // redo_on() rebinds the SqlSetOp, which still holds every key on the host in its

@@ -4,8 +4,10 @@
 // Per row: lossless keys encode the values (rows with a NULL go to the exact table
 // instead); hashed keys store the row (a MinimalTuple, in arrival order, so the
 // library's row numbers index it) and hash it. A full batch is handed to the library
-// (flush); if the GPU runs out of memory there or in finish(), the pipeline replays
-// its keys on the CPU backend and the query goes on, with a NOTICE.
+// (flush), which on the GPU ships every few million keys as a run that is copied and
+// sorted while reading goes on; if the GPU runs out of memory (a shipment that does
+// only ends shipping; finish() reports it), the pipeline replays its keys on the CPU
+// backend and the query goes on, with a NOTICE.
 //
 // The per-row work only needs the row's values and the key plan, so it can later be
 // split over parallel workers that each fill their own batches.
@@ -225,6 +227,8 @@ void mp_finish_pipeline(MpSetOpState* st) {
         st->timings.transfer_ms += t.transfer_ms;
         st->timings.sort_ms += t.sort_ms;
         st->timings.kernel_ms += t.kernel_ms;
+        st->timings.runs += t.runs;
+        st->timings.ship_ms += t.ship_ms;
     }
     find_results(st);
 }
