@@ -1,8 +1,11 @@
 // merge_setop.cpp — CPU backend of Merge Path merge and the Balanced Path multiset
 // operations. The path is cut into chunks (cut_path); each chunk runs the same serial
 // step as a GPU thread (algo/serial_steps.h). Merge writes at the chunk's diagonal;
-// the set operations count per chunk, scan the counts, then write (two passes
-// instead of the GPU's bitmask scan).
+// the set operations count each chunk, learn its output offset by a chained scan
+// (the CPU form of the GPU's decoupled look-back) and write it while its inputs are
+// still in cache.
+#include <algorithm>
+
 #include "algo/path_search.h"
 #include "algo/serial_steps.h"
 #include "backends.h"
@@ -49,19 +52,27 @@ void write_set_op(const K* a, const K* b, const PathChunk& ch, size_t o, TaggedR
         if (algo::set_op_step<Op>(c, e)) write_tagged(r, o++, e);
 }
 
+// Largest possible output of the operation (the buffers are allocated before the
+// count is known, as on the GPU).
+size_t set_op_capacity(SetOp op, size_t na, size_t nb) {
+    switch (op) {
+        case SetOp::Intersection: return std::min(na, nb);
+        case SetOp::Difference: return na;
+        default: return na + nb;
+    }
+}
+
 template <SetOp Op, class K>
 TaggedResult<K> run_set_op(Context& ctx, View<const K> a, View<const K> b, Outputs want) {
     size_t total = a.size + b.size;
-    auto chunks = cut_path(total, chunk_count(ctx, total), [&](size_t d) {
+    auto chunks = cut_path(total, cache_chunk_count(ctx, total), [&](size_t d) {
         auto p = algo::balanced_path(a.data, a.size, b.data, b.size, d);
         return PathPoint{p.a, p.b(d)};
     });
-    std::vector<size_t> offsets(chunks.size());
-    parallel_for(ctx, chunks.size(),
-                 [&](size_t i) { offsets[i] = count_set_op<Op>(a.data, b.data, chunks[i]); });
-    TaggedResult<K> r = allocate_tagged<K>(ctx, exclusive_scan(offsets), want);
-    parallel_for(ctx, chunks.size(),
-                 [&](size_t i) { write_set_op<Op>(a.data, b.data, chunks[i], offsets[i], r); });
+    TaggedResult<K> r = allocate_tagged<K>(ctx, set_op_capacity(Op, a.size, b.size), want);
+    r.count = parallel_chained_scan(
+        ctx, chunks.size(), [&](size_t i) { return count_set_op<Op>(a.data, b.data, chunks[i]); },
+        [&](size_t i, size_t offset) { write_set_op<Op>(a.data, b.data, chunks[i], offset, r); });
     return r;
 }
 

@@ -7,6 +7,7 @@
 
 #include <signal.h>
 
+#include <atomic>
 #include <cstddef>
 #include <functional>
 #include <vector>
@@ -31,9 +32,20 @@ private:
 };
 
 // Runs task(i) for i in [0, n_tasks) on the context's threads (started with all
-// signals blocked); rethrows the first exception (Cancelled included) after all
-// workers stopped.
-void parallel_for(const Context& ctx, size_t n_tasks, const std::function<void(size_t)>& task);
+// signals blocked); tasks are claimed in increasing order. Rethrows the first
+// exception (Cancelled included) after all workers stopped; `stopped`, if given, is
+// set as soon as a task fails, for tasks that wait on each other to poll.
+void parallel_for(const Context& ctx, size_t n_tasks, const std::function<void(size_t)>& task,
+                  std::atomic<bool>* stopped = nullptr);
+
+// The CPU form of a single-pass scan with decoupled look-back: task i runs
+// count(i), waits for the sum of all earlier counts (published by task i - 1 as soon
+// as its own count is known), publishes its own, then runs write(i, offset). As
+// tasks are claimed in order, the waits are short and each chunk is written while
+// its inputs are still in cache: the inputs are read from memory once, not twice
+// as with a count pass followed by a write pass. Returns the total count.
+size_t parallel_chained_scan(const Context& ctx, size_t n_tasks, const std::function<size_t(size_t)>& count,
+                             const std::function<void(size_t, size_t)>& write);
 
 // A chunk of a two-input path: A[a0, a1) and B[b0, b1), starting at output `diag0`.
 struct PathChunk {
@@ -47,6 +59,10 @@ struct PathPoint {
 // Number of chunks for `total` path steps: enough to balance threads and to poll
 // for interrupts about every few million elements.
 size_t chunk_count(const Context& ctx, size_t total);
+
+// At least chunk_count(), and chunks small enough (64K path steps) that a chunk's
+// inputs stay in a core's cache between two passes over it.
+size_t cache_chunk_count(const Context& ctx, size_t total);
 
 // Cuts the path of length `total` into `chunks` pieces; split(diag) gives the point.
 std::vector<PathChunk> cut_path(size_t total, size_t chunks, const std::function<PathPoint(size_t)>& split);

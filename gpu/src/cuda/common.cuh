@@ -44,16 +44,28 @@ struct LaunchBox {
     static constexpr int NV = NT_ * VT_;
 };
 
-// Tuned on the H100 (bench/RESULTS.md records the sweep): wider keys take fewer
-// elements per thread so a tile's keys stay within a comfortable shared-memory size.
+// Tuned on the H100 (bench/RESULTS.md records the sweeps): the largest tiles whose
+// keys and 16-bit compacted positions still fit 48 KB of static shared memory won
+// for 32- and 64-bit keys (fewer per-thread path searches per element).
 template <class K>
 struct TileBox;
 template <>
-struct TileBox<uint32_t> : LaunchBox<256, 15> {};
+struct TileBox<uint32_t> : LaunchBox<256, 23> {};
 template <>
-struct TileBox<uint64_t> : LaunchBox<256, 13> {};
+struct TileBox<uint64_t> : LaunchBox<256, 17> {};
 template <>
 struct TileBox<Key128> : LaunchBox<128, 11> {};
+
+// Sorted search stages an int bound and two flags per element besides the keys, so
+// its tiles are smaller.
+template <class K>
+struct SearchBox;
+template <>
+struct SearchBox<uint32_t> : LaunchBox<256, 15> {};
+template <>
+struct SearchBox<uint64_t> : LaunchBox<256, 13> {};
+template <>
+struct SearchBox<Key128> : LaunchBox<128, 11> {};
 
 // A point on a path: how many A and B elements lie before a cross-diagonal.
 struct PathPoint {

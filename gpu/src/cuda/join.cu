@@ -1,7 +1,8 @@
 // join.cu — CUDA backend of join expansion, in two tile passes:
 //  1. count: a vectorized sorted search of A in B (Merge Path tiles, ties A-first:
-//     each needle's lower bound), where each needle also gallops over its run of
-//     equal B keys (algo::equal_run_length) for its pair count; the counts are
+//     each needle's lower bound); then each thread gallops over the run of equal B
+//     keys of each distinct needle it consumed (algo::equal_run_length) for the
+//     pair counts, kept out of the unrolled walk to spare registers; the counts are
 //     scanned inside the same kernel (block scan + decoupled look-back), so the pass
 //     writes each A row's lower bound and output offset directly;
 //  2. expand: load-balancing search — the outputs 0..pairs-1 against the row
@@ -26,7 +27,7 @@ namespace {
 // Launch boxes: the count pass needs room for keys, packed per-needle results and
 // match flags in static shared memory; the expand pass for two int64 row arrays.
 template <class K>
-struct CountBox : LaunchBox<256, 11> {};
+struct CountBox : LaunchBox<256, 13> {};
 template <>
 struct CountBox<Key128> : LaunchBox<128, 11> {};
 using ExpandBox = LaunchBox<256, 8>;
@@ -87,17 +88,20 @@ __global__ void __launch_bounds__(Box::NT)
     __syncthreads();
     ThreadRange t = thread_range<Box, MergePathKind<algo::Ties::AFirst>>(keys, r, starts);
     TileHaystack<K> hay{keys + r.na, r.nb, in.b, r.b0};
-    long long thread_pairs = 0;
     walk_tile<Box, algo::Ties::AFirst>(
-        keys, r, t,
-        [&](int pos, int bound) {
-            int64_t run = algo::equal_run_length(hay, int64_t(bound), in.nb - r.b0, keys[pos]);
-            thread_pairs += pairs_of(run, out.keep_unmatched);
-            packed[pos] = pack(bound, run);
-        },
+        keys, r, t, [&](int pos, int bound) { packed[pos] = uint32_t(bound); },
         [&](int pos, int next_needle) {
             if (out.b_match) b_match[pos] = haystack_matches(keys[r.na + pos], next_needle, r, keys, in.a);
         });
+    // The thread's own needles (written above by itself): gallop once per distinct key.
+    long long thread_pairs = 0;
+    int64_t run = 0;
+    for (int i = t.a; i < t.a_end; ++i) {
+        int bound = int(packed[i]);
+        if (i == t.a || keys[i - 1] != keys[i]) run = algo::equal_run_length(hay, int64_t(bound), in.nb - r.b0, keys[i]);
+        thread_pairs += pairs_of(run, out.keep_unmatched);
+        packed[i] = pack(bound, run);
+    }
     long long thread_offset, tile_pairs;
     BlockScan(scan_temp).ExclusiveSum(thread_pairs, thread_offset, tile_pairs);
     long long tile_offset = look_back(state, prefix_temp, blockIdx.x, tile_pairs);
@@ -140,21 +144,28 @@ uint64_t count_pairs(Context& ctx, const CountArgs<K>& in, CountOut out) {
 }
 
 // Pass 2: the load-balancing search. Tile rows [first_row, p1.b) are staged (the row
-// of a tile's first output may start in an earlier tile, hence first_row = p0.b - 1).
+// of a tile's first output may start in an earlier tile, hence first_row = p0.b - 1)
+// as their first output and the distance from it to their first B match, so output
+// j of row i pairs with B row j + delta[i].
+constexpr int64_t kNoDelta = INT64_MIN;  // the row has no match (left/full)
+
 __global__ void __launch_bounds__(ExpandBox::NT)
     expand_kernel(const PathPoint* points, const uint64_t* offsets, const uint64_t* lower, int64_t* a_rows,
                   int64_t* b_rows) {
     constexpr int NV = ExpandBox::NV;
+    static_assert(NV + 2 < 65536, "tile rows are stored in 16 bits");
     __shared__ int64_t row_start[NV + 2];
-    __shared__ uint64_t row_lower[NV + 2];
+    __shared__ int64_t row_delta[NV + 2];
     __shared__ int2 starts[ExpandBox::NT + 1];
-    __shared__ int row_of[NV];
+    __shared__ uint16_t row_of[NV];
     PathPoint p0 = points[blockIdx.x], p1 = points[blockIdx.x + 1];
     int64_t first_row = p0.b > 0 ? p0.b - 1 : 0;
     int n_out = int(p1.a - p0.a), n_rows = int(p1.b - p0.b), staged = int(p1.b - first_row);
     for (int i = threadIdx.x; i < staged; i += ExpandBox::NT) {
-        row_start[i] = int64_t(offsets[first_row + i]);
-        row_lower[i] = lower[first_row + i];
+        int64_t start = int64_t(offsets[first_row + i]);
+        uint64_t lo = lower[first_row + i];
+        row_start[i] = start;
+        row_delta[i] = lo == kUnmatched ? kNoDelta : int64_t(lo) - start;
     }
     __syncthreads();
     const int64_t* tile_starts = row_start + (p0.b - first_row);
@@ -170,15 +181,14 @@ __global__ void __launch_bounds__(ExpandBox::NT)
     for (int step = 0; step < ExpandBox::VT; ++step) {
         if (c.done()) break;
         int pos, bound;
-        if (algo::search_step<algo::Ties::BFirst>(c, pos, bound)) row_of[pos] = int(p0.b - first_row) + bound - 1;
+        if (algo::search_step<algo::Ties::BFirst>(c, pos, bound)) row_of[pos] = uint16_t(int(p0.b - first_row) + bound - 1);
     }
     __syncthreads();
     for (int i = threadIdx.x; i < n_out; i += ExpandBox::NT) {
         int row = row_of[i];
-        int64_t out = p0.a + i;
-        uint64_t lo = row_lower[row];
+        int64_t out = p0.a + i, delta = row_delta[row];
         a_rows[out] = first_row + row;
-        b_rows[out] = lo == kUnmatched ? kNoRow : int64_t(lo) + (out - row_start[row]);
+        b_rows[out] = delta == kNoDelta ? kNoRow : out + delta;
     }
 }
 

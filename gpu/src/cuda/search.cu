@@ -63,7 +63,7 @@ __global__ void __launch_bounds__(Box::NT)
 
 template <algo::Ties T, class K>
 void launch_search(Context& ctx, View<const K> a, View<const K> b, SearchOut out) {
-    using Box = TileBox<K>;
+    using Box = SearchBox<K>;
     int64_t total = int64_t(a.size + b.size);
     if (total == 0) return;
     int64_t num_tiles = ceil_div<int64_t>(total, Box::NV);
