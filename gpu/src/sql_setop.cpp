@@ -98,7 +98,13 @@ template <class K>
 void SqlSetOp<K>::State::sort_sides(SideArray<K> (&sides)[2], Stopwatch& clock) {
     Context& c = *ctx;
     if (ship_every() != 0) {
-        for (int s = 0; s < 2; ++s) runs[s].ship(c, keys[s], rows[s]);  // the rest
+        try {
+            for (int s = 0; s < 2; ++s) runs[s].ship(c, keys[s], rows[s]);  // the rest
+        } catch (const OutOfMemory&) {
+            runs[0].clear();  // give the device memory back before the caller redoes the work
+            runs[1].clear();
+            throw;
+        }
         (c.host_memory() ? timings.sort_ms : timings.transfer_ms) += clock.lap_ms();
         for (int s = 0; s < 2; ++s) sides[s] = runs[s].merge(c, keys[s], rows[s]);
     } else {

@@ -84,8 +84,9 @@ public:
     size_t memory_in_use() const;   // bytes held by live Buffers and scratch
     size_t memory_budget() const;
     void set_memory_budget(size_t bytes);
-    // Hands memory cached for reuse (freed Buffers kept by the host allocator) back
-    // to the system; the GPU pool keeps its cache. Buffers still alive are untouched.
+    // Hands memory cached for reuse back to the system: freed Buffers kept by the host
+    // allocator, and the CUDA context's pinned staging buffers (the GPU pool keeps its
+    // device memory cached). Buffers still alive are untouched.
     void release_cached_memory();
 
     // Why Auto would not pick CUDA (empty when it would). Calls into the CUDA runtime:

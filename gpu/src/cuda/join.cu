@@ -69,8 +69,10 @@ __device__ int64_t needle_run(uint32_t p, int i, const TileRange& r, const Count
     return algo::equal_run_length(in.b, r.b0 + packed_bound(p), in.nb, in.a[r.a0 + i]);
 }
 
-template <class Box, class K>
-__global__ void __launch_bounds__(Box::NT)
+// Five blocks of 256 threads per SM: registers capped at 51, shared memory under
+// 45 KB when no B match flags are staged (inner and left joins).
+template <class Box, bool WithBMatch, class K>
+__global__ void __launch_bounds__(Box::NT, 5)
     count_kernel(CountArgs<K> in, const PathPoint* points, CountOut out, TileState state) {
     static_assert(Box::NV < (1 << kBoundBits), "tile too large for the packed bound");
     constexpr int kWords = (Box::NV + 1) * (sizeof(K) > 8 ? sizeof(K) : 8) / 8;
@@ -80,7 +82,7 @@ __global__ void __launch_bounds__(Box::NT)
     __shared__ uint64_t tile_words[kWords];  // the tile's keys, then the rows' offsets
     __shared__ int2 starts[Box::NT + 1];
     __shared__ uint32_t packed[Box::NV + 1];
-    __shared__ uint8_t b_match[Box::NV + 1];
+    __shared__ uint8_t b_match[WithBMatch ? Box::NV + 1 : 1];
     K* keys = reinterpret_cast<K*>(tile_words);
 
     TileRange r = tile_range(points, blockIdx.x);
@@ -91,7 +93,7 @@ __global__ void __launch_bounds__(Box::NT)
     walk_tile<Box, algo::Ties::AFirst>(
         keys, r, t, [&](int pos, int bound) { packed[pos] = uint32_t(bound); },
         [&](int pos, int next_needle) {
-            if (out.b_match) b_match[pos] = haystack_matches(keys[r.na + pos], next_needle, r, keys, in.a);
+            if (WithBMatch) b_match[pos] = haystack_matches(keys[r.na + pos], next_needle, r, keys, in.a);
         });
     // The thread's own needles (written above by itself): gallop once per distinct key.
     long long thread_pairs = 0;
@@ -119,7 +121,7 @@ __global__ void __launch_bounds__(Box::NT)
         out.lower[r.a0 + i] = unmatched && out.keep_unmatched ? kUnmatched : uint64_t(r.b0 + packed_bound(p));
         out.offsets[r.a0 + i] = uint64_t(row_offsets[i]);
     }
-    if (out.b_match)
+    if (WithBMatch)
         for (int j = threadIdx.x; j < r.nb; j += Box::NT) out.b_match[r.b0 + j] = b_match[j];
     if (threadIdx.x == 0 && blockIdx.x == gridDim.x - 1) out.offsets[in.na] = uint64_t(tile_offset + tile_pairs);
 }
@@ -135,7 +137,10 @@ uint64_t count_pairs(Context& ctx, const CountArgs<K>& in, CountOut out) {
         partition<MergePathKind<algo::Ties::AFirst>>(ctx, in.a, in.na, in.b, in.nb, Box::NV, num_tiles);
     Buffer<unsigned char> state_memory;
     TileState state = make_tile_state(ctx, num_tiles, state_memory);
-    count_kernel<Box><<<unsigned(num_tiles), Box::NT, 0, stream_of(ctx)>>>(in, points.data(), out, state);
+    if (out.b_match)
+        count_kernel<Box, true><<<unsigned(num_tiles), Box::NT, 0, stream_of(ctx)>>>(in, points.data(), out, state);
+    else
+        count_kernel<Box, false><<<unsigned(num_tiles), Box::NT, 0, stream_of(ctx)>>>(in, points.data(), out, state);
     launched("count_kernel");
     uint64_t pairs = 0;
     check(cudaMemcpyAsync(&pairs, out.offsets + in.na, sizeof pairs, cudaMemcpyDeviceToHost, stream_of(ctx)), "pair count");

@@ -21,6 +21,8 @@ class CudaPoolAllocator final : public BudgetedAllocator {
 public:
     explicit CudaPoolAllocator(cudaStream_t stream) : stream_(stream) {}
     cuda::PinnedStaging& staging() { return staging_; }
+    // The pool keeps its device memory cached; the pinned staging is given back.
+    void release_cached() noexcept override { staging_.release(); }
 
 protected:
     void* raw_allocate(size_t bytes) override {

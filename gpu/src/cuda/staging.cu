@@ -18,13 +18,16 @@ size_t slot_size(size_t bytes) {
 
 }  // namespace
 
-PinnedStaging::~PinnedStaging() {
+PinnedStaging::~PinnedStaging() { release(); }
+
+void PinnedStaging::release() noexcept {
     for (Slot& s : slots_) {
         if (s.read) {
             cudaEventSynchronize(s.read);
             cudaEventDestroy(s.read);
         }
         if (s.host) cudaFreeHost(s.host);
+        s = Slot{};
     }
 }
 

@@ -10,8 +10,9 @@
 //
 // One PinnedStaging belongs to each CUDA context (it lives in the device's pool
 // allocator, runtime.cu: staging_of), so its buffers are reused by every pipeline on
-// that context. Pinned host memory is not counted in the context's GPU budget; a
-// failed cudaHostAlloc throws OutOfMemory.
+// that context until release() (Context::release_cached_memory(), which the extension
+// calls when a context goes idle at the end of a query). Pinned host memory is not
+// counted in the context's GPU budget; a failed cudaHostAlloc throws OutOfMemory.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -36,6 +37,11 @@ public:
     // `stream`. Returns once src has been read (it may be reused), before the device
     // has the data.
     void copy_to_device(void* dst, const void* src, size_t bytes, cudaStream_t stream);
+
+    // Waits for copies still reading the buffers and frees them (they are allocated
+    // again by the next copy): Context::release_cached_memory() calls it, so an idle
+    // context does not keep host memory page-locked.
+    void release() noexcept;
 
 private:
     struct Slot {
