@@ -24,6 +24,7 @@ int mp_device_setting = MP_DEVICE_SETTING_AUTO;
 // A first guess: below ~100k input rows the fixed costs of the device path (context,
 // launches, transfers) outweigh what it saves. To be re-measured by the bench issue.
 int mp_min_rows = 100000;
+bool mp_hashed_keys = false;
 int mp_gpu_memory_limit_mb = 0;
 int mp_cpu_threads = 0;
 int mp_debug_hash_bits = 0;
@@ -47,6 +48,11 @@ static void define_public_gucs(void) {
     DefineCustomIntVariable("pg_mergepath.min_rows",
                             "Estimated input rows (both sides) below which the MergePath SetOp node is not used.",
                             NULL, &mp_min_rows, 100000, 0, INT_MAX, PGC_USERSET, 0, NULL, NULL, NULL);
+    DefineCustomBoolVariable("pg_mergepath.hashed_keys",
+                             "Also offer the node for keys that need hashing and verification.",
+                             "Text, numeric, float and other non-lossless keys. Off by default: measured no faster "
+                             "than PostgreSQL's own set operations (bench/RESULTS.md).",
+                             &mp_hashed_keys, false, PGC_USERSET, 0, NULL, NULL, NULL);
     DefineCustomIntVariable("pg_mergepath.gpu_memory_limit", "GPU memory one backend's set operations may hold.",
                             "0 means no limit. A query that needs more is computed on the CPU backend.",
                             &mp_gpu_memory_limit_mb, 0, 0, INT_MAX / 2, PGC_USERSET, GUC_UNIT_MB, NULL, NULL,

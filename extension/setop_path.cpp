@@ -17,7 +17,9 @@
 //
 // The path is offered only when the result is exact (keys.cpp decides: lossless keys,
 // or hash + equality support; no nondeterministic collations) and the estimated input
-// is at least pg_mergepath.min_rows. Every reason not to is logged at DEBUG1.
+// is at least pg_mergepath.min_rows; keys that need hashing (text, numeric, floats...)
+// only with pg_mergepath.hashed_keys, as that path is measured no faster than the
+// native one. Every reason not to is logged at DEBUG1.
 //
 // Cost: both inputs are read anyway (their total cost); then per input row our tuple
 // handling (cpu_tuple_cost / 2, as Append charges) plus key work in units of
@@ -162,6 +164,10 @@ void consider_setop(PlannerInfo* root, RelOptInfo* rel, SetOpPath* sp, Projectio
     char* why_not;
     if (!mp_keys_choose(cols.ncols, cols.types, cols.collations, cols.eqops, cols.hashable, &keys, &why_not)) {
         elog(DEBUG1, "pg_mergepath: %s not replaced: %s", op, why_not);
+        return;
+    }
+    if (!keys.lossless && !mp_hashed_keys) {
+        elog(DEBUG1, "pg_mergepath: %s not replaced: its keys need hashing and pg_mergepath.hashed_keys is off", op);
         return;
     }
     double rows = left->rows + right->rows;

@@ -42,6 +42,7 @@ cp -r "$root/sql" "$root/expected" "$work/"
 cat > "$work/regress.conf" <<EOF
 shared_preload_libraries = 'pg_mergepath'
 pg_mergepath.device = '$device'
+pg_mergepath.hashed_keys = on
 EOF
 
 run=()

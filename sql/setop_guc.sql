@@ -53,3 +53,14 @@ SELECT B'1' AS x INTERSECT SELECT B'1';
 SET pg_mergepath.min_rows = 1000;
 SELECT 1 AS x EXCEPT SELECT 2;
 RESET client_min_messages;
+
+-- hashed_keys (off by default; this suite's server config turns it on): text keys need
+-- hashing, so with it off the native SetOp stays, and DEBUG1 says why.
+SELECT boot_val FROM pg_settings WHERE name = 'pg_mergepath.hashed_keys';
+SET pg_mergepath.min_rows = 0;
+SET pg_mergepath.hashed_keys = off;
+SET client_min_messages = debug1;
+SELECT 'x'::text AS t INTERSECT SELECT 'y'::text;
+RESET client_min_messages;
+RESET pg_mergepath.hashed_keys;
+RESET pg_mergepath.min_rows;

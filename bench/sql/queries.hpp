@@ -48,9 +48,13 @@ inline const std::vector<Variant>& variant_table() {
         {"tuned", "stock tuned",
          {"pg_mergepath.enabled = off", "work_mem = '4GB'", "max_parallel_workers_per_gather = 8"}, false},
         {"gpu", "pg_mergepath gpu",
-         {"pg_mergepath.enabled = on", "pg_mergepath.device = 'gpu'", "pg_mergepath.min_rows = 0"}, true},
+         {"pg_mergepath.enabled = on", "pg_mergepath.device = 'gpu'", "pg_mergepath.min_rows = 0",
+          "pg_mergepath.hashed_keys = on"},
+         true},
         {"cpu", "pg_mergepath cpu",
-         {"pg_mergepath.enabled = on", "pg_mergepath.device = 'cpu'", "pg_mergepath.min_rows = 0"}, true},
+         {"pg_mergepath.enabled = on", "pg_mergepath.device = 'cpu'", "pg_mergepath.min_rows = 0",
+          "pg_mergepath.hashed_keys = on"},
+         true},
     };
     return v;
 }
