@@ -1,9 +1,9 @@
 // merge_setop.cpp — CPU backend of Merge Path merge and the Balanced Path multiset
 // operations. The path is cut into chunks (cut_path); each chunk runs the same serial
 // step as a GPU thread (algo/serial_steps.h). Merge writes at the chunk's diagonal;
-// the set operations count each chunk, learn its output offset by a chained scan
-// (the CPU form of the GPU's decoupled look-back) and write it while its inputs are
-// still in cache.
+// the set operations run each chunk once into scratch space, learn its output offset
+// by a chained scan (the CPU form of the GPU's decoupled look-back) and copy it into
+// place while it is still in cache.
 #include <algorithm>
 
 #include "algo/path_search.h"
@@ -35,21 +35,21 @@ auto chunk_cursor(const K* a, const K* b, const PathChunk& ch) {
     return algo::make_cursor(a, ch.a0, ch.a1, b, ch.b0, ch.b1);
 }
 
+// Runs the chunk's serial steps, writing its outputs from position o; returns how many.
 template <SetOp Op, class K>
-size_t count_set_op(const K* a, const K* b, const PathChunk& ch) {
+size_t write_set_op(const K* a, const K* b, const PathChunk& ch, size_t o, TaggedResult<K>& r) {
     auto c = chunk_cursor(a, b, ch);
     algo::Emit<K, size_t> e;
-    size_t n = 0;
-    while (!c.done()) n += algo::set_op_step<Op>(c, e);
-    return n;
-}
-
-template <SetOp Op, class K>
-void write_set_op(const K* a, const K* b, const PathChunk& ch, size_t o, TaggedResult<K>& r) {
-    auto c = chunk_cursor(a, b, ch);
-    algo::Emit<K, size_t> e;
+    size_t start = o;
     while (!c.done())
         if (algo::set_op_step<Op>(c, e)) write_tagged(r, o++, e);
+    return o - start;
+}
+
+template <class K>
+void copy_tagged(const TaggedResult<K>& from, size_t from_pos, size_t n, TaggedResult<K>& to, size_t to_pos) {
+    if (from.keys.data()) std::copy_n(from.keys.data() + from_pos, n, to.keys.data() + to_pos);
+    if (from.indices.data()) std::copy_n(from.indices.data() + from_pos, n, to.indices.data() + to_pos);
 }
 
 // Largest possible output of the operation (the buffers are allocated before the
@@ -62,17 +62,28 @@ size_t set_op_capacity(SetOp op, size_t na, size_t nb) {
     }
 }
 
+// Each chunk finds its own range (Balanced Path, in parallel), runs its serial steps
+// once into scratch space at its diagonal (a chunk emits at most what it consumes),
+// and copies the result to its final place once the chained scan gives its offset:
+// the scratch is still in cache then, and the inputs are read and stepped through once.
 template <SetOp Op, class K>
 TaggedResult<K> run_set_op(Context& ctx, View<const K> a, View<const K> b, Outputs want) {
-    size_t total = a.size + b.size;
-    auto chunks = cut_path(total, cache_chunk_count(ctx, total), [&](size_t d) {
+    size_t total = a.size + b.size, chunks = cache_chunk_count(ctx, total);
+    auto split = [&](size_t d) {
         auto p = algo::balanced_path(a.data, a.size, b.data, b.size, d);
         return PathPoint{p.a, p.b(d)};
-    });
+    };
+    TaggedResult<K> scratch = allocate_tagged<K>(ctx, total, want);
     TaggedResult<K> r = allocate_tagged<K>(ctx, set_op_capacity(Op, a.size, b.size), want);
+    std::vector<size_t> counts(chunks), diag0(chunks);
     r.count = parallel_chained_scan(
-        ctx, chunks.size(), [&](size_t i) { return count_set_op<Op>(a.data, b.data, chunks[i]); },
-        [&](size_t i, size_t offset) { write_set_op<Op>(a.data, b.data, chunks[i], offset, r); });
+        ctx, chunks,
+        [&](size_t i) {
+            PathChunk ch = path_chunk(total, chunks, i, split);
+            diag0[i] = ch.diag0;
+            return counts[i] = write_set_op<Op>(a.data, b.data, ch, ch.diag0, scratch);
+        },
+        [&](size_t i, size_t offset) { copy_tagged(scratch, diag0[i], counts[i], r, offset); });
     return r;
 }
 

@@ -67,6 +67,15 @@ size_t cache_chunk_count(const Context& ctx, size_t total);
 // Cuts the path of length `total` into `chunks` pieces; split(diag) gives the point.
 std::vector<PathChunk> cut_path(size_t total, size_t chunks, const std::function<PathPoint(size_t)>& split);
 
+// Chunk c of the same cut, found on its own (two searches): for tasks that find their
+// own range in parallel instead of cutting the whole path up front.
+template <class Split>
+PathChunk path_chunk(size_t total, size_t chunks, size_t c, const Split& split) {
+    size_t d0 = total * c / chunks, d1 = total * (c + 1) / chunks;
+    PathPoint p0 = split(d0), p1 = split(d1);
+    return {p0.a, p1.a, p0.b, p1.b, d0};
+}
+
 // Exclusive prefix sum in place; returns the total.
 size_t exclusive_scan(std::vector<size_t>& counts);
 
