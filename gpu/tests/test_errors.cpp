@@ -161,6 +161,29 @@ TEST_F(Interrupt, MergeSetOpsSearchJoinUniqueThrowCancelled) {
     EXPECT_EQ(r.count, ref_set_op(SetOp::Intersection, ha_, hb_).keys.size());
 }
 
+// Cancelled in the middle: set operations chain their chunks (each waits for its
+// predecessor's offset), so a chunk whose predecessor was cancelled must give up too:
+// Cancelled, no hang, nothing left allocated.
+TEST_F(Interrupt, SetOpsCancelledMidwayDoNotHang) {
+    Context& ctx = *ctx_;
+    const size_t base = ctx.memory_in_use();
+    for (SetOp op : kAllSetOps) {
+        for (long after : {3L, 17L, 40L}) {
+            polls_ = 0;
+            Options o;
+            o.backend = Backend::Cpu;
+            o.interrupt_requested = [this, after] { return polls_.fetch_add(1) >= after; };
+            Context midway(o);
+            Buffer<uint64_t> a = put(midway, ha_), b = put(midway, hb_);
+            const size_t inputs = midway.memory_in_use();
+            EXPECT_THROW(set_op<uint64_t>(midway, op, View<const uint64_t>(a), View<const uint64_t>(b)), Cancelled)
+                << setop_name(op) << " cancelled after " << after << " polls";
+            EXPECT_EQ(midway.memory_in_use(), inputs) << "memory left behind by a cancelled " << setop_name(op);
+        }
+    }
+    EXPECT_EQ(ctx.memory_in_use(), base);
+}
+
 TEST_F(Interrupt, SortAndPipelineThrowCancelled) {
     Context& ctx = *ctx_;
     std::vector<uint64_t> keys = ha_;
