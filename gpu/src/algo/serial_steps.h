@@ -48,6 +48,28 @@ MP_HD Cursor<const K*, const K*, K, I> make_cursor(const K* a, I ai, I a_end, co
     return Cursor<const K*, const K*, K, I>(a, ai, a_end, b, bi, b_end);
 }
 
+// A cursor for the interior of a range (CPU backend): the caller takes a step only
+// while both sides have at least one element after the current one, so a step can
+// advance both positions by flags and reload both keys without bounds checks (the
+// branch-free steps below). The range's last elements are then stepped through with
+// a Cursor and the ordinary steps.
+template <class K, class I>
+struct InteriorCursor {
+    const K* a;
+    const K* b;
+    I ai, bi;
+    K a_key, b_key;
+
+    MP_HD InteriorCursor(const K* a_, I ai_, const K* b_, I bi_)
+        : a(a_), b(b_), ai(ai_), bi(bi_), a_key(a_[ai_]), b_key(b_[bi_]) {}
+    MP_HD void advance(bool take_a, bool take_b) {
+        ai += take_a;
+        bi += take_b;
+        a_key = a[ai];
+        b_key = b[bi];
+    }
+};
+
 // One output of a step: the emitted key and its position within its input (A or B).
 template <class V, class I>
 struct Emit {
@@ -96,6 +118,36 @@ MP_HD bool set_op_step(C& c, Emit<V, I>& out) {
     out.from_b = false;
     c.take_b();
     return Op == SetOp::Intersection || Op == SetOp::Union;
+}
+
+// Branch-free forms of merge_step and set_op_step for an InteriorCursor (CPU
+// backend, where a mispredicted branch per element costs more than the step): both
+// comparisons are made, the candidate output is selected, and the positions advance
+// by flags. Same outputs, in the same order, as the branching steps; they return
+// whether `out` is an output, and the caller stores it unconditionally and advances
+// its output position by that flag.
+template <class K, class I>
+MP_HD bool merge_step_select(InteriorCursor<K, I>& c, Emit<K, I>& out) {
+    bool take_b = c.b_key < c.a_key;
+    out.key = take_b ? c.b_key : c.a_key;
+    out.pos = take_b ? c.bi : c.ai;
+    out.from_b = take_b;
+    c.advance(!take_b, take_b);
+    return true;
+}
+
+template <SetOp Op, class K, class I>
+MP_HD bool set_op_step_select(InteriorCursor<K, I>& c, Emit<K, I>& out) {
+    bool a_less = c.a_key < c.b_key, b_less = c.b_key < c.a_key;  // neither: an equal pair
+    out.key = b_less ? c.b_key : c.a_key;  // an equal pair emits its A element
+    out.pos = b_less ? c.bi : c.ai;
+    out.from_b = b_less;
+    bool emit = Op == SetOp::Intersection ? !a_less && !b_less
+                : Op == SetOp::Difference ? a_less
+                : Op == SetOp::Union      ? true
+                                          : a_less || b_less;
+    c.advance(!b_less, !a_less);
+    return emit;
 }
 
 // Sorted-search step: walks needles A through haystack B in merge order. With

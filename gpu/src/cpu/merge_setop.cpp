@@ -30,20 +30,38 @@ void write_tagged(TaggedResult<K>& r, size_t o, const algo::Emit<K, size_t>& e) 
     if (r.indices.data()) r.indices.data()[o] = e.from_b ? (e.pos | kFromB) : e.pos;
 }
 
-template <class K>
-auto chunk_cursor(const K* a, const K* b, const PathChunk& ch) {
-    return algo::make_cursor(a, ch.a0, ch.a1, b, ch.b0, ch.b1);
+// Runs a chunk's serial steps, storing its outputs from position o; returns the end
+// position. While both sides have an element after the current one, the branch-free
+// step runs on an interior cursor and every candidate is stored (the position only
+// advances for real outputs); the last elements take the ordinary checked step.
+template <class K, class SelectStep, class Step>
+size_t run_chunk(const K* a, const K* b, const PathChunk& ch, size_t o, TaggedResult<K>& r, SelectStep select_step,
+                 Step step) {
+    algo::Emit<K, size_t> e;
+    size_t ai = ch.a0, bi = ch.b0;
+    if (ai < ch.a1 && bi < ch.b1) {
+        algo::InteriorCursor<K, size_t> c(a, ai, b, bi);
+        while (c.ai + 1 < ch.a1 && c.bi + 1 < ch.b1) {
+            bool emitted = select_step(c, e);
+            write_tagged(r, o, e);
+            o += emitted;
+        }
+        ai = c.ai;
+        bi = c.bi;
+    }
+    auto c = algo::make_cursor(a, ai, ch.a1, b, bi, ch.b1);
+    while (!c.done())
+        if (step(c, e)) write_tagged(r, o++, e);
+    return o;
 }
 
 // Runs the chunk's serial steps, writing its outputs from position o; returns how many.
 template <SetOp Op, class K>
 size_t write_set_op(const K* a, const K* b, const PathChunk& ch, size_t o, TaggedResult<K>& r) {
-    auto c = chunk_cursor(a, b, ch);
-    algo::Emit<K, size_t> e;
-    size_t start = o;
-    while (!c.done())
-        if (algo::set_op_step<Op>(c, e)) write_tagged(r, o++, e);
-    return o - start;
+    size_t end = run_chunk(
+        a, b, ch, o, r, [](auto& c, auto& e) { return algo::set_op_step_select<Op>(c, e); },
+        [](auto& c, auto& e) { return algo::set_op_step<Op>(c, e); });
+    return end - o;
 }
 
 template <class K>
@@ -98,12 +116,13 @@ TaggedResult<K> merge(Context& ctx, View<const K> a, View<const K> b, Outputs wa
     });
     TaggedResult<K> r = allocate_tagged<K>(ctx, total, want);
     parallel_for(ctx, chunks.size(), [&](size_t i) {
-        auto c = chunk_cursor(a.data, b.data, chunks[i]);
-        algo::Emit<K, size_t> e;
-        for (size_t o = chunks[i].diag0; !c.done(); ++o) {
-            algo::merge_step(c, e);
-            write_tagged(r, o, e);
-        }
+        run_chunk(
+            a.data, b.data, chunks[i], chunks[i].diag0, r,
+            [](auto& c, auto& e) { return algo::merge_step_select(c, e); },
+            [](auto& c, auto& e) {
+                algo::merge_step(c, e);
+                return true;
+            });
     });
     return r;
 }
