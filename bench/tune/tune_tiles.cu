@@ -1,7 +1,8 @@
 // tune_tiles.cu — launch-box sweep for the select and search kernels on the GPU it
 // runs on: for 64- and 32-bit keys (100M per side, ~2 copies per key, sorted), it times the
 // Balanced Path intersection and the Merge Path merge with several (threads per
-// block, elements per thread) shapes and prints one row per shape. The winners are
+// block, elements per thread) shapes and prints one row per shape; then each multiset
+// operation with the branching serial step against its flag form (SetOpFlagStep). The winners are
 // recorded in gpu/src/cuda/common.cuh (TileBox) and bench/RESULTS.md.
 #include <cuda_runtime.h>
 
@@ -73,6 +74,31 @@ struct SortedInputs {
     }
 };
 
+// Branching multiset step (SetOpStep) against the flag form (SetOpFlagStep), same box.
+template <int NT, int VT, SetOp Op, class K>
+void compare_step(Context& ctx, const K* a, const K* b, int64_t n, K* out, const char* name) {
+    using Box = LaunchBox<NT, VT>;
+    TaggedOut<K> keys_only{out, nullptr};
+    size_t count = 0;
+    float branching = time_ms(ctx, [&] {
+        count = run_select<BalancedPathKind, SetOpStep<Op>, true, K, Box>(ctx, a, n, b, n, keys_only);
+    }, 5);
+    size_t flag_count = 0;
+    float flags = time_ms(ctx, [&] {
+        flag_count = run_select<BalancedPathKind, SetOpFlagStep<Op>, true, K, Box>(ctx, a, n, b, n, keys_only);
+    }, 5);
+    std::printf("| %d | %d x %d | %s | %.3f | %.3f | %s |\n", int(8 * sizeof(K)), NT, VT, name, branching, flags,
+                count == flag_count ? "same count" : "COUNT DIFFERS");
+}
+
+template <int NT, int VT, class K>
+void compare_steps(Context& ctx, const K* a, const K* b, int64_t n, K* out) {
+    compare_step<NT, VT, SetOp::Intersection>(ctx, a, b, n, out, "intersection");
+    compare_step<NT, VT, SetOp::Difference>(ctx, a, b, n, out, "difference");
+    compare_step<NT, VT, SetOp::Union>(ctx, a, b, n, out, "union");
+    compare_step<NT, VT, SetOp::SymmetricDifference>(ctx, a, b, n, out, "symmetric_difference");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -89,24 +115,25 @@ int main(int argc, char** argv) {
     std::printf("| key bits | NT | VT | intersection ms | GB/s | merge ms | GB/s |\n|---|---|---|---|---|---|---|\n");
     {
         SortedInputs<uint64_t> in(ctx, n);
-        sweep_one<256, 11>(ctx, in.a.data(), in.b.data(), n, in.out.data());
         sweep_one<256, 13>(ctx, in.a.data(), in.b.data(), n, in.out.data());
         sweep_one<256, 15>(ctx, in.a.data(), in.b.data(), n, in.out.data());
         sweep_one<256, 17>(ctx, in.a.data(), in.b.data(), n, in.out.data());
-        sweep_one<128, 23>(ctx, in.a.data(), in.b.data(), n, in.out.data());
-        sweep_one<128, 27>(ctx, in.a.data(), in.b.data(), n, in.out.data());
-        sweep_one<128, 31>(ctx, in.a.data(), in.b.data(), n, in.out.data());
-        sweep_one<512, 7>(ctx, in.a.data(), in.b.data(), n, in.out.data());
     }
     {
         SortedInputs<uint32_t> in(ctx, n);
-        sweep_one<256, 15>(ctx, in.a.data(), in.b.data(), n, in.out.data());
         sweep_one<256, 19>(ctx, in.a.data(), in.b.data(), n, in.out.data());
         sweep_one<256, 23>(ctx, in.a.data(), in.b.data(), n, in.out.data());
         sweep_one<256, 27>(ctx, in.a.data(), in.b.data(), n, in.out.data());
-        sweep_one<512, 11>(ctx, in.a.data(), in.b.data(), n, in.out.data());
-        sweep_one<512, 9>(ctx, in.a.data(), in.b.data(), n, in.out.data());
-        sweep_one<128, 31>(ctx, in.a.data(), in.b.data(), n, in.out.data());
+    }
+    std::printf("\n| key bits | box | op | branching step ms | flag step ms | check |\n|---|---|---|---|---|---|\n");
+    {
+        SortedInputs<uint64_t> in(ctx, n);
+        compare_steps<256, 17>(ctx, in.a.data(), in.b.data(), n, in.out.data());
+        compare_steps<256, 13>(ctx, in.a.data(), in.b.data(), n, in.out.data());
+    }
+    {
+        SortedInputs<uint32_t> in(ctx, n);
+        compare_steps<256, 23>(ctx, in.a.data(), in.b.data(), n, in.out.data());
     }
     return 0;
 }

@@ -150,6 +150,48 @@ MP_HD bool set_op_step_select(InteriorCursor<K, I>& c, Emit<K, I>& out) {
     return emit;
 }
 
+// A bounded cursor whose steps advance by flags and reload both keys without a
+// branch (GPU tiles in shared memory): the caller guarantees that a[a_end] and
+// b[b_end] are readable (their values are never used).
+template <class K, class I>
+struct FlagCursor {
+    const K* a;
+    const K* b;
+    I ai, a_end, bi, b_end;
+    K a_key, b_key;
+
+    MP_HD FlagCursor(const K* a_, I ai_, I a_end_, const K* b_, I bi_, I b_end_)
+        : a(a_), b(b_), ai(ai_), a_end(a_end_), bi(bi_), b_end(b_end_), a_key(a_[ai_]), b_key(b_[bi_]) {}
+    MP_HD bool has_a() const { return ai < a_end; }
+    MP_HD bool has_b() const { return bi < b_end; }
+    MP_HD bool done() const { return ai >= a_end && bi >= b_end; }
+    MP_HD void advance(bool take_a, bool take_b) {
+        ai += take_a;
+        bi += take_b;
+        a_key = a[ai];
+        b_key = b[bi];
+    }
+};
+
+// set_op_step for a FlagCursor: the same outputs, computed as flags (no divergent
+// branches within a warp); false once the cursor is done.
+template <SetOp Op, class K, class I>
+MP_HD bool set_op_step_flags(FlagCursor<K, I>& c, Emit<K, I>& out) {
+    bool has_a = c.has_a(), has_b = c.has_b();
+    bool a_less = has_a && (!has_b || c.a_key < c.b_key);
+    bool b_less = has_b && (!has_a || c.b_key < c.a_key);
+    bool pair = has_a && has_b && !a_less && !b_less;
+    out.key = b_less ? c.b_key : c.a_key;
+    out.pos = b_less ? c.bi : c.ai;
+    out.from_b = b_less;
+    bool emit = Op == SetOp::Intersection ? pair
+                : Op == SetOp::Difference ? a_less
+                : Op == SetOp::Union      ? a_less || b_less || pair
+                                          : a_less || b_less;
+    c.advance(a_less || pair, b_less || pair);
+    return emit;
+}
+
 // Sorted-search step: walks needles A through haystack B in merge order. With
 // Ties::AFirst a needle is consumed before equal haystack elements, so the haystack
 // position at that moment is its lower bound; with Ties::BFirst it is its upper

@@ -13,8 +13,15 @@
 namespace mergepath {
 namespace cuda {
 
-// Serial steps, in the shape serial_select expects.
-struct MergeStep {
+// Serial steps, in the shape serial_select expects: the cursor they walk and one step.
+struct CheckedCursor {
+    template <class K>
+    __device__ static auto cursor(const K* a, int ai, int a_end, const K* b, int bi, int b_end) {
+        return algo::make_cursor(a, ai, a_end, b, bi, b_end);
+    }
+};
+
+struct MergeStep : CheckedCursor {
     template <class C, class E>
     __device__ static bool step(C& c, E& e) {
         if (c.done()) return false;
@@ -24,10 +31,24 @@ struct MergeStep {
 };
 
 template <SetOp Op>
-struct SetOpStep {
+struct SetOpStep : CheckedCursor {
     template <class C, class E>
     __device__ static bool step(C& c, E& e) {
         return algo::set_op_step<Op>(c, e);
+    }
+};
+
+// The same multiset step as flags on a FlagCursor (reads one key past each end: the
+// tile's key array is padded for it).
+template <SetOp Op>
+struct SetOpFlagStep {
+    template <class K>
+    __device__ static auto cursor(const K* a, int ai, int a_end, const K* b, int bi, int b_end) {
+        return algo::FlagCursor<K, int>(a, ai, a_end, b, bi, b_end);
+    }
+    template <class C, class E>
+    __device__ static bool step(C& c, E& e) {
+        return algo::set_op_step_flags<Op>(c, e);
     }
 };
 
@@ -38,7 +59,7 @@ __global__ void __launch_bounds__(Box::NT)
     using BlockScan = cub::BlockScan<int, Box::NT>;
     __shared__ typename BlockScan::TempStorage scan_temp;
     __shared__ TilePrefix::TempStorage prefix_temp;
-    __shared__ K keys[Box::NV + 1];
+    __shared__ K keys[Box::NV + 2];  // + 1 for a starred tile, + 1 read past the end by FlagCursor
     __shared__ int2 starts[Box::NT + 1];
     static_assert(Box::NV < 65536, "tile positions are stored in 16 bits");
     __shared__ uint16_t compacted[Box::NV];
