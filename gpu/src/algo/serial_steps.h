@@ -6,6 +6,10 @@
 //
 // The read positions live in a Cursor that keeps the keys under them cached (in
 // registers on the GPU), so each step loads only the element it advances to.
+// Merge and the multiset step also come in branch-free forms with the same outputs:
+// on an InteriorCursor (CPU chunk interiors, no bounds checks) and on a FlagCursor
+// (GPU tiles, where a warp's threads then do not diverge); the backends pick the form
+// their measurements favour (bench/RESULTS.md).
 #pragma once
 
 #include "algo/path_search.h"
