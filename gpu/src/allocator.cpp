@@ -27,15 +27,17 @@ void* BudgetedAllocator::allocate(size_t bytes) {
 
 void BudgetedAllocator::release(void* p) noexcept {
     if (!p) return;
+    size_t bytes = 0;
     {
         std::lock_guard<std::mutex> lock(mutex_);
         auto it = sizes_.find(p);
         if (it != sizes_.end()) {
-            in_use_ -= it->second;
+            bytes = it->second;
+            in_use_ -= bytes;
             sizes_.erase(it);
         }
     }
-    raw_release(p);
+    raw_release(p, bytes ? bytes : 1);  // allocate() asks raw_allocate for at least 1 byte
 }
 
 size_t BudgetedAllocator::in_use() const {
@@ -69,20 +71,17 @@ void* HostAllocator::raw_allocate(size_t bytes) {
         free_cache_locked();
         p = std::aligned_alloc(64, size);
     }
-    if (p) block_sizes_[p] = size;
     return p;
 }
 
-void HostAllocator::raw_release(void* p) noexcept {
+void HostAllocator::raw_release(void* p, size_t bytes) noexcept {
+    size_t size = rounded_size(bytes);  // the block's size, as raw_allocate rounded it
     std::lock_guard<std::mutex> lock(cache_mutex_);
-    auto it = block_sizes_.find(p);
-    size_t size = it == block_sizes_.end() ? 0 : it->second;
     if (size >= kCacheMinBlock && cached_bytes_ + size <= kCacheMaxBytes) {
         cached_.emplace(size, p);
         cached_bytes_ += size;
         return;
     }
-    if (it != block_sizes_.end()) block_sizes_.erase(it);
     std::free(p);
 }
 
@@ -92,10 +91,7 @@ void HostAllocator::release_cached() noexcept {
 }
 
 void HostAllocator::free_cache_locked() noexcept {
-    for (auto& entry : cached_) {
-        block_sizes_.erase(entry.second);
-        std::free(entry.second);
-    }
+    for (auto& entry : cached_) std::free(entry.second);
     cached_.clear();
     cached_bytes_ = 0;
 }

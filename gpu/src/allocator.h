@@ -27,7 +27,7 @@ public:
 
 protected:
     virtual void* raw_allocate(size_t bytes) = 0;  // nullptr when the backend is out of memory
-    virtual void raw_release(void* p) noexcept = 0;
+    virtual void raw_release(void* p, size_t bytes) noexcept = 0;  // bytes: as given to raw_allocate
     virtual std::string space_name() const = 0;
 
 private:
@@ -49,15 +49,14 @@ public:
 
 protected:
     void* raw_allocate(size_t bytes) override;
-    void raw_release(void* p) noexcept override;
+    void raw_release(void* p, size_t bytes) noexcept override;
     std::string space_name() const override { return "host"; }
 
 private:
     void free_cache_locked() noexcept;
 
     std::mutex cache_mutex_;
-    std::unordered_map<void*, size_t> block_sizes_;  // every live or cached block
-    std::multimap<size_t, void*> cached_;            // rounded size -> free block
+    std::multimap<size_t, void*> cached_;  // rounded size -> free block
     size_t cached_bytes_ = 0;
 };
 

@@ -35,7 +35,7 @@ protected:
         cuda::check(status, "cudaMallocAsync");
         return p;
     }
-    void raw_release(void* p) noexcept override { cudaFreeAsync(p, stream_); }
+    void raw_release(void* p, size_t) noexcept override { cudaFreeAsync(p, stream_); }
     std::string space_name() const override { return "GPU"; }
 
 private:
