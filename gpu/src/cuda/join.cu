@@ -1,15 +1,17 @@
-// join.cu — CUDA backend of join expansion, in two tile passes:
-//  1. count: a vectorized sorted search of A in B (Merge Path tiles, ties A-first:
-//     each needle's lower bound); then each thread gallops over the run of equal B
-//     keys of each distinct needle it consumed (algo::equal_run_length) for the
-//     pair counts, kept out of the unrolled walk to spare registers; the counts are
-//     scanned inside the same kernel (block scan + decoupled look-back), so the pass
-//     writes each A row's lower bound and output offset directly;
-//  2. expand: load-balancing search — the outputs 0..pairs-1 against the row
-//     offsets, cut into tiles by Merge Path (ties B-first: output j belongs to the
-//     last row starting at or before j); each tile stages its rows' offsets and
-//     bounds in shared memory, threads walk their path steps, and the (a, b) pairs
-//     are stored coalesced.
+// join.cu — CUDA backend of join expansion. One tile pass does most of the work:
+//  1. sorted search: a vectorized sorted search of A in B (Merge Path tiles, ties
+//     A-first: each needle's lower bound); then each thread gallops over the run of
+//     equal B keys of each distinct needle it consumed (algo::equal_run_length) for
+//     the pair counts, kept out of the unrolled walk to spare registers;
+//  2. scan: the counts are scanned inside the same kernel (block scan + decoupled
+//     look-back), which gives the tile its place in the output;
+//  3. expansion: the tile writes its own pairs, coalesced, from a shared-memory list
+//     of (row, B match) per output that each thread fills for its own needles.
+// The output buffers are allocated before the count is known, for a speculative
+// number of pairs; a tile with more pairs than its shared memory holds, or past that
+// capacity, instead leaves its rows' offsets and bounds for the second pass
+// (join_deferred.cuh), a load-balancing search over all such tiles. So a join writes
+// its pairs in one pass over the inputs unless its output is unusually large or skewed.
 // Semi/anti joins and the unmatched B rows of right/full joins are CUB selections
 // over match flags.
 #include <cub/block/block_scan.cuh>
@@ -17,6 +19,7 @@
 #include <thrust/iterator/counting_iterator.h>
 
 #include "backends.h"
+#include "cuda/join_deferred.cuh"
 #include "cuda/search_tile.cuh"
 #include "cuda/tile_scan.cuh"
 
@@ -24,17 +27,14 @@ namespace mergepath {
 namespace cuda {
 namespace {
 
-// Launch boxes: the count pass needs room for keys, packed per-needle results and
-// match flags in static shared memory; the expand pass for two int64 row arrays.
+// Launch box of the tile pass: room for keys, packed per-needle results and match
+// flags in static shared memory.
 template <class K>
 struct CountBox : LaunchBox<256, 13> {};
 template <>
 struct CountBox<Key128> : LaunchBox<128, 11> {};
-using ExpandBox = LaunchBox<256, 8>;
 
-constexpr uint64_t kUnmatched = ~uint64_t(0);  // lower bound of an unmatched row kept by left/full
-
-// Per needle, the count pass keeps its tile-local lower bound and its run length in
+// Per needle, the tile pass keeps its tile-local lower bound and its run length in
 // one word; a run too long for the field is marked and recomputed from global memory.
 constexpr int kBoundBits = 12;
 constexpr uint32_t kRunCap = (1u << (32 - kBoundBits)) - 1;
@@ -46,10 +46,16 @@ __device__ inline uint32_t packed_run(uint32_t p) { return p >> kBoundBits; }
 
 __device__ inline int64_t pairs_of(int64_t run, bool keep_unmatched) { return run == 0 && keep_unmatched ? 1 : run; }
 
-struct CountOut {
-    uint64_t* lower;    // na: B position of the first match (kUnmatched: row kept without one)
-    uint64_t* offsets;  // na + 1: first output of each row; offsets[na] = pairs
-    uint8_t* b_match;   // nb, or null
+// Where the tile pass writes: pairs in place while they fit, else the deferred rows.
+struct JoinOut {
+    int64_t* a_rows;
+    int64_t* b_rows;
+    uint64_t capacity;   // pairs the output buffers hold
+    uint64_t* lower;     // na: rows of deferred tiles, first B match (kUnmatched: none)
+    uint64_t* offsets;   // na: rows of deferred tiles, first output
+    DeferredTile* deferred;
+    unsigned long long* totals;  // [0]: pairs, [1]: deferred tiles
+    uint8_t* b_match;    // nb, or null
     bool keep_unmatched;
 };
 
@@ -68,18 +74,66 @@ __device__ int64_t needle_run(uint32_t p, int i, const TileRange& r, const Count
     if (run < kRunCap) return run;
     return algo::equal_run_length(in.b, r.b0 + packed_bound(p), in.nb, in.a[r.a0 + i]);
 }
+// Shared memory of the tile pass: the tile's keys while searching, then the tile's
+// outputs as (row | B match << 16), tile-local.
+template <class Box, class K>
+struct TileWords {
+    static constexpr int kWords = (Box::NV + 1) * (sizeof(K) > 8 ? sizeof(K) : 8) / 8;
+    static constexpr int kPairCapacity = 2 * kWords;  // 32-bit outputs
+};
+constexpr uint32_t kNoMatch16 = 0xffff;
+
+// The tile writes its own pairs: each thread lists its needles' outputs in shared
+// memory, then the block stores them coalesced.
+template <class Box>
+__device__ void expand_tile(const uint32_t* packed, const TileRange& r, const ThreadRange& t, int thread_offset,
+                            int tile_pairs, int64_t tile_offset, uint32_t* outputs, const JoinOut& out) {
+    int o = thread_offset;
+    for (int i = t.a; i < t.a_end; ++i) {
+        uint32_t p = packed[i];
+        int run = int(packed_run(p)), bound = packed_bound(p);
+        if (run == 0 && out.keep_unmatched) outputs[o++] = uint32_t(i) | kNoMatch16 << 16;
+        for (int k = 0; k < run; ++k) outputs[o++] = uint32_t(i) | uint32_t(bound + k) << 16;
+    }
+    __syncthreads();
+    for (int j = threadIdx.x; j < tile_pairs; j += Box::NT) {
+        uint32_t v = outputs[j];
+        uint32_t b_local = v >> 16;
+        out.a_rows[tile_offset + j] = r.a0 + int64_t(v & 0xffff);
+        out.b_rows[tile_offset + j] = b_local == kNoMatch16 ? kNoRow : r.b0 + int64_t(b_local);
+    }
+}
+
+// The tile leaves its rows' first output and first B match for the second pass.
+template <class K>
+__device__ void defer_tile(const uint32_t* packed, const TileRange& r, const ThreadRange& t, int64_t thread_offset,
+                           int64_t tile_pairs, int64_t tile_offset, const CountArgs<K>& in, const JoinOut& out) {
+    int64_t next = tile_offset + thread_offset;
+    for (int i = t.a; i < t.a_end; ++i) {
+        uint32_t p = packed[i];
+        int64_t run = needle_run(p, i, r, in);
+        out.offsets[r.a0 + i] = uint64_t(next);
+        out.lower[r.a0 + i] = run == 0 && out.keep_unmatched ? kUnmatched : uint64_t(r.b0 + packed_bound(p));
+        next += pairs_of(run, out.keep_unmatched);
+    }
+    if (threadIdx.x == 0) {
+        unsigned long long slot = atomicAdd(&out.totals[1], 1ull);
+        out.deferred[slot] = DeferredTile{r.a0, r.na, tile_offset, tile_pairs};
+    }
+}
 
 // Five blocks of 256 threads per SM: registers capped at 51, shared memory under
 // 45 KB when no B match flags are staged (inner and left joins).
 template <class Box, bool WithBMatch, class K>
 __global__ void __launch_bounds__(Box::NT, 5)
-    count_kernel(CountArgs<K> in, const PathPoint* points, CountOut out, TileState state) {
+    join_tile_kernel(CountArgs<K> in, const PathPoint* points, JoinOut out, TileState state) {
     static_assert(Box::NV < (1 << kBoundBits), "tile too large for the packed bound");
-    constexpr int kWords = (Box::NV + 1) * (sizeof(K) > 8 ? sizeof(K) : 8) / 8;
+    using Words = TileWords<Box, K>;
+    static_assert(Box::NV + 1 + Words::kPairCapacity < int(kNoMatch16), "tile-local B positions fit 16 bits");
     using BlockScan = cub::BlockScan<long long, Box::NT>;
     __shared__ typename BlockScan::TempStorage scan_temp;
     __shared__ TilePrefix::TempStorage prefix_temp;
-    __shared__ uint64_t tile_words[kWords];  // the tile's keys, then the rows' offsets
+    __shared__ uint64_t tile_words[Words::kWords];  // the tile's keys, then its outputs
     __shared__ int2 starts[Box::NT + 1];
     __shared__ uint32_t packed[Box::NV + 1];
     __shared__ uint8_t b_match[WithBMatch ? Box::NV + 1 : 1];
@@ -107,106 +161,38 @@ __global__ void __launch_bounds__(Box::NT, 5)
     long long thread_offset, tile_pairs;
     BlockScan(scan_temp).ExclusiveSum(thread_pairs, thread_offset, tile_pairs);
     long long tile_offset = look_back(state, prefix_temp, blockIdx.x, tile_pairs);
-    __syncthreads();  // every walk is done: the keys' space now stages offsets
-    long long* row_offsets = reinterpret_cast<long long*>(tile_words);
-    long long next = tile_offset + thread_offset;
-    for (int i = t.a; i < t.a_end; ++i) {
-        row_offsets[i] = next;
-        next += pairs_of(needle_run(packed[i], i, r, in), out.keep_unmatched);
-    }
-    __syncthreads();
-    for (int i = threadIdx.x; i < r.na; i += Box::NT) {
-        uint32_t p = packed[i];
-        bool unmatched = packed_run(p) == 0;
-        out.lower[r.a0 + i] = unmatched && out.keep_unmatched ? kUnmatched : uint64_t(r.b0 + packed_bound(p));
-        out.offsets[r.a0 + i] = uint64_t(row_offsets[i]);
-    }
+    __syncthreads();  // every walk is done: the keys' space now holds the outputs
+    if (tile_pairs <= Words::kPairCapacity && uint64_t(tile_offset + tile_pairs) <= out.capacity)
+        expand_tile<Box>(packed, r, t, int(thread_offset), int(tile_pairs), tile_offset,
+                         reinterpret_cast<uint32_t*>(tile_words), out);
+    else
+        defer_tile(packed, r, t, thread_offset, tile_pairs, tile_offset, in, out);
     if (WithBMatch)
         for (int j = threadIdx.x; j < r.nb; j += Box::NT) out.b_match[r.b0 + j] = b_match[j];
-    if (threadIdx.x == 0 && blockIdx.x == gridDim.x - 1) out.offsets[in.na] = uint64_t(tile_offset + tile_pairs);
+    if (threadIdx.x == 0 && blockIdx.x == gridDim.x - 1) out.totals[0] = tile_offset + tile_pairs;
 }
 
-// Pass 1: lower bounds, offsets (and B match flags); returns the number of pairs.
+// The tile pass; returns {pairs, deferred tiles}.
 template <class K>
-uint64_t count_pairs(Context& ctx, const CountArgs<K>& in, CountOut out) {
+std::pair<uint64_t, int64_t> join_tiles(Context& ctx, const CountArgs<K>& in, JoinOut out) {
     using Box = CountBox<K>;
     int64_t total = in.na + in.nb;
-    if (total == 0) return 0;
+    if (total == 0) return {0, 0};
     int64_t num_tiles = ceil_div<int64_t>(total, Box::NV);
     Buffer<PathPoint> points =
         partition<MergePathKind<algo::Ties::AFirst>>(ctx, in.a, in.na, in.b, in.nb, Box::NV, num_tiles);
     Buffer<unsigned char> state_memory;
     TileState state = make_tile_state(ctx, num_tiles, state_memory);
+    check(cudaMemsetAsync(out.totals, 0, 2 * sizeof(unsigned long long), stream_of(ctx)), "memset");
     if (out.b_match)
-        count_kernel<Box, true><<<unsigned(num_tiles), Box::NT, 0, stream_of(ctx)>>>(in, points.data(), out, state);
+        join_tile_kernel<Box, true><<<unsigned(num_tiles), Box::NT, 0, stream_of(ctx)>>>(in, points.data(), out, state);
     else
-        count_kernel<Box, false><<<unsigned(num_tiles), Box::NT, 0, stream_of(ctx)>>>(in, points.data(), out, state);
-    launched("count_kernel");
-    uint64_t pairs = 0;
-    check(cudaMemcpyAsync(&pairs, out.offsets + in.na, sizeof pairs, cudaMemcpyDeviceToHost, stream_of(ctx)), "pair count");
-    synchronize(ctx, "count_kernel");
-    return pairs;
-}
-
-// Pass 2: the load-balancing search. Tile rows [first_row, p1.b) are staged (the row
-// of a tile's first output may start in an earlier tile, hence first_row = p0.b - 1)
-// as their first output and the distance from it to their first B match, so output
-// j of row i pairs with B row j + delta[i].
-constexpr int64_t kNoDelta = INT64_MIN;  // the row has no match (left/full)
-
-__global__ void __launch_bounds__(ExpandBox::NT)
-    expand_kernel(const PathPoint* points, const uint64_t* offsets, const uint64_t* lower, int64_t* a_rows,
-                  int64_t* b_rows) {
-    constexpr int NV = ExpandBox::NV;
-    static_assert(NV + 2 < 65536, "tile rows are stored in 16 bits");
-    __shared__ int64_t row_start[NV + 2];
-    __shared__ int64_t row_delta[NV + 2];
-    __shared__ int2 starts[ExpandBox::NT + 1];
-    __shared__ uint16_t row_of[NV];
-    PathPoint p0 = points[blockIdx.x], p1 = points[blockIdx.x + 1];
-    int64_t first_row = p0.b > 0 ? p0.b - 1 : 0;
-    int n_out = int(p1.a - p0.a), n_rows = int(p1.b - p0.b), staged = int(p1.b - first_row);
-    for (int i = threadIdx.x; i < staged; i += ExpandBox::NT) {
-        int64_t start = int64_t(offsets[first_row + i]);
-        uint64_t lo = lower[first_row + i];
-        row_start[i] = start;
-        row_delta[i] = lo == kUnmatched ? kNoDelta : int64_t(lo) - start;
-    }
-    __syncthreads();
-    const int64_t* tile_starts = row_start + (p0.b - first_row);
-    algo::Counting<int64_t> outputs{p0.a};
-    int diag = min(int(threadIdx.x) * ExpandBox::VT, n_out + n_rows);
-    int oi = algo::merge_path<algo::Ties::BFirst>(outputs, n_out, tile_starts, n_rows, diag);
-    starts[threadIdx.x] = make_int2(oi, diag - oi);
-    if (threadIdx.x == 0) starts[ExpandBox::NT] = make_int2(n_out, n_rows);
-    __syncthreads();
-    int2 end = starts[threadIdx.x + 1];
-    algo::Cursor<algo::Counting<int64_t>, const int64_t*, int64_t, int> c(outputs, oi, end.x, tile_starts, diag - oi, end.y);
-#pragma unroll
-    for (int step = 0; step < ExpandBox::VT; ++step) {
-        if (c.done()) break;
-        int pos, bound;
-        if (algo::search_step<algo::Ties::BFirst>(c, pos, bound)) row_of[pos] = uint16_t(int(p0.b - first_row) + bound - 1);
-    }
-    __syncthreads();
-    for (int i = threadIdx.x; i < n_out; i += ExpandBox::NT) {
-        int row = row_of[i];
-        int64_t out = p0.a + i, delta = row_delta[row];
-        a_rows[out] = first_row + row;
-        b_rows[out] = delta == kNoDelta ? kNoRow : out + delta;
-    }
-}
-
-void expand_pairs(Context& ctx, const uint64_t* offsets, int64_t na, uint64_t pairs, const uint64_t* lower,
-                  int64_t* a_rows, int64_t* b_rows) {
-    int64_t num_tiles = ceil_div<int64_t>(int64_t(pairs) + na, ExpandBox::NV);
-    if (num_tiles > INT32_MAX) throw Error("mergepath: join output too large for one launch");
-    const int64_t* starts = reinterpret_cast<const int64_t*>(offsets);
-    Buffer<PathPoint> points = partition<MergePathKind<algo::Ties::BFirst>>(
-        ctx, algo::Counting<int64_t>{0}, int64_t(pairs), starts, na, ExpandBox::NV, num_tiles);
-    expand_kernel<<<unsigned(num_tiles), ExpandBox::NT, 0, stream_of(ctx)>>>(points.data(), offsets, lower, a_rows,
-                                                                             b_rows);
-    launched("expand_kernel");
+        join_tile_kernel<Box, false><<<unsigned(num_tiles), Box::NT, 0, stream_of(ctx)>>>(in, points.data(), out, state);
+    launched("join_tile_kernel");
+    unsigned long long totals[2] = {0, 0};
+    check(cudaMemcpyAsync(totals, out.totals, sizeof totals, cudaMemcpyDeviceToHost, stream_of(ctx)), "pair count");
+    synchronize(ctx, "join_tile_kernel");
+    return {totals[0], int64_t(totals[1])};
 }
 
 struct FlagIs {
@@ -243,6 +229,42 @@ JoinResult semi_anti_join(Context& ctx, JoinKind kind, View<const K> a, View<con
     return r;
 }
 
+// Pairs the output buffers are first allocated for: enough for a key-to-key join and
+// for the usual few copies per key (the tile pass writes in place up to here).
+uint64_t speculative_pairs(int64_t na, int64_t nb) { return uint64_t(na + nb) + uint64_t(na + nb) / 4 + 1024; }
+
+JoinResult allocate_join(Context& ctx, uint64_t pairs, uint64_t extra) {
+    JoinResult r;
+    r.a_rows = ctx.alloc<int64_t>(pairs + extra);
+    r.b_rows = ctx.alloc<int64_t>(pairs + extra);
+    return r;
+}
+
+// Output buffers for the speculative capacity, or none if the budget refuses them
+// (then every tile is deferred, which needs no more memory than the exact result).
+JoinResult allocate_speculative(Context& ctx, uint64_t pairs, uint64_t extra, uint64_t& capacity) {
+    try {
+        capacity = pairs;
+        return allocate_join(ctx, pairs, extra);
+    } catch (const OutOfMemory&) {
+        capacity = 0;
+        return JoinResult();
+    }
+}
+
+// More pairs than the speculative buffers hold: exact buffers, with the pairs the
+// tile pass already wrote (all below the old capacity) copied over.
+void grow_join(Context& ctx, JoinResult& r, uint64_t written_below, uint64_t pairs, uint64_t extra) {
+    JoinResult grown = allocate_join(ctx, pairs, extra);
+    size_t bytes = written_below * sizeof(int64_t);
+    if (bytes) {
+        check(cudaMemcpyAsync(grown.a_rows.data(), r.a_rows.data(), bytes, cudaMemcpyDeviceToDevice, stream_of(ctx)), "copy");
+        check(cudaMemcpyAsync(grown.b_rows.data(), r.b_rows.data(), bytes, cudaMemcpyDeviceToDevice, stream_of(ctx)), "copy");
+        synchronize(ctx, "copy");
+    }
+    r = std::move(grown);
+}
+
 }  // namespace
 
 template <class K>
@@ -250,15 +272,19 @@ JoinResult join(Context& ctx, JoinKind kind, View<const K> a, View<const K> b) {
     const JoinShape shape = join_shape(kind);
     if (shape.semi_anti) return semi_anti_join(ctx, kind, a, b);
     int64_t na = a.size, nb = b.size;
-    Buffer<uint64_t> lower = ctx.alloc<uint64_t>(na), offsets = ctx.alloc<uint64_t>(na + 1);
+    uint64_t extra = shape.keep_unmatched_b ? nb : 0, capacity = 0;
+    Buffer<uint64_t> lower = ctx.alloc<uint64_t>(na), offsets = ctx.alloc<uint64_t>(na);
     Buffer<uint8_t> b_match = shape.keep_unmatched_b ? ctx.alloc<uint8_t>(nb) : Buffer<uint8_t>();
-    CountOut counted{lower.data(), offsets.data(), b_match.data(), shape.keep_unmatched_a};
-    uint64_t pairs = count_pairs<K>(ctx, CountArgs<K>{a.data, na, b.data, nb}, counted);
-    JoinResult r;
-    size_t capacity = pairs + (shape.keep_unmatched_b ? nb : 0);
-    r.a_rows = ctx.alloc<int64_t>(capacity);
-    r.b_rows = ctx.alloc<int64_t>(capacity);
-    if (pairs) expand_pairs(ctx, offsets.data(), na, pairs, lower.data(), r.a_rows.data(), r.b_rows.data());
+    Buffer<DeferredTile> deferred = ctx.alloc<DeferredTile>(ceil_div<int64_t>(na + nb, CountBox<K>::NV) + 1);
+    Buffer<unsigned long long> totals = ctx.alloc<unsigned long long>(2);
+    JoinResult r = allocate_speculative(ctx, speculative_pairs(na, nb), extra, capacity);
+    JoinOut out{r.a_rows.data(), r.b_rows.data(), capacity, lower.data(), offsets.data(), deferred.data(),
+                totals.data(), b_match.data(), shape.keep_unmatched_a};
+    auto [pairs, n_deferred] = join_tiles<K>(ctx, CountArgs<K>{a.data, na, b.data, nb}, out);
+    if (pairs > capacity) grow_join(ctx, r, capacity, pairs, extra);
+    if (n_deferred)
+        expand_deferred(ctx, deferred.data(), n_deferred, DeferredRows{offsets.data(), lower.data()}, r.a_rows.data(),
+                        r.b_rows.data());
     size_t unmatched_b = shape.keep_unmatched_b ? select_flagged(ctx, b_match.data(), false, nb, r.b_rows.data() + pairs) : 0;
     if (unmatched_b)
         check(cudaMemsetAsync(r.a_rows.data() + pairs, 0xff, unmatched_b * sizeof(int64_t), stream_of(ctx)), "memset");
