@@ -66,6 +66,7 @@ __device__ ThreadRange thread_range(const K* keys, const TileRange& r, int2* sta
 // positions (A at [0, na), B at na + j) go to sel[], flagged in the returned bitmask.
 template <int VT, class Step, class K>
 __device__ unsigned serial_select(const K* keys, int na, ThreadRange t, int (&sel)[VT]) {
+    static_assert(VT <= 32, "one bit per step in a 32-bit mask");
     auto c = Step::cursor(keys, t.a, t.a_end, keys + na, t.b, t.b_end);
     unsigned mask = 0;
 #pragma unroll
