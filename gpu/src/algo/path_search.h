@@ -37,27 +37,32 @@ enum class Ties {
 template <bool Lower, class Keys, class I, class K>
 MP_HD I binary_search(const Keys& keys, I begin, I end, const K& x) {
     while (begin < end) {
-        I mid = begin + (end - begin) / 2;
+        I mid = begin + ((end - begin) >> 1);  // end > begin: a shift, not a signed division
         bool go_right = Lower ? keys[mid] < x : !(x < keys[mid]);
         if (go_right) begin = mid + 1; else end = mid;
     }
     return begin;
 }
 
-// Lower bound of x in keys[0, end) when the answer is probably close to end: gallop
-// backwards (1, 2, 4, ... elements) to bracket it, then binary search the bracket.
-// This is the biased search Balanced Path uses to find the start of a duplicate run.
+// Lower bound of x in keys[0, end) when the answer is probably close to end, given
+// that keys[0, end) holds no key above x: step back over up to kLinearSteps copies of
+// x one at a time (runs of duplicates are usually short), then gallop backwards (2, 4,
+// 8, ... elements) to bracket the rest of the run and binary search the bracket. This
+// is the biased search Balanced Path uses to find the start of a duplicate run.
 template <class K, class I>
 MP_HD I biased_lower_bound_from_end(const K* keys, I end, const K& x) {
-    I hi = end;
-    I step = 1;
-    while (hi > 0 && !(keys[hi - 1] < x)) {
-        I next = hi > step ? hi - step : 0;
-        if (keys[next] < x) return binary_search<true>(keys, next + 1, hi, x);
-        hi = next;
-        step *= 2;
+    constexpr int kLinearSteps = 3;
+    I hi = end;  // keys[hi, end) == x
+    for (int k = 0; k < kLinearSteps; ++k) {
+        if (hi == 0 || keys[hi - 1] < x) return hi;
+        --hi;
     }
-    return hi;
+    for (I step = 2;; step *= 2) {
+        if (hi == 0 || keys[hi - 1] < x) return hi;
+        I next = hi > step ? hi - step : 0;
+        if (keys[next] < x) return binary_search<true>(keys, next + 1, hi - 1, x);
+        hi = next;
+    }
 }
 
 // Number of elements equal to x in keys[from, n), given that keys[from, n) holds
@@ -88,7 +93,7 @@ MP_HD I merge_path(const AKeys& a, I a_count, const BKeys& b, I b_count, I diag)
     I begin = diag > b_count ? diag - b_count : 0;
     I end = min_of(diag, a_count);
     while (begin < end) {
-        I mid = begin + (end - begin) / 2;
+        I mid = begin + ((end - begin) >> 1);  // end > begin: a shift, not a signed division
         const auto a_key = a[mid];
         const auto b_key = b[diag - 1 - mid];
         bool a_goes_first = (T == Ties::AFirst) ? !(b_key < a_key) : (a_key < b_key);

@@ -28,19 +28,24 @@ __device__ inline TileRange tile_range(const PathPoint* points, int64_t tile) {
 }
 
 // Loads A[a0, a0+na) then B[b0, b0+nb) into keys[0, na+nb) (na + nb <= NV + 1).
-// Full tiles take the unrolled path without range checks.
+// Tiles of NV - 1 or more elements (every tile but the last: a starred start point
+// makes a Balanced Path tile one short, a starred end one long) take the unrolled
+// path, with a range check only in the last step; addresses are tile pointers plus
+// 32-bit offsets.
 template <class Box, class K>
 __device__ void load_tile(const K* a, const K* b, const TileRange& r, K* keys) {
+    const K* a_tile = a + r.a0;
+    const K* b_tile = b + r.b0;
     int n = r.count();
-    if (n >= Box::NV) {
+    if (n >= Box::NV - 1) {
 #pragma unroll
         for (int j = 0; j < Box::VT; ++j) {
             int i = j * Box::NT + threadIdx.x;
-            keys[i] = i < r.na ? a[r.a0 + i] : b[r.b0 + i - r.na];
+            if (j < Box::VT - 1 || i < n) keys[i] = i < r.na ? a_tile[i] : b_tile[i - r.na];
         }
-        if (threadIdx.x == 0 && n > Box::NV) keys[Box::NV] = b[r.b0 + Box::NV - r.na];
+        if (threadIdx.x == 0 && n > Box::NV) keys[Box::NV] = b_tile[Box::NV - r.na];
     } else {
-        for (int i = threadIdx.x; i < n; i += Box::NT) keys[i] = i < r.na ? a[r.a0 + i] : b[r.b0 + i - r.na];
+        for (int i = threadIdx.x; i < n; i += Box::NT) keys[i] = i < r.na ? a_tile[i] : b_tile[i - r.na];
     }
 }
 
