@@ -129,7 +129,7 @@ int main(int argc, char** argv) {
     {
         SortedInputs<uint64_t> in(ctx, n);
         compare_steps<256, 17>(ctx, in.a.data(), in.b.data(), n, in.out.data());
-        compare_steps<256, 13>(ctx, in.a.data(), in.b.data(), n, in.out.data());
+        compare_steps<256, 18>(ctx, in.a.data(), in.b.data(), n, in.out.data());
     }
     {
         SortedInputs<uint32_t> in(ctx, n);

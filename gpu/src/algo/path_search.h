@@ -65,6 +65,19 @@ MP_HD I biased_lower_bound_from_end(const K* keys, I end, const K& x) {
     }
 }
 
+// Upper bound of x in keys[begin, end) when the answer is probably close to begin,
+// given that keys[begin, end) holds no key below x: steps over up to kLinearSteps
+// copies of x one at a time, then binary searches the rest.
+template <class Keys, class I, class K>
+MP_HD I biased_upper_bound_from_begin(const Keys& keys, I begin, I end, const K& x) {
+    constexpr int kLinearSteps = 3;
+    for (int k = 0; k < kLinearSteps; ++k) {
+        if (begin == end || x < keys[begin]) return begin;
+        ++begin;
+    }
+    return binary_search<false>(keys, begin, end, x);
+}
+
 // Number of elements equal to x in keys[from, n), given that keys[from, n) holds
 // no key below x (from is x's lower bound): gallop forwards (1, 2, 4, ... elements)
 // past the run, then binary search the last bracket. O(log run length), so a needle
@@ -133,7 +146,7 @@ MP_HD BalancedPoint<I> balanced_path(const K* a, I a_count, const K* b, I b_coun
     // Balanced: ceil(x_count / 2) from A and floor from B, unless A has fewer copies.
     I b_advance = max_of<I>(x_count / 2, x_count - a_run);
     I b_limit = min_of<I>(b_count, b_start + b_advance + 1);
-    I b_run = binary_search<false>(b, b_index, b_limit, x) - b_start;  // copies of x in B (capped)
+    I b_run = biased_upper_bound_from_begin(b, b_index, b_limit, x) - b_start;  // copies of x in B (capped)
     b_advance = min_of(b_advance, b_run);
     I a_advance = x_count - b_advance;
     bool star = (a_advance == b_advance + 1) && (b_advance < b_run);

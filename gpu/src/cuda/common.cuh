@@ -52,7 +52,7 @@ struct TileBox;
 template <>
 struct TileBox<uint32_t> : LaunchBox<256, 23> {};
 template <>
-struct TileBox<uint64_t> : LaunchBox<256, 17> {};
+struct TileBox<uint64_t> : LaunchBox<256, 18> {};
 template <>
 struct TileBox<Key128> : LaunchBox<128, 11> {};
 

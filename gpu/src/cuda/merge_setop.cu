@@ -1,9 +1,7 @@
 // merge_setop.cu — CUDA backend of merge (Merge Path, ties A-first) and the four
-// multiset operations (Balanced Path + serial set step, in its branching or flag
-// form); both are the select kernel with a different path and serial step. Outputs are allocated for the largest
-// possible result; TaggedResult::count says how many were written.
-#include <type_traits>
-
+// multiset operations (Balanced Path + the flag form of the serial set step); both
+// are the select kernel with a different path and serial step. Outputs are allocated
+// for the largest possible result; TaggedResult::count says how many were written.
 #include "backends.h"
 #include "cuda/select_kernel.cuh"
 
@@ -19,16 +17,12 @@ TaggedResult<K> allocate_tagged(Context& ctx, size_t capacity, Outputs want) {
     return r;
 }
 
-// The faster form of the serial step, measured on the H100 (bench/RESULTS.md): the
-// flag form (no divergent branches) for union and symmetric difference, and for
-// 32-bit keys; the branching form for 64/128-bit intersection and difference.
-template <SetOp Op, class K>
-using FasterSetOpStep = std::conditional_t<sizeof(K) == 4 || Op == SetOp::Union || Op == SetOp::SymmetricDifference,
-                                           SetOpFlagStep<Op>, SetOpStep<Op>>;
-
+// The flag form of the serial step (no divergent branches in a warp): the H100
+// measured it as fast as the branching form or faster for every operation at the
+// tuned boxes (bench/RESULTS.md; bench/tune compares the two).
 template <SetOp Op, class K>
 size_t launch_set_op(Context& ctx, View<const K> a, View<const K> b, TaggedOut<K> out) {
-    return run_select<BalancedPathKind, FasterSetOpStep<Op, K>, true>(ctx, a.data, a.size, b.data, b.size, out);
+    return run_select<BalancedPathKind, SetOpFlagStep<Op>, true>(ctx, a.data, a.size, b.data, b.size, out);
 }
 
 size_t set_op_capacity(SetOp op, size_t na, size_t nb) {

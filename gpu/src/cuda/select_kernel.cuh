@@ -60,21 +60,25 @@ __global__ void __launch_bounds__(Box::NT)
     __shared__ typename BlockScan::TempStorage scan_temp;
     __shared__ TilePrefix::TempStorage prefix_temp;
     __shared__ K keys[Box::NV + 2];  // + 1 for a starred tile, + 1 read past the end by FlagCursor
-    __shared__ int2 starts[Box::NT + 1];
     static_assert(Box::NV < 65536, "tile positions are stored in 16 bits");
-    __shared__ uint16_t compacted[Box::NV];
+    // The threads' starts are dead once they are read (block scan barriers follow
+    // before any compacted position is written), so the two share memory.
+    __shared__ union {
+        int2 starts[Box::NT + 1];
+        uint16_t compacted[Box::NV];
+    } reuse;
 
     int tile = blockIdx.x;
     TileRange r = tile_range(points, tile);
     load_tile<Box>(a, b, r, keys);
     __syncthreads();
-    ThreadRange t = thread_range<Box, Path>(keys, r, starts);
+    ThreadRange t = thread_range<Box, Path>(keys, r, reuse.starts);
     int sel[Box::VT];
     unsigned mask = serial_select<Box::VT, Step>(keys, r.na, t, sel);
     int thread_offset, tile_count;
     BlockScan(scan_temp).ExclusiveSum(__popc(mask), thread_offset, tile_count);
     long long tile_offset = Compact ? look_back(state, prefix_temp, tile, tile_count) : (long long)tile * Box::NV;
-    store_selected<Box>(keys, r, sel, mask, thread_offset, tile_count, tile_offset, compacted, out);
+    store_selected<Box>(keys, r, sel, mask, thread_offset, tile_count, tile_offset, reuse.compacted, out);
     if (Compact && threadIdx.x == 0 && tile == gridDim.x - 1) *total = tile_offset + tile_count;
 }
 
