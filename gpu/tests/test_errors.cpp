@@ -72,6 +72,36 @@ TEST_P(ErrorsOnBackend, OperationBeyondBudgetThrowsAndReleases) {
     EXPECT_TRUE(same_array("merge after OutOfMemory", ref_merge(ha, hb).keys, get(ctx, m.keys, m.count)));
 }
 
+// A budget that holds a join's exact result but not the larger buffers the CUDA join
+// first asks for (it then defers every tile): the result must still be exact.
+TEST_P(ErrorsOnBackend, JoinWithinBudgetForExactResultOnly) {
+    Context ctx(options());
+    Rng rng(base_seed());
+    const size_t n = 1 << 20;
+    std::vector<uint64_t> low = random_sorted<uint64_t>(rng, n, n, 0, 2 * n);
+    std::vector<uint64_t> high = random_sorted<uint64_t>(rng, n, n, 4 * n, 6 * n), none;
+    struct Shape {
+        JoinKind kind;
+        const std::vector<uint64_t>& a;
+        const std::vector<uint64_t>& b;
+        size_t bytes_per_row;  // budget: the exact result needs 16 a row, the CUDA join's scratch 16 an A row
+    };
+    // No pairs at all (right, full with empty A), and every A row unmatched (left).
+    for (const Shape& t : {Shape{JoinKind::Right, low, high, 40}, Shape{JoinKind::Full, none, high, 30},
+                           Shape{JoinKind::Left, low, high, 40}}) {
+        Buffer<uint64_t> a = put(ctx, t.a), b = put(ctx, t.b);
+        const size_t base = ctx.memory_in_use();
+        ctx.set_memory_budget(base + t.bytes_per_row * n);
+        JoinResult r = join<uint64_t>(ctx, t.kind, View<const uint64_t>(a), View<const uint64_t>(b));
+        JoinRef ref = ref_join(t.kind, t.a, t.b);
+        std::string tag = std::string("join ") + join_name(t.kind) + " within budget";
+        ASSERT_EQ(r.count, ref.a_rows.size()) << tag;
+        EXPECT_TRUE(same_array(tag + " a_rows", ref.a_rows, get(ctx, r.a_rows, r.count)));
+        EXPECT_TRUE(same_array(tag + " b_rows", ref.b_rows, get(ctx, r.b_rows, r.count)));
+        ctx.set_memory_budget(0);
+    }
+}
+
 TEST_P(ErrorsOnBackend, PipelineBeyondBudgetThrowsOutOfMemory) {
     Context ctx(options());
     Rng rng(base_seed());

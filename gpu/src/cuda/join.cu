@@ -80,6 +80,7 @@ template <class Box, class K>
 struct TileWords {
     static constexpr int kWords = (Box::NV + 1) * (sizeof(K) > 8 ? sizeof(K) : 8) / 8;
     static constexpr int kPairCapacity = 2 * kWords;  // 32-bit outputs
+    static constexpr int kThreadPairLimit = 4 * kPairCapacity / Box::NT;  // 4x a thread's fair share
 };
 constexpr uint32_t kNoMatch16 = 0xffff;
 
@@ -158,11 +159,14 @@ __global__ void __launch_bounds__(Box::NT, 5)
         thread_pairs += pairs_of(run, out.keep_unmatched);
         packed[i] = pack(bound, run);
     }
+    // A thread listing many more outputs than the others would leave the block
+    // waiting: such a tile goes to the load-balanced second pass.
+    bool lopsided = __syncthreads_or(thread_pairs > Words::kThreadPairLimit);
     long long thread_offset, tile_pairs;
     BlockScan(scan_temp).ExclusiveSum(thread_pairs, thread_offset, tile_pairs);
     long long tile_offset = look_back(state, prefix_temp, blockIdx.x, tile_pairs);
     __syncthreads();  // every walk is done: the keys' space now holds the outputs
-    if (tile_pairs <= Words::kPairCapacity && uint64_t(tile_offset + tile_pairs) <= out.capacity)
+    if (!lopsided && tile_pairs <= Words::kPairCapacity && uint64_t(tile_offset + tile_pairs) <= out.capacity)
         expand_tile<Box>(packed, r, t, int(thread_offset), int(tile_pairs), tile_offset,
                          reinterpret_cast<uint32_t*>(tile_words), out);
     else
@@ -252,17 +256,58 @@ JoinResult allocate_speculative(Context& ctx, uint64_t pairs, uint64_t extra, ui
     }
 }
 
-// More pairs than the speculative buffers hold: exact buffers, with the pairs the
-// tile pass already wrote (all below the old capacity) copied over.
-void grow_join(Context& ctx, JoinResult& r, uint64_t written_below, uint64_t pairs, uint64_t extra) {
-    JoinResult grown = allocate_join(ctx, pairs, extra);
-    size_t bytes = written_below * sizeof(int64_t);
-    if (bytes) {
-        check(cudaMemcpyAsync(grown.a_rows.data(), r.a_rows.data(), bytes, cudaMemcpyDeviceToDevice, stream_of(ctx)), "copy");
-        check(cudaMemcpyAsync(grown.b_rows.data(), r.b_rows.data(), bytes, cudaMemcpyDeviceToDevice, stream_of(ctx)), "copy");
-        synchronize(ctx, "copy");
+// Replaces rows by an array of `size` holding its first `keep` elements.
+void resize_rows(Context& ctx, Buffer<int64_t>& rows, uint64_t size, uint64_t keep) {
+    Buffer<int64_t> resized = ctx.alloc<int64_t>(size);
+    if (keep)
+        check(cudaMemcpyAsync(resized.data(), rows.data(), keep * sizeof(int64_t), cudaMemcpyDeviceToDevice,
+                              stream_of(ctx)),
+              "copy of join rows");
+    synchronize(ctx, "copy of join rows");
+    rows = std::move(resized);
+}
+
+// One side at a time, so the old and new arrays of both sides are never all alive.
+void resize_join(Context& ctx, JoinResult& r, uint64_t size, uint64_t keep) {
+    resize_rows(ctx, r.a_rows, size, keep);
+    resize_rows(ctx, r.b_rows, size, keep);
+}
+
+template <class K>
+struct JoinPass {
+    Context& ctx;
+    CountArgs<K> in;
+    JoinOut out;
+    uint64_t extra;  // room for unmatched B rows after the pairs
+
+    // The tile pass into the speculative buffers, then exact buffers if the pairs did
+    // not fit (keeping what was written), or, if the budget cannot hold both, the tile
+    // pass again with every tile deferred.
+    std::pair<uint64_t, int64_t> run(JoinResult& r) {
+        auto [pairs, n_deferred] = join_tiles<K>(ctx, in, out);
+        if (pairs + extra <= r.a_rows.size()) return {pairs, n_deferred};
+        try {
+            resize_join(ctx, r, pairs + extra, pairs < out.capacity ? pairs : out.capacity);
+            return {pairs, n_deferred};
+        } catch (const OutOfMemory&) {
+            r = JoinResult();
+            out.a_rows = out.b_rows = nullptr;
+            out.capacity = 0;
+            auto redone = join_tiles<K>(ctx, in, out);
+            r = allocate_join(ctx, redone.first, extra);
+            return redone;
+        }
     }
-    r = std::move(grown);
+};
+
+// A result much smaller than the speculative buffers gets exact ones (the copy is
+// as small as the result); kept as it is if the budget has no room for the copy.
+void trim_join(Context& ctx, JoinResult& r) {
+    if (r.count * 4 >= r.a_rows.size()) return;
+    try {
+        resize_join(ctx, r, r.count, r.count);
+    } catch (const OutOfMemory&) {
+    }
 }
 
 }  // namespace
@@ -280,8 +325,8 @@ JoinResult join(Context& ctx, JoinKind kind, View<const K> a, View<const K> b) {
     JoinResult r = allocate_speculative(ctx, speculative_pairs(na, nb), extra, capacity);
     JoinOut out{r.a_rows.data(), r.b_rows.data(), capacity, lower.data(), offsets.data(), deferred.data(),
                 totals.data(), b_match.data(), shape.keep_unmatched_a};
-    auto [pairs, n_deferred] = join_tiles<K>(ctx, CountArgs<K>{a.data, na, b.data, nb}, out);
-    if (pairs > capacity) grow_join(ctx, r, capacity, pairs, extra);
+    JoinPass<K> pass{ctx, CountArgs<K>{a.data, na, b.data, nb}, out, extra};
+    auto [pairs, n_deferred] = pass.run(r);
     if (n_deferred)
         expand_deferred(ctx, deferred.data(), n_deferred, DeferredRows{offsets.data(), lower.data()}, r.a_rows.data(),
                         r.b_rows.data());
@@ -290,6 +335,7 @@ JoinResult join(Context& ctx, JoinKind kind, View<const K> a, View<const K> b) {
         check(cudaMemsetAsync(r.a_rows.data() + pairs, 0xff, unmatched_b * sizeof(int64_t), stream_of(ctx)), "memset");
     synchronize(ctx, "join");
     r.count = pairs + unmatched_b;
+    trim_join(ctx, r);
     return r;
 }
 

@@ -38,9 +38,11 @@ using ExpandBox = LaunchBox<256, 8>;
 constexpr int64_t kNoDelta = INT64_MIN;
 
 // One chunk: outputs [p0.a, p1.a) of rows [p0.b, p1.b) (global positions). Rows
-// [first_row, p1.b) are staged (a chunk's first output may belong to the row before
-// p0.b) as their first output and the distance to their first B match.
-__global__ void __launch_bounds__(ExpandBox::NT)
+// [first_row, p1.b) are staged as their first output and the distance to their first
+// B match; first_row is p0.b - 1 when the chunk's first output belongs to the row
+// before p0.b (a chunk cut inside a row), else p0.b (the row before may belong to a
+// tile that wrote its pairs itself, whose rows were never written).
+static __global__ void __launch_bounds__(ExpandBox::NT)
     expand_kernel(const PathPoint* begins, const PathPoint* ends, DeferredRows rows, int64_t* a_rows,
                   int64_t* b_rows) {
     constexpr int NV = ExpandBox::NV;
@@ -50,7 +52,8 @@ __global__ void __launch_bounds__(ExpandBox::NT)
     __shared__ int2 starts[ExpandBox::NT + 1];
     __shared__ uint16_t row_of[NV];
     PathPoint p0 = begins[blockIdx.x], p1 = ends[blockIdx.x];
-    int64_t first_row = p0.b > 0 ? p0.b - 1 : 0;
+    bool cut_inside_row = p0.b > 0 && (p1.b == p0.b || rows.offsets[p0.b] > uint64_t(p0.a));
+    int64_t first_row = cut_inside_row ? p0.b - 1 : p0.b;
     int n_out = int(p1.a - p0.a), n_rows = int(p1.b - p0.b), staged = int(p1.b - first_row);
     for (int i = threadIdx.x; i < staged; i += ExpandBox::NT) {
         uint64_t start = rows.offsets[first_row + i], lo = rows.lower[first_row + i];
