@@ -1,7 +1,9 @@
 // allocator.cpp — budget accounting shared by the backends' allocators, and the host
-// allocator of the CPU backend (64-byte aligned blocks, large ones cached for reuse).
+// allocator of the CPU backend (64-byte aligned blocks; large ones cached for reuse,
+// the least recently freed given back first when the cache is full).
 #include "allocator.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace mergepath {
@@ -59,11 +61,10 @@ size_t rounded_size(size_t bytes) {
 void* HostAllocator::raw_allocate(size_t bytes) {
     size_t size = rounded_size(bytes);
     std::lock_guard<std::mutex> lock(cache_mutex_);
-    auto hit = cached_.find(size);
-    if (hit != cached_.end()) {
-        void* p = hit->second;
-        cached_.erase(hit);
-        cached_bytes_ -= size;
+    auto hit = by_size_.find(size);
+    if (hit != by_size_.end()) {
+        void* p = hit->second->block;
+        forget_locked(hit);
         return p;
     }
     void* p = std::aligned_alloc(64, size);
@@ -74,15 +75,44 @@ void* HostAllocator::raw_allocate(size_t bytes) {
     return p;
 }
 
+// Keeps the block as the most recently freed; when the cache would exceed its limit,
+// the least recently freed blocks go back to the system (blocks of sizes no longer
+// asked for must not pin the cache: new sizes would then fault in fresh pages on
+// every call).
 void HostAllocator::raw_release(void* p, size_t bytes) noexcept {
     size_t size = rounded_size(bytes);  // the block's size, as raw_allocate rounded it
-    std::lock_guard<std::mutex> lock(cache_mutex_);
-    if (size >= kCacheMinBlock && cached_bytes_ + size <= kCacheMaxBytes) {
-        cached_.emplace(size, p);
-        cached_bytes_ += size;
+    if (size < kCacheMinBlock || size > kCacheMaxBytes) {
+        std::free(p);
         return;
     }
-    std::free(p);
+    std::lock_guard<std::mutex> lock(cache_mutex_);
+    try {
+        recent_.push_front(CachedBlock{size, p});
+        by_size_.emplace(size, recent_.begin());
+    } catch (...) {  // no memory for the bookkeeping: do not cache
+        if (!recent_.empty() && recent_.front().block == p) recent_.pop_front();
+        std::free(p);
+        return;
+    }
+    cached_bytes_ += size;
+    while (cached_bytes_ > kCacheMaxBytes) {
+        auto oldest = std::prev(recent_.end());
+        auto range = by_size_.equal_range(oldest->size);
+        auto entry = std::find_if(range.first, range.second, [&](const auto& e) { return e.second == oldest; });
+        std::free(oldest->block);
+        forget_locked(entry);
+    }
+}
+
+void HostAllocator::forget_locked(BySize::iterator entry) noexcept {
+    cached_bytes_ -= entry->first;
+    recent_.erase(entry->second);
+    by_size_.erase(entry);
+}
+
+size_t HostAllocator::cached_bytes() const {
+    std::lock_guard<std::mutex> lock(cache_mutex_);
+    return cached_bytes_;
 }
 
 void HostAllocator::release_cached() noexcept {
@@ -91,8 +121,9 @@ void HostAllocator::release_cached() noexcept {
 }
 
 void HostAllocator::free_cache_locked() noexcept {
-    for (auto& entry : cached_) std::free(entry.second);
-    cached_.clear();
+    for (auto& entry : recent_) std::free(entry.block);
+    recent_.clear();
+    by_size_.clear();
     cached_bytes_ = 0;
 }
 

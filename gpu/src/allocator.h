@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <list>
 #include <map>
 #include <mutex>
 #include <string>
@@ -46,6 +47,7 @@ class HostAllocator final : public BudgetedAllocator {
 public:
     ~HostAllocator() override { release_cached(); }
     void release_cached() noexcept override;
+    size_t cached_bytes() const;  // idle memory kept for reuse
 
 protected:
     void* raw_allocate(size_t bytes) override;
@@ -53,10 +55,17 @@ protected:
     std::string space_name() const override { return "host"; }
 
 private:
+    struct CachedBlock {
+        size_t size;
+        void* block;
+    };
+    using BySize = std::multimap<size_t, std::list<CachedBlock>::iterator>;
+    void forget_locked(BySize::iterator entry) noexcept;
     void free_cache_locked() noexcept;
 
-    std::mutex cache_mutex_;
-    std::multimap<size_t, void*> cached_;  // rounded size -> free block
+    mutable std::mutex cache_mutex_;
+    std::list<CachedBlock> recent_;  // free blocks, most recently freed first
+    BySize by_size_;                 // rounded size -> its blocks in recent_
     size_t cached_bytes_ = 0;
 };
 
