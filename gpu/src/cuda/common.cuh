@@ -45,8 +45,9 @@ struct LaunchBox {
 };
 
 // Tuned on the H100 (bench/RESULTS.md records the sweeps): the largest tiles whose
-// keys and 16-bit compacted positions still fit 48 KB of static shared memory won
-// for 32- and 64-bit keys (fewer per-thread path searches per element).
+// keys and 16-bit compacted positions (sharing memory with the threads' starts) still
+// fit 48 KB of static shared memory won for 32- and 64-bit keys (fewer per-thread
+// path searches per element); dynamic shared memory for larger tiles measured slower.
 template <class K>
 struct TileBox;
 template <>
