@@ -118,6 +118,7 @@ int main(int argc, char** argv) {
         sweep_one<256, 13>(ctx, in.a.data(), in.b.data(), n, in.out.data());
         sweep_one<256, 15>(ctx, in.a.data(), in.b.data(), n, in.out.data());
         sweep_one<256, 17>(ctx, in.a.data(), in.b.data(), n, in.out.data());
+        sweep_one<256, 18>(ctx, in.a.data(), in.b.data(), n, in.out.data());
     }
     {
         SortedInputs<uint32_t> in(ctx, n);
