@@ -135,6 +135,8 @@ int main(int argc, char** argv) {
     {
         SortedInputs<uint32_t> in(ctx, n);
         compare_steps<256, 23>(ctx, in.a.data(), in.b.data(), n, in.out.data());
+        compare_steps<256, 27>(ctx, in.a.data(), in.b.data(), n, in.out.data());
+        compare_steps<256, 31>(ctx, in.a.data(), in.b.data(), n, in.out.data());
     }
     return 0;
 }

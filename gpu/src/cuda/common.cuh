@@ -44,18 +44,26 @@ struct LaunchBox {
     static constexpr int NV = NT_ * VT_;
 };
 
-// Tuned on the H100 (bench/RESULTS.md records the sweeps): the largest tiles whose
-// keys and 16-bit compacted positions (sharing memory with the threads' starts) still
-// fit 48 KB of static shared memory won for 32- and 64-bit keys (fewer per-thread
-// path searches per element); dynamic shared memory for larger tiles measured slower.
+// Tuned on the H100 (bench/RESULTS.md records the sweeps): large tiles win (fewer
+// per-thread path searches per element) as long as the keys and 16-bit compacted
+// positions (sharing memory with the threads' starts) fit 48 KB of static shared
+// memory: 256 x 18 is the largest for 64-bit keys; for 32-bit keys 256 x 27 beat
+// 256 x 23 and 256 x 31. Dynamic shared memory for larger tiles measured slower.
 template <class K>
 struct TileBox;
 template <>
-struct TileBox<uint32_t> : LaunchBox<256, 23> {};
+struct TileBox<uint32_t> : LaunchBox<256, 27> {};
 template <>
 struct TileBox<uint64_t> : LaunchBox<256, 18> {};
 template <>
 struct TileBox<Key128> : LaunchBox<128, 11> {};
+
+// Merge writes every element, so its best tile differs for 32-bit keys (256 x 23:
+// 0.92x cub::DeviceMerge, against 0.89x at the set operations' 256 x 27).
+template <class K>
+struct MergeBox : TileBox<K> {};
+template <>
+struct MergeBox<uint32_t> : LaunchBox<256, 23> {};
 
 // Sorted search stages an int bound and two flags per element besides the keys, so
 // its tiles are smaller.

@@ -39,7 +39,8 @@ template <class K>
 TaggedResult<K> merge(Context& ctx, View<const K> a, View<const K> b, Outputs want) {
     TaggedResult<K> r = allocate_tagged<K>(ctx, a.size + b.size, want);
     TaggedOut<K> out{r.keys.data(), r.indices.data()};
-    r.count = run_select<MergePathKind<algo::Ties::AFirst>, MergeStep, false>(ctx, a.data, a.size, b.data, b.size, out);
+    r.count = run_select<MergePathKind<algo::Ties::AFirst>, MergeStep, false, K, MergeBox<K>>(ctx, a.data, a.size, b.data,
+                                                                                           b.size, out);
     return r;
 }
 
