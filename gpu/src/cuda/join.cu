@@ -246,15 +246,16 @@ JoinResult allocate_join(Context& ctx, uint64_t pairs, uint64_t extra) {
 
 // Output buffers for the speculative capacity, or none if the budget refuses them
 // (then every tile is deferred, which needs no more memory than the exact result).
-JoinResult allocate_speculative(Context& ctx, uint64_t pairs, uint64_t extra, uint64_t& capacity) {
+JoinResult allocate_speculative(Context& ctx, uint64_t pairs, uint64_t extra) {
     try {
-        capacity = pairs;
         return allocate_join(ctx, pairs, extra);
     } catch (const OutOfMemory&) {
-        capacity = 0;
         return JoinResult();
     }
 }
+
+// The pairs the buffers hold before the unmatched B rows.
+uint64_t pair_capacity(const JoinResult& r, uint64_t extra) { return r.a_rows.empty() ? 0 : r.a_rows.size() - extra; }
 
 // Replaces rows by an array of `size` holding its first `keep` elements.
 void resize_rows(Context& ctx, Buffer<int64_t>& rows, uint64_t size, uint64_t keep) {
@@ -286,8 +287,8 @@ struct JoinPass {
     std::pair<uint64_t, int64_t> run(JoinResult& r) {
         auto [pairs, n_deferred] = join_tiles<K>(ctx, in, out);
         if (pairs + extra <= r.a_rows.size()) return {pairs, n_deferred};
-        try {
-            resize_join(ctx, r, pairs + extra, pairs < out.capacity ? pairs : out.capacity);
+        try {  // every pair below the capacity was written (or belongs to a deferred tile)
+            resize_join(ctx, r, pairs + extra, out.capacity);
             return {pairs, n_deferred};
         } catch (const OutOfMemory&) {
             r = JoinResult();
@@ -317,13 +318,13 @@ JoinResult join(Context& ctx, JoinKind kind, View<const K> a, View<const K> b) {
     const JoinShape shape = join_shape(kind);
     if (shape.semi_anti) return semi_anti_join(ctx, kind, a, b);
     int64_t na = a.size, nb = b.size;
-    uint64_t extra = shape.keep_unmatched_b ? nb : 0, capacity = 0;
+    uint64_t extra = shape.keep_unmatched_b ? nb : 0;
     Buffer<uint64_t> lower = ctx.alloc<uint64_t>(na), offsets = ctx.alloc<uint64_t>(na);
     Buffer<uint8_t> b_match = shape.keep_unmatched_b ? ctx.alloc<uint8_t>(nb) : Buffer<uint8_t>();
     Buffer<DeferredTile> deferred = ctx.alloc<DeferredTile>(ceil_div<int64_t>(na + nb, CountBox<K>::NV) + 1);
     Buffer<unsigned long long> totals = ctx.alloc<unsigned long long>(2);
-    JoinResult r = allocate_speculative(ctx, speculative_pairs(na, nb), extra, capacity);
-    JoinOut out{r.a_rows.data(), r.b_rows.data(), capacity, lower.data(), offsets.data(), deferred.data(),
+    JoinResult r = allocate_speculative(ctx, speculative_pairs(na, nb), extra);
+    JoinOut out{r.a_rows.data(), r.b_rows.data(), pair_capacity(r, extra), lower.data(), offsets.data(), deferred.data(),
                 totals.data(), b_match.data(), shape.keep_unmatched_a};
     JoinPass<K> pass{ctx, CountArgs<K>{a.data, na, b.data, nb}, out, extra};
     auto [pairs, n_deferred] = pass.run(r);
