@@ -9,13 +9,28 @@
 namespace mergepath {
 namespace detail {
 
-void* BudgetedAllocator::allocate(size_t bytes) {
-    std::lock_guard<std::mutex> lock(mutex_);
+void BudgetedAllocator::check_budget_locked(size_t bytes) const {
     if (budget_ && in_use_ + bytes > budget_) {
         throw OutOfMemory("mergepath: " + space_name() + " memory budget exceeded: " +
                           std::to_string(in_use_) + " bytes in use + " + std::to_string(bytes) +
                           " requested > budget of " + std::to_string(budget_) + " bytes");
     }
+}
+
+void BudgetedAllocator::charge(size_t bytes) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    check_budget_locked(bytes);
+    in_use_ += bytes;
+}
+
+void BudgetedAllocator::discharge(size_t bytes) noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    in_use_ -= bytes < in_use_ ? bytes : in_use_;
+}
+
+void* BudgetedAllocator::allocate(size_t bytes) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    check_budget_locked(bytes);
     void* p = raw_allocate(bytes ? bytes : 1);
     if (!p) {
         throw OutOfMemory("mergepath: out of " + space_name() + " memory allocating " +

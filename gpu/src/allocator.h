@@ -22,6 +22,10 @@ public:
     void* allocate(size_t bytes) override;
     void release(void* p) noexcept override;
     size_t in_use() const;
+    // Counts `bytes` of memory held elsewhere (the host keys a stage reads in place) in
+    // this budget: throws OutOfMemory when that would exceed it; discharge() undoes it.
+    void charge(size_t bytes);
+    void discharge(size_t bytes) noexcept;
     size_t budget() const { return budget_; }
     void set_budget(size_t bytes) { budget_ = bytes; }
     virtual void release_cached() noexcept {}
@@ -32,6 +36,8 @@ protected:
     virtual std::string space_name() const = 0;
 
 private:
+    void check_budget_locked(size_t bytes) const;
+
     mutable std::mutex mutex_;
     std::unordered_map<void*, size_t> sizes_;
     size_t in_use_ = 0;

@@ -55,6 +55,8 @@ Backend Context::backend() const { return state_->backend; }
 std::string Context::describe() const { return state_->description; }
 int Context::cpu_threads() const { return state_->threads; }
 size_t Context::memory_in_use() const { return state_->allocator().in_use(); }
+void Context::charge_memory(size_t bytes) { state_->allocator().charge(bytes); }
+void Context::discharge_memory(size_t bytes) noexcept { state_->allocator().discharge(bytes); }
 size_t Context::memory_budget() const { return state_->allocator().budget(); }
 void Context::set_memory_budget(size_t bytes) { state_->allocator().set_budget(bytes); }
 void Context::release_cached_memory() { state_->allocator().release_cached(); }

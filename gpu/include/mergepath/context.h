@@ -81,7 +81,12 @@ public:
     bool host_memory() const { return backend() == Backend::Cpu; }  // Views are host pointers
     std::string describe() const;   // e.g. "cuda: NVIDIA H100 80GB HBM3" or "cpu: 16 threads"
     int cpu_threads() const;
-    size_t memory_in_use() const;   // bytes held by live Buffers and scratch
+    size_t memory_in_use() const;   // bytes held by live Buffers and scratch, and charged bytes
+    // Counts host memory that lives elsewhere but belongs to work on this context (the
+    // keys a sorted-sides stage reads in place) in the same budget as the context's own
+    // memory: charge() throws OutOfMemory when the budget would be exceeded.
+    void charge_memory(size_t bytes);
+    void discharge_memory(size_t bytes) noexcept;
     size_t memory_budget() const;
     void set_memory_budget(size_t bytes);
     // Hands memory cached for reuse back to the system: freed Buffers kept by the host

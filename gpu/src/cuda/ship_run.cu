@@ -1,6 +1,6 @@
-// ship_run.cu — one run of the SQL pipeline shipped to the GPU without waiting (see
-// ship_run.h): the host keys (and given rows) go through the context's pinned staging
-// buffers into fresh device memory, missing row numbers are generated on the device,
+// ship_run.cu — one run of the sorted-sides stage shipped to the GPU without waiting
+// (see ship_run.h): the host slices go one after another through the context's pinned
+// staging buffers into fresh device memory, row numbers are generated on the device,
 // and CUB's radix sort (sort_into) orders them into the run's buffers. Everything is
 // queued on the context's stream; the unsorted copies are returned to the
 // stream-ordered pool right away, which is safe because the pool reuses memory only
@@ -32,17 +32,19 @@ DeviceRun<K> allocate_run(Context& ctx, size_t n, bool with_rows) {
 }  // namespace
 
 template <class K>
-DeviceRun<K> ship_run(Context& ctx, const K* host_keys, const uint64_t* host_rows, size_t n, uint64_t first_row,
-                      bool with_rows) {
+DeviceRun<K> ship_run(Context& ctx, const HostSlice<K>* slices, size_t count, uint64_t first_row, bool with_rows) {
+    size_t n = 0;
+    for (size_t i = 0; i < count; ++i) n += slices[i].n;
     // Everything is allocated first: a budget failure throws before any copy is queued.
     DeviceRun<K> unsorted = allocate_run<K>(ctx, n, with_rows);
     DeviceRun<K> run = n > 1 ? allocate_run<K>(ctx, n, with_rows) : DeviceRun<K>();
     PinnedStaging& staging = staging_of(ctx);
-    staging.copy_to_device(unsorted.keys.data(), host_keys, n * sizeof(K), stream_of(ctx));
-    if (with_rows && host_rows)
-        staging.copy_to_device(unsorted.rows.data(), host_rows, n * sizeof(uint64_t), stream_of(ctx));
-    else if (with_rows)
-        for_each_index(ctx, int64_t(n), RowNumbers{unsorted.rows.data(), first_row}, "row numbers");
+    K* to = unsorted.keys.data();
+    for (size_t i = 0; i < count; ++i) {
+        staging.copy_to_device(to, slices[i].keys, slices[i].n * sizeof(K), stream_of(ctx));
+        to += slices[i].n;
+    }
+    if (with_rows) for_each_index(ctx, int64_t(n), RowNumbers{unsorted.rows.data(), first_row}, "row numbers");
     if (n < 2) return unsorted;
     sort_into<K>(ctx, unsorted.keys.data(), run.keys.data(), unsorted.rows.data(), run.rows.data(), n);
     return run;

@@ -26,7 +26,7 @@ template <class K>
 void sort_keys(Context&, View<K>) { no_cuda(); }
 void gather_rows(Context&, View<uint64_t>, View<const uint64_t>, View<const uint64_t>) { no_cuda(); }
 template <class K>
-DeviceRun<K> ship_run(Context&, const K*, const uint64_t*, size_t, uint64_t, bool) { no_cuda(); }
+DeviceRun<K> ship_run(Context&, const HostSlice<K>*, size_t, uint64_t, bool) { no_cuda(); }
 
 MERGEPATH_FOR_EACH_KEY(MERGEPATH_INSTANTIATE_OPS)
 MERGEPATH_FOR_EACH_KEY(MERGEPATH_INSTANTIATE_SHIP_RUN)

@@ -1,0 +1,283 @@
+// sorted_sides.cpp — the sorted-sides stage (see sorted_sides.h). Each side is a list
+// of host slices (blocks the stage copied batches into, or chunks it reads in place)
+// and a shipping position in that list; shipping hands the slices past the position to
+// SortedRuns (sorted_runs.h), sort() ships the rest and merges the runs. One mutex
+// serialises producers, so they may call add / add_chunk concurrently.
+#include "mergepath/sorted_sides.h"
+
+#include <chrono>
+#include <cstring>
+#include <mutex>
+
+#include "backends.h"
+#include "sorted_runs.h"
+
+namespace mergepath {
+namespace {
+
+constexpr size_t kGpuShipRows = size_t(1) << 22;
+constexpr size_t kOwnedBlockKeys = size_t(1) << 16;  // smallest block add() copies into
+
+int index_of(Side side) { return side == Side::A ? 0 : 1; }
+
+class Stopwatch {
+public:
+    double lap_ms() {
+        auto now = std::chrono::steady_clock::now();
+        double ms = std::chrono::duration<double, std::milli>(now - start_).count();
+        start_ = now;
+        return ms;
+    }
+
+private:
+    std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+// The keys of one side as they arrived, and how far they have been shipped.
+template <class K>
+struct SideInput {
+    std::vector<HostSlice<K>> slices;
+    std::vector<std::unique_ptr<K[]>> owned;  // blocks add() copied into
+    size_t owned_room = 0;                    // free keys in the last owned block, if it is the last slice
+    size_t total = 0;
+    size_t shipped = 0;                       // keys [0, shipped) are in runs
+    size_t ship_slice = 0, ship_offset = 0;   // where key `shipped` is
+
+    void restart_shipping() { shipped = ship_slice = ship_offset = 0; }
+
+    // The slices holding keys [shipped, total); moves the position to the end.
+    std::vector<HostSlice<K>> take_waiting() {
+        std::vector<HostSlice<K>> out;
+        for (size_t i = ship_slice; i < slices.size(); ++i) {
+            size_t skip = i == ship_slice ? ship_offset : 0;
+            if (slices[i].n > skip) out.push_back({slices[i].keys + skip, slices[i].n - skip});
+        }
+        ship_slice = slices.empty() ? 0 : slices.size() - 1;
+        ship_offset = slices.empty() ? 0 : slices.back().n;
+        shipped = total;
+        return out;
+    }
+
+    // Copies keys into the last owned block while it has room, then into a new one.
+    void append_copy(const K* keys, size_t n) {
+        size_t into_last = std::min(n, owned_room);
+        if (into_last) {
+            HostSlice<K>& last = slices.back();
+            std::memcpy(const_cast<K*>(last.keys) + last.n, keys, into_last * sizeof(K));
+            last.n += into_last;
+            owned_room -= into_last;
+        }
+        if (n > into_last) {
+            size_t rest = n - into_last, capacity = std::max(rest, kOwnedBlockKeys);
+            owned.emplace_back(new K[capacity]);
+            std::memcpy(owned.back().get(), keys + into_last, rest * sizeof(K));
+            slices.push_back({owned.back().get(), rest});
+            owned_room = capacity - rest;
+        }
+        total += n;
+    }
+
+    void append_chunk(const K* keys, size_t n) {
+        slices.push_back({keys, n});
+        owned_room = 0;  // the last slice is no longer an owned block
+        total += n;
+    }
+};
+
+}  // namespace
+
+template <class K>
+struct SortedSides<K>::State {
+    Context* ctx;
+    bool with_rows;
+    size_t ship_rows = kBackendDefault;
+    bool shipping_failed = false;
+    bool is_sorted = false;
+    size_t charged = 0;  // bytes of host keys charged to ctx
+    SideInput<K> input[2];
+    SortedRuns<K> runs[2];
+    SideArray<K> sorted[2];
+    StageTimings timings;
+    mutable std::mutex mutex;
+
+    State(Context& c, bool w) : ctx(&c), with_rows(w), runs{SortedRuns<K>(w), SortedRuns<K>(w)} {}
+
+    // Keys per run on the bound context; 0 = ship everything in sort().
+    size_t ship_every() const {
+        if (shipping_failed) return 0;
+        size_t every = ship_rows != kBackendDefault ? ship_rows : ctx->host_memory() ? kNoShipping : kGpuShipRows;
+        return every == kNoShipping ? 0 : every;
+    }
+
+    void drop_runs() {
+        runs[0].clear();
+        runs[1].clear();
+        input[0].restart_shipping();
+        input[1].restart_shipping();
+    }
+
+    void ship(int side) {
+        uint64_t first_row = input[side].shipped;
+        std::vector<HostSlice<K>> waiting = input[side].take_waiting();
+        if (!waiting.empty()) runs[side].ship(*ctx, waiting, first_row);
+    }
+
+    // After an add: ships the side's waiting keys once there are enough. Out of
+    // memory ends shipping; any other error propagates.
+    void ship_if_due(int side) {
+        const size_t every = ship_every();
+        if (every == 0 || input[side].total - input[side].shipped < every) return;
+        Stopwatch clock;
+        try {
+            ship(side);
+            timings.runs++;
+        } catch (const OutOfMemory&) {
+            drop_runs();
+            shipping_failed = true;
+        }
+        timings.ship_ms += clock.lap_ms();
+    }
+
+    // Charges arriving host keys to the budget. Runs are only an early start on the
+    // sort: when they leave no room for the keys, they go and shipping ends.
+    void charge(size_t bytes) {
+        try {
+            ctx->charge_memory(bytes);
+        } catch (const OutOfMemory&) {
+            if (runs[0].count() + runs[1].count() == 0) throw;
+            drop_runs();
+            shipping_failed = true;
+            ctx->charge_memory(bytes);
+        }
+        charged += bytes;
+    }
+
+    // Charges the bytes, then runs append(); a failed append gives the charge back.
+    template <class Append>
+    void charged_append(size_t bytes, Append&& append) {
+        charge(bytes);
+        try {
+            append();
+        } catch (...) {
+            ctx->discharge_memory(bytes);
+            charged -= bytes;
+            throw;
+        }
+    }
+
+    void sort_sides() {
+        Stopwatch clock;
+        try {
+            for (int s = 0; s < 2; ++s) ship(s);  // the rest (everything, without shipping)
+        } catch (const OutOfMemory&) {
+            drop_runs();  // give the memory back before the caller redoes the work
+            throw;
+        }
+        (ctx->host_memory() ? timings.sort_ms : timings.transfer_ms) += clock.lap_ms();
+        for (int s = 0; s < 2; ++s) sorted[s] = runs[s].merge(*ctx);
+        timings.sort_ms += clock.lap_ms();
+    }
+};
+
+template <class K>
+SortedSides<K>::SortedSides(Context& ctx, bool with_rows) : state_(new State(ctx, with_rows)) {}
+
+template <class K>
+SortedSides<K>::~SortedSides() {
+    if (state_) state_->ctx->discharge_memory(state_->charged);
+}
+
+template <class K>
+void SortedSides<K>::set_ship_rows(size_t rows) {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    state_->ship_rows = rows;
+}
+
+template <class K>
+uint64_t SortedSides<K>::add(Side side, const K* keys, size_t n) {
+    State& s = *state_;
+    std::lock_guard<std::mutex> lock(s.mutex);
+    SideInput<K>& in = s.input[index_of(side)];
+    const uint64_t first_row = in.total;
+    if (s.is_sorted) throw Error("mergepath: keys added to sorted sides");
+    if (n == 0) return first_row;
+    s.charged_append(n * sizeof(K), [&] { in.append_copy(keys, n); });
+    s.ship_if_due(index_of(side));
+    return first_row;
+}
+
+template <class K>
+uint64_t SortedSides<K>::add_chunk(Side side, const K* keys, size_t n) {
+    State& s = *state_;
+    std::lock_guard<std::mutex> lock(s.mutex);
+    SideInput<K>& in = s.input[index_of(side)];
+    const uint64_t first_row = in.total;
+    if (s.is_sorted) throw Error("mergepath: keys added to sorted sides");
+    if (n == 0) return first_row;
+    if (!keys) throw Error("mergepath: a chunk has a size but no keys");
+    s.charged_append(n * sizeof(K), [&] { in.append_chunk(keys, n); });
+    s.ship_if_due(index_of(side));
+    return first_row;
+}
+
+template <class K>
+size_t SortedSides<K>::rows(Side side) const {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    return state_->input[index_of(side)].total;
+}
+
+template <class K>
+void SortedSides<K>::sort() {
+    State& s = *state_;
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (s.is_sorted) throw Error("mergepath: sorted sides sorted twice");
+    s.sort_sides();
+    s.is_sorted = true;
+}
+
+template <class K>
+bool SortedSides<K>::sorted() const {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    return state_->is_sorted;
+}
+
+template <class K>
+void SortedSides<K>::rebind(Context& ctx) {
+    State& s = *state_;
+    std::lock_guard<std::mutex> lock(s.mutex);
+    s.drop_runs();
+    s.sorted[0] = SideArray<K>();
+    s.sorted[1] = SideArray<K>();
+    ctx.charge_memory(s.charged);  // may throw: then the stage stays where it was
+    s.ctx->discharge_memory(s.charged);
+    s.ctx = &ctx;
+    s.shipping_failed = false;
+    s.is_sorted = false;
+}
+
+template <class K>
+Context& SortedSides<K>::context() const { return *state_->ctx; }
+
+template <class K>
+View<const K> SortedSides<K>::sorted_keys(Side side) const { return state_->sorted[index_of(side)].ckeys(); }
+
+template <class K>
+View<const uint64_t> SortedSides<K>::sorted_rows(Side side) const {
+    return state_->sorted[index_of(side)].crows();
+}
+
+template <class K>
+void SortedSides<K>::release() {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    state_->sorted[0] = SideArray<K>();
+    state_->sorted[1] = SideArray<K>();
+}
+
+template <class K>
+const StageTimings& SortedSides<K>::timings() const { return state_->timings; }
+
+template class SortedSides<uint32_t>;
+template class SortedSides<uint64_t>;
+template class SortedSides<Key128>;
+
+}  // namespace mergepath
