@@ -14,7 +14,11 @@ EXTENSION = pg_mergepath
 MODULE_big = pg_mergepath
 # install script of each version and the upgrade scripts between them
 DATA = $(wildcard sql/pg_mergepath--*.sql)
-OBJS = $(patsubst %.cpp,%.o,$(sort $(wildcard extension/*.cpp)))
+# extension/common: GUCs, devices, keys, the C++/ERROR boundary; extension/stage: the
+# sorted-sides stage every node uses (chunks, the library facade, the parallel protocol);
+# extension/setop: the MergePath SetOp node.
+EXT_DIRS = common stage setop
+OBJS = $(patsubst %.cpp,%.o,$(sort $(foreach d,$(EXT_DIRS),$(wildcard extension/$(d)/*.cpp))))
 PGFILEDESC = "pg_mergepath - INTERSECT / EXCEPT [ALL] on GPUs"
 
 # Regression tests (sql/*.sql, expected/*.out), in order; setop_setup comes first.
@@ -38,7 +42,7 @@ MP_CMAKE_FLAGS = -DMERGEPATH_TESTS=OFF -DMERGEPATH_BENCH=OFF \
 MP_CUDA_LIBS = $(if $(shell ar t $(MP_LIB) 2>/dev/null | grep -m1 '\.cu\.o$$'),\
                  $(CUDA_HOME)/lib64/libcudart_static.a -lrt -ldl)
 
-PG_CPPFLAGS = -I$(srcdir)/gpu/include -I$(srcdir)/extension
+PG_CPPFLAGS = -I$(srcdir)/gpu/include $(foreach d,$(EXT_DIRS),-I$(srcdir)/extension/$(d))
 PG_CXXFLAGS = -std=c++17 -fPIC -Wno-missing-field-initializers -Wno-register
 SHLIB_LINK = $(MP_LIB) $(MP_CUDA_LIBS) -lpthread -lstdc++
 
@@ -56,7 +60,7 @@ mergepath-lib:
 
 $(MP_LIB): mergepath-lib
 $(shlib): $(MP_LIB)
-$(OBJS): $(wildcard $(srcdir)/extension/*.h) $(wildcard $(srcdir)/gpu/include/mergepath/*.h)
+$(OBJS): $(wildcard $(srcdir)/extension/*/*.h) $(wildcard $(srcdir)/gpu/include/mergepath/*.h)
 
 regress:
 	$(srcdir)/scripts/regress.sh

@@ -8,6 +8,8 @@
 #   PGMP_DEVICE=auto|gpu|cpu   pg_mergepath.device of the instance (default auto).
 #                              With gpu, setop_nogpu is skipped: it expects no GPU.
 #   PG_CONFIG=...              another pg_config (default: the one on PATH)
+#   PGMP_RESULTS=DIR           copy the actual outputs (results/*.out) there, to review
+#                              and adopt changed expected files
 #
 # The database is UTF8 with the C locale (identical results on every host); tests
 # that need another collation name an ICU one explicitly.
@@ -59,6 +61,9 @@ status=0
     --bindir="$bindir" --inputdir="$work" --outputdir="$work" \
     --encoding=UTF8 --no-locale --dbname=contrib_regression $tests) || status=$?
 
+if [ -n "${PGMP_RESULTS:-}" ]; then
+  mkdir -p "$PGMP_RESULTS" && cp "$work"/results/*.out "$PGMP_RESULTS"/
+fi
 if [ "$status" -ne 0 ]; then
   [ -f "$work/regression.diffs" ] && cat "$work/regression.diffs"
   for log in "$work"/tmp_check/log/*.log; do

@@ -21,16 +21,28 @@
 // only with pg_mergepath.hashed_keys, as that path is measured no faster than the
 // native one. Every reason not to is logged at DEBUG1.
 //
+// Parallel: when both inputs have partial paths (a Parallel Seq Scan of each leaf, say)
+// and the keys are lossless, a partial path is offered too, with a Gather over it:
+// every participant reads its share of both inputs and encodes keys into shared
+// memory, the leader (which holds the GPU) combines, and every participant emits the
+// result batches it claims (setop_parallel.cpp), so that a Partial Aggregate above can
+// run in every process. Its workers: the two inputs' workers together (the node reads
+// both inputs in full), up to max_parallel_workers_per_gather. The rel is marked
+// consider_parallel so that an outer query level can put its own Gather or Partial
+// Aggregate over the partial path (grouping_planner copies a subquery's partial paths
+// only then). Hashed keys keep the serial node (their rows live in one process).
+//
 // Cost: both inputs are read anyway (their total cost); then per input row our tuple
 // handling (cpu_tuple_cost / 2, as Append charges) plus key work in units of
 // cpu_operator_cost, the unit the native SetOp is charged per column and row
 // (cpu_operator_cost * numCols, a hash probe or a comparison). Our units are
-// calibrated against that native charge from measured speed ratios, and are to be
-// re-measured by the bench issue:
+// calibrated against that native charge from measured speed ratios:
 //   encoding    0.05 per column (lossless) / 0.4 per column (hashing + verification)
 //               + 0.1 per row to store the row (hashed);
 //   device      per 64-bit key word: GPU 0.1 (transfer + radix sort + merge, linear);
 //               CPU 0.1 + 0.4 / threads (parallel sort).
+// A partial path divides the inputs' and the encoding's cost by PostgreSQL's parallel
+// divisor (get_parallel_divisor's formula); the device work is done once.
 // Fixed costs (device context, launches) are not in the path cost: min_rows is the
 // floor below which they dominate, so tiny inputs keep the native SetOp.
 // Startup cost is copied from the SetOpPath (PostgreSQL charges a hashed set operation
@@ -38,10 +50,7 @@
 // sorted SetOp (which has them) keeps winning cost ties, e.g. on tiny inputs.
 #include <algorithm>
 
-#include "device.h"
-#include "keys.h"
-
-#include "pg_mergepath.h"
+#include "setop.h"
 
 extern "C" {
 #include "nodes/nodeFuncs.h"
@@ -107,13 +116,26 @@ bool collect_columns(SetOpPath* sp, SetOpColumns* cols) {
     return true;
 }
 
-// Our cost per input row (see the file comment).
-Cost cost_per_row(const SetOpColumns* cols, const MpKeyChoice* keys) {
-    MpDevice device = mp_resolve_device();
+// Our cost per input row (see the file comment): reading and encoding it, which the
+// participants of a parallel node share, and the device work, done once.
+struct RowCost {
+    Cost read;
+    Cost device;
+};
+
+RowCost cost_per_row(const SetOpColumns* cols, const MpKeyChoice* keys) {
+    MpDevice device = mp_planning_device();
     double words = std::max(1.0, keys->key_bits / 64.0);
     double device_units = device == MpDevice::Gpu ? 0.1 : 0.1 + 0.4 / mp_cpu_thread_count();
     double encode_units = keys->lossless ? 0.05 * cols->ncols : 0.4 * cols->ncols + 0.1;
-    return cpu_tuple_cost * 0.5 + cpu_operator_cost * (encode_units + words * device_units);
+    return {cpu_tuple_cost * 0.5 + cpu_operator_cost * encode_units, cpu_operator_cost * words * device_units};
+}
+
+// costsize.c's get_parallel_divisor (static there).
+double parallel_divisor(int workers) {
+    double divisor = workers;
+    if (parallel_leader_participation && 1.0 - 0.3 * workers > 0) divisor += 1.0 - 0.3 * workers;
+    return divisor;
 }
 
 List* oid_list(const Oid* oids, int n) {
@@ -122,31 +144,79 @@ List* oid_list(const Oid* oids, int n) {
     return list;
 }
 
-CustomPath* make_path(RelOptInfo* rel, SetOpPath* sp, Path* left, Path* right, const SetOpColumns* cols,
+// The inputs of a path: the paths read and the rows they give (all participants').
+struct Inputs {
+    Path* left;
+    Path* right;
+    double rows;
+    int workers;  // 0: a serial path
+};
+
+CustomPath* make_path(RelOptInfo* rel, SetOpPath* sp, const Inputs& in, const SetOpColumns* cols,
                       const MpKeyChoice* keys) {
     CustomPath* cp = makeNode(CustomPath);
+    double divisor = in.workers > 0 ? parallel_divisor(in.workers) : 1.0;
+    RowCost row = cost_per_row(cols, keys);
     cp->path.pathtype = T_CustomScan;
     cp->path.parent = rel;
     cp->path.pathtarget = sp->path.pathtarget;
     cp->path.param_info = NULL;
-    cp->path.parallel_aware = false;
-    cp->path.parallel_safe = sp->path.parallel_safe;
-    cp->path.parallel_workers = 0;
-    cp->path.rows = sp->path.rows;
+    cp->path.parallel_aware = in.workers > 0;
+    cp->path.parallel_safe = in.workers > 0 || sp->path.parallel_safe;
+    cp->path.parallel_workers = in.workers;
+    cp->path.rows = sp->path.rows / divisor;
     cp->path.total_cost =
-        left->total_cost + right->total_cost + (left->rows + right->rows) * cost_per_row(cols, keys);
+        in.left->total_cost + in.right->total_cost + in.rows / divisor * row.read + in.rows * row.device;
     cp->path.startup_cost = Min(sp->path.startup_cost, cp->path.total_cost);
     cp->path.pathkeys = NIL;
     cp->flags = 0;
-    cp->custom_paths = list_make2(left, right);
+    cp->custom_paths = list_make2(in.left, in.right);
     // nodeSetOp.c emits a group's first row as read: with hashing that row comes from
     // the input read first (firstFlag); sorted, from the left input (flag 0 sorts first).
     int first_side = (sp->strategy == SETOP_HASHED && sp->firstFlag == 1) ? 1 : 0;
-    MpSetOpInfo info = {sp->cmd, *keys, oid_list(cols->eqops, cols->ncols),
-                        oid_list(cols->collations, cols->ncols), first_side};
+    MpSetOpInfo info = {sp->cmd,    *keys, oid_list(cols->eqops, cols->ncols), oid_list(cols->collations, cols->ncols),
+                        first_side, in.workers > 0};
     cp->custom_private = mp_setop_info_to_list(&info);
     cp->methods = &mp_setop_path_methods;
     return cp;
+}
+
+// Our path over the given inputs, projected like the native one when it is.
+Path* setop_path(PlannerInfo* root, RelOptInfo* rel, SetOpPath* sp, ProjectionPath* projection, const Inputs& in,
+                 const SetOpColumns* cols, const MpKeyChoice* keys) {
+    Path* path = &make_path(rel, sp, in, cols, keys)->path;
+    if (!projection) return path;
+    return &create_projection_path(root, rel, path, projection->path.pathtarget)->path;
+}
+
+// The partial path, or NULL (with the reason at DEBUG1).
+Path* partial_setop_path(PlannerInfo* root, RelOptInfo* rel, SetOpPath* sp, ProjectionPath* projection,
+                         const Inputs& serial, const SetOpColumns* cols, const MpKeyChoice* keys, const char* op) {
+    RelOptInfo* lrel = serial.left->parent;
+    RelOptInfo* rrel = serial.right->parent;
+    const char* why_not = NULL;
+    if (max_parallel_workers_per_gather <= 0) why_not = "max_parallel_workers_per_gather is 0";
+    else if (!keys->lossless) why_not = "its keys need hashing (their rows stay in one process)";
+    else if (!lrel || !rrel || lrel->partial_pathlist == NIL || rrel->partial_pathlist == NIL)
+        why_not = "an input has no partial path";
+    if (why_not) {
+        elog(DEBUG1, "pg_mergepath: %s: no parallel MergePath SetOp: %s", op, why_not);
+        return NULL;
+    }
+    Inputs in = serial;
+    in.left = (Path*)linitial(lrel->partial_pathlist);
+    in.right = (Path*)linitial(rrel->partial_pathlist);
+    in.workers = Max(1, Min(max_parallel_workers_per_gather, in.left->parallel_workers + in.right->parallel_workers));
+    return setop_path(root, rel, sp, projection, in, cols, keys);
+}
+
+// Adds the partial path and a Gather over it (the partial path stays for an outer
+// query level's own Gather or Partial Aggregate).
+void add_parallel_paths(PlannerInfo* root, RelOptInfo* rel, Path* partial) {
+    rel->consider_parallel = true;
+    add_partial_path(rel, partial);
+    if (!list_member_ptr(rel->partial_pathlist, partial)) return;  // rejected (and freed)
+    add_path(rel, &create_gather_path(root, rel, partial, partial->pathtarget, NULL, NULL)->path);
 }
 
 void consider_setop(PlannerInfo* root, RelOptInfo* rel, SetOpPath* sp, ProjectionPath* projection) {
@@ -170,21 +240,23 @@ void consider_setop(PlannerInfo* root, RelOptInfo* rel, SetOpPath* sp, Projectio
         elog(DEBUG1, "pg_mergepath: %s not replaced: its keys need hashing and pg_mergepath.hashed_keys is off", op);
         return;
     }
-    double rows = left->rows + right->rows;
-    if (rows < mp_min_rows) {
-        elog(DEBUG1, "pg_mergepath: %s not replaced: %.0f estimated input rows < pg_mergepath.min_rows (%d)", op, rows,
-             mp_min_rows);
+    Inputs serial = {left, right, left->rows + right->rows, 0};
+    if (serial.rows < mp_min_rows) {
+        elog(DEBUG1, "pg_mergepath: %s not replaced: %.0f estimated input rows < pg_mergepath.min_rows (%d)", op,
+             serial.rows, mp_min_rows);
         return;
     }
-    Path* path = &make_path(rel, sp, left, right, &cols, &keys)->path;
-    Path* native = &sp->path;
-    if (projection) {
-        path = &create_projection_path(root, rel, path, projection->path.pathtarget)->path;
-        native = &projection->path;
-    }
-    elog(DEBUG1, "pg_mergepath: %s: offering MergePath SetOp (%d-bit %s keys), cost %.2f vs %.2f", op, keys.key_bits,
-         keys.lossless ? "lossless" : "hashed", path->total_cost, native->total_cost);
+    // Both paths are made before either is added: add_path may free the SetOpPath.
+    Path* path = setop_path(root, rel, sp, projection, serial, &cols, &keys);
+    Path* partial = partial_setop_path(root, rel, sp, projection, serial, &cols, &keys, op);
+    Path* native = projection ? &projection->path : &sp->path;
+    elog(DEBUG1, "pg_mergepath: %s: offering MergePath SetOp (%d-bit %s keys), cost %.2f vs %.2f%s", op,
+         keys.key_bits, keys.lossless ? "lossless" : "hashed", path->total_cost, native->total_cost,
+         partial ? psprintf(", parallel with %d workers %.2f per participant", partial->parallel_workers,
+                            partial->total_cost)
+                 : "");
     add_path(rel, path);
+    if (partial) add_parallel_paths(root, rel, partial);
 }
 
 void mp_create_upper_paths(PlannerInfo* root, UpperRelationKind stage, RelOptInfo* input_rel,

@@ -6,13 +6,11 @@
 //    the set operation's grouping equality is the type's default btree equality, which
 //    for these types is equality of the encoded integers (float4/float8 are not: -0 = 0
 //    and all NaNs are equal yet print differently, so they are hashed);
-//  - all columns lossless and at most 128 bits in total: lossless key of 32/64/128 bits;
+//  - all columns lossless, at most 128 bits in total, and the null layout of rows with
+//    NULLs (keys.h) fits 128 bits too: lossless key of 32/64/128 bits;
 //  - otherwise every column needs an extended hash support function in the hash
 //    operator family of its equality operator (so hash and equality agree), and the key
-//    is the 64-bit row hash;
-//  - NULLs: rows with a NULL go to the executor's exact table (PostgreSQL's tuple
-//    hash table), which needs every column hashable; if a lossless column is not
-//    (money), every column gets a NULL bit in the key instead, if that still fits;
+//    is the 64-bit row hash (NULLs hash to a constant of their own);
 //  - columns without equality, with a nondeterministic collation (equal strings with
 //    different bytes), or neither lossless nor hashable keep the native SetOp.
 #include <cmath>
@@ -113,7 +111,7 @@ char* column_problem(int c, Oid type, Oid collation, Oid eqop, bool hashable, Mp
 
 bool mp_keys_choose(int ncols, const Oid* types, const Oid* collations, const Oid* eqops, const bool* hashable,
                     MpKeyChoice* choice, char** why_not) {
-    int value_bits = 0;
+    int value_bits = 0, narrowest = 128;
     bool all_lossless = true, all_hashable = true;
     for (int c = 0; c < ncols; c++) {
         MpCodec codec = lossless_codec(types[c], eqops[c]);
@@ -121,15 +119,16 @@ bool mp_keys_choose(int ncols, const Oid* types, const Oid* collations, const Oi
         all_lossless = all_lossless && codec != MpCodec::Hashed;
         all_hashable = all_hashable && hashable[c] && OidIsValid(hash_extended_proc(eqops[c]));
         value_bits += codec_bits(codec);
+        narrowest = Min(narrowest, codec_bits(codec));
     }
-    int total_bits = value_bits + (all_hashable ? 0 : ncols);
-    choice->lossless = all_lossless && total_bits <= 128;
-    choice->null_bits = choice->lossless && !all_hashable;
+    // a row with NULLs: the mask plus every column but (at least) the narrowest
+    int null_layout_bits = ncols + value_bits - narrowest;
+    choice->lossless = all_lossless && value_bits <= 128 && null_layout_bits <= 128;
     if (!choice->lossless && !all_hashable) {
         *why_not = pstrdup("a column has no hash support and the row does not fit a 128-bit key");
         return false;
     }
-    choice->key_bits = !choice->lossless ? 64 : total_bits <= 32 ? 32 : total_bits <= 64 ? 64 : 128;
+    choice->key_bits = !choice->lossless ? 64 : value_bits <= 32 ? 32 : value_bits <= 64 ? 64 : 128;
     return true;
 }
 
@@ -137,7 +136,6 @@ void mp_keys_init(MpKeyPlan* plan, int ncols, const Oid* types, const Oid* colla
                   const MpKeyChoice* choice) {
     plan->ncols = ncols;
     plan->lossless = choice->lossless;
-    plan->null_bits = choice->null_bits;
     plan->key_bits = choice->key_bits;
     plan->hash_bits = mp_debug_hash_bits > 0 ? mp_debug_hash_bits : 64;
     plan->cols = (MpKeyColumn*)palloc0(sizeof(MpKeyColumn) * ncols);
@@ -212,8 +210,7 @@ mp_u128 mp_encode_uuid(Datum value) {
     return v;
 }
 
-Datum mp_decode_uuid(mp_u128 bits) {
-    pg_uuid_t* u = (pg_uuid_t*)palloc(sizeof(pg_uuid_t));
+Datum mp_decode_uuid(mp_u128 bits, pg_uuid_t* u) {
     for (int i = UUID_LEN - 1; i >= 0; i--) {
         u->data[i] = uint8_t(bits);
         bits >>= 8;

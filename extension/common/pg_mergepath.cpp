@@ -10,8 +10,7 @@
 
 #include "device.h"
 #include "pipeline.h"
-
-#include "pg_mergepath.h"
+#include "setop.h"
 
 extern "C" {
 #include "funcapi.h"

@@ -5,10 +5,13 @@
 // width such that equal values (by the grouping equality of the set operation) give
 // equal integers and different values different ones, order preserved; the columns
 // are packed first-column-most-significant into a 32-, 64- or 128-bit key. The row
-// can be rebuilt from the key, so no copy of the input rows is kept. Rows with a NULL
-// in any column take another route (the executor's exact in-backend table) — except
-// when a column has no hash support (money), which that table needs: then every
-// column carries a NULL bit above its value bits, and NULLs are keys too.
+// can be rebuilt from the key, so no copy of the input rows is kept.
+// Rows with a NULL in any column get a key of another shape, the "null layout": a
+// 128-bit key with the NULL mask in its top ncols bits and the non-NULL columns packed
+// below. Such a row never equals a row without NULLs (NULL = NULL in set operations,
+// NULL <> any value), so they form a second, usually tiny, stream of keys whose groups
+// never meet the main stream's. The layout fits 128 bits when ncols + every column's
+// bits but the narrowest <= 128 (keys.cpp checks it when choosing).
 //
 // Hashed keys: a 64-bit hash of the row built from each column's extended hash
 // support function; equal rows hash equal, so the set operation on hashes is right
@@ -22,6 +25,10 @@
 #include "mergepath/types.h"
 
 #include "pg_mergepath.h"
+
+extern "C" {
+#include "utils/uuid.h"
+}
 
 // How one column is turned into key bits.
 enum class MpCodec : uint8_t {
@@ -48,7 +55,6 @@ struct MpKeyColumn {
 struct MpKeyPlan {
     int ncols;
     bool lossless;
-    bool null_bits;    // lossless with a NULL bit per column (see above)
     int key_bits;      // 32, 64 or 128
     int hash_bits;     // 64, or fewer under pg_mergepath.debug_hash_bits
     MpKeyColumn* cols;
@@ -74,7 +80,7 @@ using mp_u128 = unsigned __int128;
 uint64_t mp_encode_column(MpCodec codec, Datum value);          // codecs up to 64 bits
 Datum mp_decode_column(MpCodec codec, uint64_t bits);           // idem
 mp_u128 mp_encode_uuid(Datum value);
-Datum mp_decode_uuid(mp_u128 bits);                             // palloc's the uuid
+Datum mp_decode_uuid(mp_u128 bits, pg_uuid_t* into);            // writes the uuid into `into`
 
 inline void mp_key_from_u128(mp_u128 v, uint32_t* k) { *k = uint32_t(v); }
 inline void mp_key_from_u128(mp_u128 v, uint64_t* k) { *k = uint64_t(v); }
@@ -86,45 +92,76 @@ inline mp_u128 mp_key_to_u128(uint32_t k) { return k; }
 inline mp_u128 mp_key_to_u128(uint64_t k) { return k; }
 inline mp_u128 mp_key_to_u128(const mergepath::Key128& k) { return (mp_u128(k.hi) << 64) | k.lo; }
 
-// The lossless key of a row (without NULLs unless plan->null_bits).
+inline mp_u128 mp_encode_value(const MpKeyColumn& col, Datum value) {
+    return col.codec == MpCodec::Uuid ? mp_encode_uuid(value) : mp_u128(mp_encode_column(col.codec, value));
+}
+
+// The lossless key of a row without NULLs.
 template <class K>
-inline K mp_encode_row(const MpKeyPlan* plan, const Datum* values, const bool* isnull) {
+inline K mp_encode_row(const MpKeyPlan* plan, const Datum* values) {
     K key;
-    if (plan->ncols == 1 && !plan->null_bits && plan->cols[0].codec != MpCodec::Uuid) {
+    if (plan->ncols == 1 && plan->cols[0].codec != MpCodec::Uuid) {
         mp_key_from_u128(mp_encode_column(plan->cols[0].codec, values[0]), &key);
         return key;
     }
     mp_u128 acc = 0;
     for (int c = 0; c < plan->ncols; ++c) {
         const MpKeyColumn& col = plan->cols[c];
-        if (plan->null_bits) {
-            acc = (acc << 1) | (isnull[c] ? 1 : 0);
-            acc <<= col.bits;
-            if (!isnull[c]) acc |= mp_encode_column(col.codec, values[c]);
-            continue;
-        }
-        mp_u128 v = col.codec == MpCodec::Uuid ? mp_encode_uuid(values[c]) : mp_encode_column(col.codec, values[c]);
+        mp_u128 v = mp_encode_value(col, values[c]);
         acc = col.bits == 128 ? v : (acc << col.bits) | v;
     }
     mp_key_from_u128(acc, &key);
     return key;
 }
 
-// Rebuilds the row of a lossless key (by-reference values palloc'd in CurrentMemoryContext).
+// The null-layout key of a row with at least one NULL (see the file comment).
+inline mergepath::Key128 mp_encode_null_row(const MpKeyPlan* plan, const Datum* values, const bool* isnull) {
+    mp_u128 mask = 0, acc = 0;
+    for (int c = 0; c < plan->ncols; ++c) {
+        const MpKeyColumn& col = plan->cols[c];
+        mask = (mask << 1) | (isnull[c] ? 1 : 0);
+        if (isnull[c]) continue;
+        mp_u128 v = mp_encode_value(col, values[c]);
+        acc = col.bits == 128 ? v : (acc << col.bits) | v;
+    }
+    mergepath::Key128 key;
+    mp_key_from_u128((mask << (128 - plan->ncols)) | acc, &key);
+    return key;
+}
+
+// A column's value from its bits (uuid: into `uuid_buf`, which the caller keeps).
+inline Datum mp_decode_value(const MpKeyColumn& col, mp_u128 bits, pg_uuid_t* uuid_buf) {
+    if (col.codec == MpCodec::Uuid) return mp_decode_uuid(bits, uuid_buf);
+    return mp_decode_column(col.codec, uint64_t(bits));
+}
+
+inline mp_u128 mp_low_bits(mp_u128 acc, int bits) {
+    return bits == 128 ? acc : acc & ((mp_u128(1) << bits) - 1);
+}
+
+// Rebuilds the row of a lossless key. uuid_bufs: one pg_uuid_t per column, where uuid
+// values are written (they must outlive the row's use).
 template <class K>
-inline void mp_decode_row(const MpKeyPlan* plan, const K& key, Datum* values, bool* isnull) {
+inline void mp_decode_row(const MpKeyPlan* plan, const K& key, Datum* values, bool* isnull, pg_uuid_t* uuid_bufs) {
     mp_u128 acc = mp_key_to_u128(key);
     for (int c = plan->ncols - 1; c >= 0; --c) {
         const MpKeyColumn& col = plan->cols[c];
-        if (col.codec == MpCodec::Uuid) {
-            isnull[c] = false;
-            values[c] = mp_decode_uuid(acc);
-            continue;
-        }
-        uint64_t bits = uint64_t(acc & ((mp_u128(1) << col.bits) - 1));
-        acc >>= col.bits;
-        isnull[c] = plan->null_bits && (acc & 1);
-        if (plan->null_bits) acc >>= 1;
-        values[c] = isnull[c] ? (Datum)0 : mp_decode_column(col.codec, bits);
+        isnull[c] = false;
+        values[c] = mp_decode_value(col, mp_low_bits(acc, col.bits), &uuid_bufs[c]);
+        acc = col.bits == 128 ? 0 : acc >> col.bits;
+    }
+}
+
+// Rebuilds the row of a null-layout key.
+inline void mp_decode_null_row(const MpKeyPlan* plan, const mergepath::Key128& key, Datum* values, bool* isnull,
+                               pg_uuid_t* uuid_bufs) {
+    mp_u128 all = mp_key_to_u128(key);
+    mp_u128 mask = all >> (128 - plan->ncols);
+    mp_u128 acc = all & ((mp_u128(1) << (128 - plan->ncols)) - 1);
+    for (int c = plan->ncols - 1; c >= 0; --c, mask >>= 1) {
+        const MpKeyColumn& col = plan->cols[c];
+        isnull[c] = (mask & 1) != 0;
+        values[c] = isnull[c] ? (Datum)0 : mp_decode_value(col, mp_low_bits(acc, col.bits), &uuid_bufs[c]);
+        if (!isnull[c]) acc = col.bits == 128 ? 0 : acc >> col.bits;
     }
 }

@@ -13,11 +13,13 @@
 // (EXCEPT) or inflate a count (ALL).
 #include "setop.h"
 
+#include "timing.h"
+
 // Grouping equality of stored rows (side_a, row_a) and (side_b, row_b).
 static bool rows_equal(MpSetOpState* st, int side_a, uint64 row_a, int side_b, uint64 row_b) {
     ExprContext* econtext = st->css.ss.ps.ps_ExprContext;
-    ExecStoreMinimalTuple(mp_stored_row(st, side_a, row_a), st->row_slot[0], false);
-    ExecStoreMinimalTuple(mp_stored_row(st, side_b, row_b), st->row_slot[1], false);
+    ExecStoreMinimalTuple(mp_row_store_get(&st->store[side_a], row_a), st->row_slot[0], false);
+    ExecStoreMinimalTuple(mp_row_store_get(&st->store[side_b], row_b), st->row_slot[1], false);
     econtext->ecxt_outertuple = st->row_slot[0];
     econtext->ecxt_innertuple = st->row_slot[1];
     return ExecQualAndReset(st->row_equal, econtext);
@@ -52,22 +54,13 @@ static bool runs_hold_equal_rows(MpSetOpState* st, const MpResults<uint64_t>& r)
 }
 
 bool mp_verify_hashed(MpSetOpState* st) {
-    MpResults<uint64_t> r;
-    MpError err;
-    MpPipeline* pipeline = st->holder->pipeline;
-    if (!mp_try(&err, [&] { r = mp_results<uint64_t>(pipeline); })) mp_raise(&err, "reading the results");
+    MpResults<uint64_t> r = mp_stage_results<uint64_t>(st->stage);
     for (int s = 0; s < 2; s++)
         if (r.side_count[s] != st->store[s].count)
             elog(ERROR, "pg_mergepath: the library returned %zu sorted rows for %llu input rows", r.side_count[s],
                  (unsigned long long)st->store[s].count);
-    bool timing = mp_timing_on(st);
-    instr_time start, elapsed;
-    if (timing) INSTR_TIME_SET_CURRENT(start);
+    MpStopwatch clock;
     bool ok = runs_hold_equal_rows(st, r);
-    if (timing) {
-        INSTR_TIME_SET_CURRENT(elapsed);
-        INSTR_TIME_SUBTRACT(elapsed, start);
-        st->verify_ms += INSTR_TIME_GET_MILLISEC(elapsed);
-    }
+    if (mp_timing_on(st)) st->verify_ms += clock.lap_ms();
     return ok;
 }

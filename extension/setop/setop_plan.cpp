@@ -3,7 +3,14 @@
 //
 // Plan shape: the left input becomes the plan's lefttree (outer) and the right input
 // its righttree (inner); custom_plans stays empty. That makes the children ordinary
-// plan children for every tree walker (setrefs, parameters, EXPLAIN, rescans).
+// plan children for every tree walker (setrefs, parameters, EXPLAIN, rescans, and the
+// parallel DSM setup of a Parallel Seq Scan below a parallel-aware node).
+//
+// The node reads only the set operation's columns of each input, never the flag
+// column a leaf query's Subquery Scan adds (a constant per side): that column is cut
+// from the Subquery Scan's target list, which then usually is trivial (its columns are
+// the subquery's, in order), and setrefs.c removes the Subquery Scan, so the node
+// reads its rows straight from the scan below without a projection per row.
 //
 // Target lists: the set-op rel's target list is PostgreSQL's "varno 0" Vars (plus the
 // flag column), which the parent plan matches by Var when setrefs.c fixes it, so our
@@ -12,11 +19,13 @@
 // the range-table offset to its Vars, leaving references to nothing, which EXPLAIN
 // VERBOSE cannot print. So a planner_hook, after standard_planner, rewrites each of
 // our custom_scan_tlist Vars into OUTER_VAR k — column k of the left input — which
-// EXPLAIN deparses the way it deparses SetOp's own output ("*SELECT* 1".a). The
-// executor never evaluates custom_scan_tlist; only its types matter there.
-#include "pg_mergepath.h"
+// EXPLAIN deparses the way it deparses SetOp's own output ("*SELECT* 1".a), and the
+// flag column (the last) into the constant 0 that the node emits. The executor never
+// evaluates custom_scan_tlist; only its types matter there.
+#include "setop.h"
 
 extern "C" {
+#include "catalog/pg_type_d.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/tlist.h"
@@ -41,21 +50,21 @@ const char* mp_setop_cmd_name(SetOpCmd cmd) {
 }
 
 List* mp_setop_info_to_list(const MpSetOpInfo* info) {
-    List* keys = list_make3(makeInteger(info->keys.lossless ? 1 : 0), makeInteger(info->keys.null_bits ? 1 : 0),
-                            makeInteger(info->keys.key_bits));
+    List* keys = list_make2(makeInteger(info->keys.lossless ? 1 : 0), makeInteger(info->keys.key_bits));
     return list_make5(makeInteger(int(info->cmd)), keys, info->eqops, info->collations,
-                      makeInteger(info->first_side));
+                      list_make2(makeInteger(info->first_side), makeInteger(info->parallel ? 1 : 0)));
 }
 
 void mp_setop_info_from_list(List* list, MpSetOpInfo* info) {
     List* keys = (List*)list_nth(list, 1);
     info->cmd = SetOpCmd(intVal(list_nth(list, 0)));
+    List* sides = (List*)list_nth(list, 4);
     info->keys.lossless = intVal(list_nth(keys, 0)) != 0;
-    info->keys.null_bits = intVal(list_nth(keys, 1)) != 0;
-    info->keys.key_bits = intVal(list_nth(keys, 2));
+    info->keys.key_bits = intVal(list_nth(keys, 1));
     info->eqops = (List*)list_nth(list, 2);
     info->collations = (List*)list_nth(list, 3);
-    info->first_side = intVal(list_nth(list, 4));
+    info->first_side = intVal(list_nth(sides, 0));
+    info->parallel = intVal(list_nth(sides, 1)) != 0;
 }
 
 // Our scan tuple: one entry per tlist column, same expressions (see the file comment).
@@ -69,15 +78,27 @@ static List* make_scan_tlist(List* tlist) {
     return scan_tlist;
 }
 
+// Cuts a leaf input's Subquery Scan down to the set operation's columns (see the file
+// comment): the node never reads the flag column after them.
+static void drop_flag_column(Plan* child, int ncols) {
+    if (!IsA(child, SubqueryScan) || list_length(child->targetlist) <= ncols) return;
+    child->targetlist = list_truncate(list_copy(child->targetlist), ncols);
+}
+
 static Plan* mp_plan_custom_path(PlannerInfo* root, RelOptInfo* rel, CustomPath* best_path, List* tlist,
                                  List* clauses, List* custom_plans) {
     if (clauses != NIL) elog(ERROR, "pg_mergepath: a set operation with restriction clauses");
+    MpSetOpInfo info;
+    mp_setop_info_from_list(best_path->custom_private, &info);
+    drop_flag_column((Plan*)linitial(custom_plans), list_length(info.eqops));
+    drop_flag_column((Plan*)lsecond(custom_plans), list_length(info.eqops));
     if (tlist == NIL) tlist = make_tlist_from_pathtarget(best_path->path.pathtarget);
     CustomScan* cscan = makeNode(CustomScan);
     cscan->scan.plan.targetlist = tlist;
     cscan->scan.plan.qual = NIL;
     cscan->scan.plan.lefttree = (Plan*)linitial(custom_plans);
     cscan->scan.plan.righttree = (Plan*)lsecond(custom_plans);
+    cscan->scan.plan.parallel_aware = best_path->path.parallel_aware;
     cscan->scan.scanrelid = 0;
     cscan->flags = best_path->flags;
     cscan->custom_plans = NIL;
@@ -89,11 +110,19 @@ static Plan* mp_plan_custom_path(PlannerInfo* root, RelOptInfo* rel, CustomPath*
     return &cscan->scan.plan;
 }
 
-// Points our scan tuple's Vars at the left input's columns (OUTER_VAR), for EXPLAIN.
+// Points our scan tuple's Vars at the left input's columns (OUTER_VAR), and the flag
+// column at the 0 we emit, for EXPLAIN.
 static void fix_scan_tlist(CustomScan* cscan) {
+    MpSetOpInfo info;
+    mp_setop_info_from_list(cscan->custom_private, &info);
+    int ncols = list_length(info.eqops);
     ListCell* lc;
     foreach (lc, cscan->custom_scan_tlist) {
         TargetEntry* tle = (TargetEntry*)lfirst(lc);
+        if (tle->resno > ncols) {
+            tle->expr = (Expr*)makeConst(INT4OID, -1, InvalidOid, sizeof(int32), Int32GetDatum(0), false, true);
+            continue;
+        }
         if (!IsA(tle->expr, Var)) continue;
         Var* var = (Var*)tle->expr;
         var->varno = OUTER_VAR;

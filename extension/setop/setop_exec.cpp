@@ -2,30 +2,32 @@
 // and EXCEPT [ALL] computed by sorting keys instead of hashing rows one by one.
 //
 // Data flow (one execution):
-//   children -> key batches -> device -> result indices -> tuples
+//   children -> key chunks -> sorted sides (device) -> result keys -> tuples
 //   1. The node's two inputs are its plan's lefttree (the left query, side A) and
-//      righttree (side B) — not an Append with a flag column: each side is read
-//      to the end in turn (setop_input.cpp). Every row is encoded into a key
-//      (keys.cpp); keys go to the library in batches of 256k, which moves them to the
-//      device while the next batch is read.
-//   2. finish(): the library sorts both sides, keeps one key per run of A for the
-//      DISTINCT forms, and runs the Balanced Path intersection / difference by key and
-//      rank — min(m, n) copies for INTERSECT ALL, max(m - n, 0) for EXCEPT ALL, one
-//      for INTERSECT / EXCEPT — exactly nodeSetOp.c's rules, NULLs equal to NULLs.
-//   3. Output, one row per ExecCustomScan call, straight from the library's result
-//      arrays (setop_output.cpp): lossless keys are decoded back into the row; hashed
-//      keys point at the stored A rows, after hash_verify.cpp proved with the equality
+//      righttree (side B) — not an Append with a flag column: each side is read to
+//      the end in turn (setop_input.cpp). Every row becomes a key (keys.cpp) written
+//      into chunks (key_chunks.h).
+//   2. The stage (stage.h; the library's SortedSides under SqlSetOp) adopts the
+//      chunks — on the GPU while reading goes on, as runs that are copied and
+//      radix-sorted there — merges each side's runs, keeps one key per run of A for
+//      the DISTINCT forms, and runs the Balanced Path intersection / difference by key
+//      and rank: min(m, n) copies for INTERSECT ALL, max(m - n, 0) for EXCEPT ALL, one
+//      for INTERSECT / EXCEPT — exactly nodeSetOp.c's rules, NULLs equal to NULLs
+//      (setop_combine.cpp).
+//   3. Output, one row per ExecCustomScan call, straight from the result arrays
+//      (setop_output.cpp): lossless keys are decoded back into the row; hashed keys
+//      point at the stored A rows, after hash_verify.cpp proved with the equality
 //      operators that no two different rows shared a hash (else exact_setop.cpp
 //      recomputes the query with PostgreSQL's tuple hash table, as HashSetOp would).
-//      Rows with a NULL under lossless keys are counted in that exact table while
-//      reading, and emitted after the library's rows.
+//
+// A parallel-aware node (a partial path under a Gather) runs the same three steps
+// with every participant reading its share in step 1, one of them running step 2 for
+// all, and each emitting the result batches it claims in step 3 (setop_parallel.cpp).
 //
 // Like HashSetOp, everything is held in memory: work_mem is not enforced (a later
-// issue bounds memory); a GPU out of memory makes the query redo its keys on the CPU
-// backend (pipeline.cpp) with a NOTICE.
-//
-// Memory: the library objects are C++; they belong to a per-execution memory context
-// whose reset callback deletes them, so ERROR, cancel, rescan and end all free them.
+// issue bounds memory); a GPU out of memory moves the work to the CPU backend with a
+// NOTICE (stage.cpp). The C++ objects belong to a per-execution memory context whose
+// reset callback deletes them, so ERROR, cancel, rescan and end all free them.
 #include "setop.h"
 
 static void mp_begin(CustomScanState* node, EState* estate, int eflags);
@@ -34,8 +36,9 @@ static void mp_end(CustomScanState* node);
 static void mp_rescan(CustomScanState* node);
 
 const CustomExecMethods mp_setop_exec_methods = {
-    "MergePath SetOp", mp_begin, mp_exec, mp_end, mp_rescan, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-    mp_explain_setop,
+    "MergePath SetOp",         mp_begin, mp_exec, mp_end, mp_rescan, NULL, NULL, mp_setop_estimate_dsm,
+    mp_setop_initialize_dsm,   mp_setop_reinitialize_dsm,           mp_setop_initialize_worker,
+    mp_setop_shutdown,         mp_explain_setop,
 };
 
 static Node* mp_create_state(CustomScan* cscan) {
@@ -48,11 +51,6 @@ static Node* mp_create_state(CustomScan* cscan) {
 const CustomScanMethods mp_setop_scan_methods = {"MergePath SetOp", mp_create_state};
 
 void mp_register_setop_methods(void) { RegisterCustomScanMethods(&mp_setop_scan_methods); }
-
-bool mp_timing_on(MpSetOpState* st) {
-    Instrumentation* instr = st->css.ss.ps.instrument;
-    return instr != NULL && instr->need_timer;
-}
 
 // The grouping equality of two stored rows (row_slot[0] vs row_slot[1]), NULL = NULL.
 static ExprState* build_row_equal(MpSetOpState* st, TupleDesc desc) {
@@ -80,7 +78,8 @@ static void init_keys(MpSetOpState* st, TupleDesc desc) {
     mp_keys_init(&st->keys, st->ncols, types, collations, eqops, &st->info.keys);
 }
 
-// ExecInitNode of both inputs; key plan, equality and slots for this node.
+// ExecInitNode of both inputs; key plan, equality and slots for this node. The GPU
+// starts now if it has not yet (it may still be starting while the input is read).
 static void mp_begin(CustomScanState* node, EState* estate, int eflags) {
     MpSetOpState* st = (MpSetOpState*)node;
     Plan* plan = node->ss.ps.plan;
@@ -96,34 +95,36 @@ static void mp_begin(CustomScanState* node, EState* estate, int eflags) {
     st->row_slot[0] = ExecInitExtraTupleSlot(estate, desc, &TTSOpsMinimalTuple);
     st->row_slot[1] = ExecInitExtraTupleSlot(estate, desc, &TTSOpsMinimalTuple);
     st->row_equal = build_row_equal(st, desc);
-    st->device = mp_resolve_device();
+    st->uuid_bufs = (pg_uuid_t*)palloc0(sizeof(pg_uuid_t) * st->ncols);
+    // EXPLAIN alone shows where the node would run (waiting for a GPU start under way)
+    st->report.device = (eflags & EXEC_FLAG_EXPLAIN_ONLY) ? mp_resolve_device() : mp_planning_device();
+    st->counts.combiner = -1;
     st->phase = MpPhase::Init;
 }
 
-// Frees the library's objects early (their results are no longer needed).
-static void release_pipeline(MpSetOpState* st) {
-    MpPipeline* pipeline = st->holder->pipeline;
-    st->holder->pipeline = nullptr;
-    st->result_keys = NULL;
-    st->result_positions = NULL;
-    st->result_count = 0;
-    MpError err;
-    mp_try(&err, [&] { delete pipeline; });
+// A serial execution: read everything, combine here, emit from the library's memory.
+static void serial_compute(MpSetOpState* st) {
+    mp_read_inputs(st);
+    mp_combine(st, st->counts.rows_read[0] + st->counts.rows_read[1]);
+    st->counts.participants = 1;
+    if (!st->keys.lossless) return mp_keep_hashed_results(st);
+    mp_keep_local_results(st);
 }
 
 // Reads both inputs, runs the set operation, and checks hashed results.
 static void mp_compute(MpSetOpState* st) {
-    mp_create_run(st);
-    mp_read_inputs(st);
-    mp_finish_pipeline(st);
+    mp_start_run(st);
+    if (st->shared) mp_parallel_compute(st);
+    else serial_compute(st);
+    if (st->stage->report.ran) st->report = st->stage->report;
     st->phase = MpPhase::EmitLibrary;
     if (!st->keys.lossless && !mp_verify_hashed(st)) {
         st->hash_collision = true;
-        release_pipeline(st);
+        mp_stage_release(st->stage);
         mp_exact_recompute(st);
+        mp_exact_start_emit(st);
         st->phase = MpPhase::EmitExact;
     }
-    if (st->phase == MpPhase::EmitExact || st->exact_used) mp_exact_start_emit(st);
 }
 
 // Returns the next result row, computing everything on the first call.
@@ -137,38 +138,36 @@ static TupleTableSlot* mp_exec(CustomScanState* node) {
     bool timing = mp_timing_on(st);
     instr_time start, elapsed;
     if (timing) INSTR_TIME_SET_CURRENT(start);
-    MemoryContext old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
     bool got = mp_emit_next(st, slot);
-    MemoryContextSwitchTo(old);
     if (timing) {
         INSTR_TIME_SET_CURRENT(elapsed);
         INSTR_TIME_SUBTRACT(elapsed, start);
         st->emit_ms += INSTR_TIME_GET_MILLISEC(elapsed);
     }
     if (!got) return NULL;
-    st->rows_emitted++;
+    st->counts.rows_emitted++;
     if (node->ss.ps.ps_ProjInfo == NULL) return slot;
     econtext->ecxt_scantuple = slot;
     return ExecProject(node->ss.ps.ps_ProjInfo);
 }
 
-// Frees this execution's C++ objects and stored rows (the reset callback runs).
+// Frees this execution's C++ objects, chunks and stored rows (the reset callback runs).
 static void mp_reset_run(MpSetOpState* st) {
     if (st->run_cxt) MemoryContextReset(st->run_cxt);
-    st->holder = NULL;
+    st->stage = NULL;
     memset(st->store, 0, sizeof(st->store));
     memset(&st->exact, 0, sizeof(st->exact));
-    st->exact_used = false;
+    memset(st->writers, 0, sizeof(st->writers));
     st->hash_collision = false;
-    st->emit_pos = 0;
-    st->result_keys = NULL;
-    st->result_positions = NULL;
-    st->result_count = 0;
-    for (int side = 0; side < 2; ++side) {
-        st->sorted_rows[side] = NULL;
-        st->sorted_keys[side] = NULL;
-        st->sorted_count[side] = 0;
+    st->emit_pos = st->emit_end = 0;
+    for (int s = 0; s < 2; ++s) {
+        st->results[s] = NULL;
+        st->result_count[s] = 0;
+        st->sorted_rows[s] = NULL;
+        st->sorted_keys[s] = NULL;
+        st->sorted_count[s] = 0;
     }
+    st->result_positions = NULL;
     st->run_start_valid = false;
     st->phase = MpPhase::Init;
 }
@@ -182,20 +181,16 @@ static void mp_end(CustomScanState* node) {
     ExecEndNode(innerPlanState(node));
 }
 
-// Same inputs (no changed parameters): emit the results again. Otherwise drop them;
-// inputs with changed parameters are rescanned by their next ExecProcNode.
+// Same inputs (no changed parameters): emit the results again — a serial node only; a
+// parallel node's shared state is reset (ReInitializeDSM) and it computes again.
+// Otherwise drop them; inputs with changed parameters are rescanned by their next
+// ExecProcNode.
 static void mp_rescan(CustomScanState* node) {
     MpSetOpState* st = (MpSetOpState*)node;
     PlanState* outer = outerPlanState(node);
     PlanState* inner = innerPlanState(node);
     if (st->phase == MpPhase::Init) return;
-    if (outer->chgParam == NULL && inner->chgParam == NULL) {
-        st->emit_pos = 0;
-        st->run_start_valid = false;  // the emit cursor of setop_output.cpp starts over
-        st->phase = st->hash_collision ? MpPhase::EmitExact : MpPhase::EmitLibrary;
-        if (st->phase == MpPhase::EmitExact || st->exact_used) mp_exact_start_emit(st);
-        return;
-    }
+    if (!st->shared && outer->chgParam == NULL && inner->chgParam == NULL) return mp_restart_emit(st);
     mp_reset_run(st);
     if (outer->chgParam == NULL) ExecReScan(outer);
     if (inner->chgParam == NULL) ExecReScan(inner);

@@ -6,8 +6,7 @@
 // existing ones; output is each group's first row, min(L, R) / max(L - R, 0) / 0-or-1
 // times.
 //
-// Used for the rows with a NULL when keys are lossless (few, usually), and to
-// recompute a whole query whose row hashes collided (rare: then it costs what
+// Used to recompute a whole query whose row hashes collided (rare: then it costs what
 // HashSetOp costs, and like HashSetOp it does not spill).
 #include "setop.h"
 
@@ -39,7 +38,7 @@ static void exact_init(MpSetOpState* st) {
 }
 
 // Counts one input row (slot) of side 0 (left) or 1 (right).
-void mp_exact_add(MpSetOpState* st, TupleTableSlot* slot, int side) {
+static void exact_add(MpSetOpState* st, TupleTableSlot* slot, int side) {
     MpExactTable* ex = &st->exact;
     if (ex->table == NULL) exact_init(st);
     TupleHashEntry entry;
@@ -67,11 +66,10 @@ void mp_exact_recompute(MpSetOpState* st) {
         int side = i == 0 ? st->info.first_side : 1 - st->info.first_side;
         for (uint64 row = 0; row < st->store[side].count; row++) {
             if ((row & 0xffff) == 0) CHECK_FOR_INTERRUPTS();
-            ExecStoreMinimalTuple(mp_stored_row(st, side, row), st->row_slot[0], false);
-            mp_exact_add(st, st->row_slot[0], side);
+            ExecStoreMinimalTuple(mp_row_store_get(&st->store[side], row), st->row_slot[0], false);
+            exact_add(st, st->row_slot[0], side);
         }
     }
-    st->exact_used = true;
 }
 
 void mp_exact_start_emit(MpSetOpState* st) {
@@ -100,6 +98,6 @@ bool mp_exact_next(MpSetOpState* st, TupleTableSlot* out) {
     }
     ex->copies_left--;
     ExecStoreMinimalTuple(ex->entry->firstTuple, st->row_slot[0], false);
-    mp_copy_row(st, st->row_slot[0], out);
+    mp_copy_row(st->row_slot[0], st->ncols, out);
     return true;
 }

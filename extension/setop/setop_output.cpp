@@ -1,34 +1,41 @@
 // setop_output.cpp — step 3 of the MergePath SetOp node (see setop_exec.cpp): one
-// result row per call, read straight from the library's result arrays, nothing
-// materialised again:
-//  - lossless keys: result_keys() are the output rows; each is decoded into the
-//    scan slot (by-reference values in the per-tuple memory);
-//  - hashed keys: result_positions() index sorted A, whose row numbers index the
-//    stored left rows (MinimalTuples, referenced, not copied);
-//  - then the exact table's groups (rows with NULLs, or the whole query after a hash
-//    collision).
+// result row per call, read straight from the result arrays, nothing materialised
+// again and nothing allocated per row:
+//  - lossless keys: results[0] (main keys) then results[1] (null-layout keys) are the
+//    output rows; each is decoded into the scan slot (uuids into per-column buffers).
+//    A serial node walks them all; each participant of a parallel node walks the
+//    batches it claims from the shared cursor;
+//  - hashed keys (serial only): result positions index sorted A, whose row numbers
+//    index the stored left rows (referenced, not copied);
+//  - after a hash collision, the exact table's groups.
 // The scan tuple is the set operation's columns plus the resjunk flag column (0).
 #include "setop.h"
 
-// Copies the key columns of a stored row into the virtual output slot.
-void mp_copy_row(MpSetOpState* st, TupleTableSlot* row, TupleTableSlot* out) {
-    slot_getsomeattrs(row, st->ncols);
-    ExecClearTuple(out);
-    for (int c = 0; c < st->ncols; c++) {
-        out->tts_values[c] = row->tts_values[c];
-        out->tts_isnull[c] = row->tts_isnull[c];
-    }
-    out->tts_values[st->ncols] = Int32GetDatum(0);
-    out->tts_isnull[st->ncols] = false;
-    ExecStoreVirtualTuple(out);
+// The next range of results for this process: a serial node's is all of them.
+static bool next_range(MpSetOpState* st) {
+    if (st->shared) return mp_shared_claim(st->shared, mp_result_total(st), &st->emit_pos, &st->emit_end);
+    if (st->emit_end == mp_result_total(st)) return false;
+    st->emit_pos = 0;
+    st->emit_end = mp_result_total(st);
+    return true;
+}
+
+template <class K>
+static void decode_result(MpSetOpState* st, uint64 i, TupleTableSlot* out) {
+    Datum* values = out->tts_values;
+    bool* isnull = out->tts_isnull;
+    if (i < st->result_count[0])
+        mp_decode_row<K>(&st->keys, ((const K*)st->results[0])[i], values, isnull, st->uuid_bufs);
+    else
+        mp_decode_null_row(&st->keys, ((const mergepath::Key128*)st->results[1])[i - st->result_count[0]], values,
+                           isnull, st->uuid_bufs);
 }
 
 template <class K>
 static bool next_lossless(MpSetOpState* st, TupleTableSlot* out) {
-    if (st->emit_pos >= st->result_count) return false;
-    const K* keys = (const K*)st->result_keys;
+    if (st->emit_pos == st->emit_end && !next_range(st)) return false;
     ExecClearTuple(out);
-    mp_decode_row<K>(&st->keys, keys[st->emit_pos++], out->tts_values, out->tts_isnull);
+    decode_result<K>(st, st->emit_pos++, out);
     out->tts_values[st->ncols] = Int32GetDatum(0);
     out->tts_isnull[st->ncols] = false;
     ExecStoreVirtualTuple(out);
@@ -65,13 +72,13 @@ static uint64_t group_first_position(MpSetOpState* st, uint64_t pos_a) {
 
 template <class K>
 static bool next_hashed(MpSetOpState* st, TupleTableSlot* out) {
-    if (st->emit_pos >= st->result_count) return false;
+    if (st->emit_pos >= st->result_count[0]) return false;
     uint64_t pos = st->result_positions[st->emit_pos++];
     if (pos >= st->sorted_count[0]) elog(ERROR, "pg_mergepath: result position out of range");
     int side = st->info.first_side;
     uint64_t first = group_first_position<K>(st, pos);
-    ExecStoreMinimalTuple(mp_stored_row(st, side, st->sorted_rows[side][first]), st->row_slot[0], false);
-    mp_copy_row(st, st->row_slot[0], out);
+    ExecStoreMinimalTuple(mp_row_store_get(&st->store[side], st->sorted_rows[side][first]), st->row_slot[0], false);
+    mp_copy_row(st->row_slot[0], st->ncols, out);
     return true;
 }
 
@@ -88,12 +95,34 @@ static bool next_from_library(MpSetOpState* st, TupleTableSlot* out) {
     }
 }
 
+// Points the state at the library's with-rows results of hashed keys (no copy).
+void mp_keep_hashed_results(MpSetOpState* st) {
+    MpResults<uint64_t> r = mp_stage_results<uint64_t>(st->stage);
+    st->result_positions = r.result_positions;
+    st->result_count[0] = r.position_count;
+    st->result_count[1] = 0;
+    for (int side = 0; side < 2; ++side) {
+        st->sorted_rows[side] = r.sorted_rows[side];
+        st->sorted_keys[side] = r.sorted_keys[side];
+        st->sorted_count[side] = r.side_count[side];
+    }
+    st->run_start_valid = false;
+}
+
+// Emits the same results again from the start (a rescan with unchanged inputs).
+void mp_restart_emit(MpSetOpState* st) {
+    st->emit_pos = st->emit_end = 0;
+    st->run_start_valid = false;  // the emit cursor of the hashed keys starts over
+    st->phase = st->hash_collision ? MpPhase::EmitExact : MpPhase::EmitLibrary;
+    if (st->hash_collision) mp_exact_start_emit(st);
+}
+
 bool mp_emit_next(MpSetOpState* st, TupleTableSlot* out) {
     for (;;) {
         switch (st->phase) {
             case MpPhase::EmitLibrary:
                 if (next_from_library(st, out)) return true;
-                st->phase = st->exact_used ? MpPhase::EmitExact : MpPhase::Done;
+                st->phase = MpPhase::Done;
                 break;
             case MpPhase::EmitExact:
                 if (mp_exact_next(st, out)) return true;

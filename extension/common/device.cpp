@@ -1,0 +1,296 @@
+// device.cpp — choosing the backend and owning the mergepath Contexts of this backend
+// process.
+//
+// CUDA is not fork-safe, so nothing here runs in the postmaster: _PG_init does not
+// touch it. Parallel workers are fresh processes that would pay CUDA's start for one
+// query: they always use the CPU backend. In a backend, the first plan that may run on
+// the GPU starts the GPU context on a thread of its own (probe, context, stream and
+// pool: ~100-300 ms), so that planning and reading the input overlap it; the combining
+// step then finds it ready, waits for it, or takes the CPU backend for inputs too small
+// to be worth the wait (mp_choose_device). The thread only calls CUDA and the library,
+// never PostgreSQL; it starts with every signal blocked (PostgreSQL's handlers must run
+// on the backend's own thread), and the backend joins it before it exits.
+//
+// Contexts are kept for the life of the backend, in a few slots with a user count: a
+// slot whose settings went stale (pg_mergepath.cpu_threads changed) is retired and
+// closed once its last user (e.g. an open cursor) releases it.
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <string>
+#include <thread>
+
+#include <pthread.h>
+
+#include "device.h"
+
+#include "pg_mergepath.h"
+
+extern "C" {
+#include "storage/ipc.h"
+}
+
+namespace {
+
+struct ContextSlot {
+    mergepath::Context* ctx;
+    MpDevice device;
+    int threads;  // pg_mergepath.cpu_threads it was opened with (CPU slots)
+    int users;
+    bool retired;
+};
+
+constexpr int kMaxSlots = 8;
+ContextSlot slots[kMaxSlots];
+
+// With device = auto and the GPU still starting, the combining step waits for it from
+// this many input keys on: below, the CPU backend finishes before the wait would end
+// (it sorts ~100M keys/s on 16 cores; a GPU start takes ~100-300 ms).
+constexpr uint64_t kWaitForGpuKeys = uint64_t(16) << 20;
+
+// The GPU context's start on its own thread (see the file comment).
+struct GpuStart {
+    std::thread thread;
+    std::atomic<bool> done{false};
+    bool begun = false, finished = false;  // finished: joined and its outcome taken
+    mergepath::Context* ctx = nullptr;     // the thread's result when it succeeded
+    std::string why_not;                   // ... and why not when it failed
+    double took_ms = 0;
+};
+GpuStart gpu_start;
+bool gpu_unusable = false;
+char gpu_why_not[256];
+bool logged_auto_cpu = false;
+
+// Runs f with every signal blocked in this thread (see the file comment).
+template <class F>
+bool with_signals_blocked(MpError* err, F&& f) {
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    bool ok = mp_try(err, f);
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    return ok;
+}
+
+mergepath::Options options_for(MpDevice device) {
+    mergepath::Options options;
+    options.backend = device == MpDevice::Gpu ? mergepath::Backend::Cuda : mergepath::Backend::Cpu;
+    options.cpu_threads = mp_cpu_threads;
+    options.interrupt_requested = &mp_interrupt_requested;
+    return options;
+}
+
+// The starter thread's body: no PostgreSQL calls here.
+void start_gpu_context(mergepath::Options options) {
+    auto begin = std::chrono::steady_clock::now();
+    try {
+        std::string why;
+        if (!mergepath::Context::cuda_available(&why)) throw mergepath::NoDevice(why);
+        gpu_start.ctx = new mergepath::Context(options);
+    } catch (const std::exception& e) {
+        gpu_start.why_not = e.what();
+    } catch (...) {
+        gpu_start.why_not = "unknown error while opening the GPU";
+    }
+    gpu_start.took_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();
+    gpu_start.done.store(true, std::memory_order_release);
+}
+
+void join_gpu_start_at_exit(int, Datum) {
+    if (gpu_start.thread.joinable()) gpu_start.thread.join();
+}
+
+bool gpu_start_pointless() {
+    return mp_device_setting == MP_DEVICE_SETTING_CPU || IsParallelWorker() || gpu_unusable || gpu_start.begun;
+}
+
+void log_auto_cpu_once() {
+    if (logged_auto_cpu || mp_device_setting != MP_DEVICE_SETTING_AUTO) return;
+    logged_auto_cpu = true;
+    ereport(LOG, (errmsg("pg_mergepath: pg_mergepath.device = auto: using the CPU backend because no GPU is "
+                         "usable: %s",
+                         gpu_why_not)));
+}
+
+void close_slot(ContextSlot* slot) noexcept {
+    MpError err;
+    mergepath::Context* ctx = slot->ctx;
+    mp_try(&err, [&] { delete ctx; });
+    *slot = ContextSlot{};
+}
+
+ContextSlot* free_slot(MpError* err) {
+    for (ContextSlot& s : slots)
+        if (!s.ctx) return &s;
+    mp_set_error(err, MpErrorKind::Other, "too many open mergepath contexts in this backend");
+    return nullptr;
+}
+
+// Waits for the GPU start (beginning it if needed) and takes its outcome once: a
+// slot holding the context, or the GPU marked unusable.
+void finish_gpu_start(double* waited_ms) {
+    mp_gpu_start_async();
+    if (gpu_start.finished || !gpu_start.begun) return;
+    auto begin = std::chrono::steady_clock::now();
+    gpu_start.thread.join();
+    if (waited_ms) *waited_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();
+    gpu_start.finished = true;
+    std::string why = gpu_start.why_not;
+    if (gpu_start.ctx) {
+        MpError err;
+        if (ContextSlot* slot = free_slot(&err)) {
+            *slot = ContextSlot{gpu_start.ctx, MpDevice::Gpu, mp_cpu_threads, 0, false};
+            return;
+        }
+        mergepath::Context* ctx = gpu_start.ctx;  // opened, but no slot to keep it in
+        mp_try(&err, [&] { delete ctx; });
+        gpu_start.ctx = nullptr;
+        why = "too many open mergepath contexts in this backend";
+    }
+    gpu_unusable = true;
+    snprintf(gpu_why_not, sizeof(gpu_why_not), "%s", why.c_str());
+}
+
+// Retires the CPU slots opened with another thread count than the current setting.
+void retire_stale_cpu_slots() {
+    for (ContextSlot& s : slots) {
+        if (!s.ctx || s.device != MpDevice::Cpu || s.retired || s.threads == mp_cpu_threads) continue;
+        s.retired = true;
+        if (s.users == 0) close_slot(&s);
+    }
+}
+
+ContextSlot* find_slot(MpDevice device) {
+    for (ContextSlot& s : slots)
+        if (s.ctx && !s.retired && s.device == device) return &s;
+    return nullptr;
+}
+
+ContextSlot* open_cpu_slot(MpError* err) {
+    ContextSlot* slot = free_slot(err);
+    if (!slot) return nullptr;
+    mergepath::Context* ctx = nullptr;
+    if (!with_signals_blocked(err, [&] { ctx = new mergepath::Context(options_for(MpDevice::Cpu)); })) return nullptr;
+    *slot = ContextSlot{ctx, MpDevice::Cpu, mp_cpu_threads, 0, false};
+    return slot;
+}
+
+ContextSlot* gpu_slot(MpError* err, double* waited_ms) {
+    finish_gpu_start(waited_ms);
+    ContextSlot* slot = find_slot(MpDevice::Gpu);
+    if (!slot) mp_set_error(err, MpErrorKind::NoDevice, gpu_why_not);
+    return slot;
+}
+
+size_t budget_for(MpDevice device, bool unlimited) {
+    if (unlimited) return 0;
+    if (device == MpDevice::Gpu) return size_t(mp_gpu_memory_limit_mb) << 20;
+    return size_t(mp_debug_cpu_memory_kb) << 10;
+}
+
+}  // namespace
+
+void mp_gpu_start_async() {
+    if (gpu_start_pointless()) return;
+    gpu_start.begun = true;
+    on_proc_exit(join_gpu_start_at_exit, 0);
+    MpError err;
+    mergepath::Options options = options_for(MpDevice::Gpu);
+    if (!with_signals_blocked(&err, [&] { gpu_start.thread = std::thread(start_gpu_context, options); })) {
+        gpu_start.why_not = err.message;
+        gpu_start.done.store(true);
+        gpu_start.finished = true;
+        gpu_unusable = true;
+        snprintf(gpu_why_not, sizeof(gpu_why_not), "%s", err.message);
+    }
+}
+
+MpDevice mp_planning_device() {
+    if (mp_device_setting == MP_DEVICE_SETTING_CPU || IsParallelWorker()) return MpDevice::Cpu;
+    mp_gpu_start_async();
+    if (mp_device_setting == MP_DEVICE_SETTING_AUTO && gpu_unusable) return MpDevice::Cpu;
+    return MpDevice::Gpu;
+}
+
+MpDevice mp_choose_device(uint64_t keys) {
+    if (mp_device_setting == MP_DEVICE_SETTING_CPU || IsParallelWorker()) return MpDevice::Cpu;
+    if (mp_device_setting == MP_DEVICE_SETTING_GPU) return MpDevice::Gpu;
+    mp_gpu_start_async();
+    bool ready = gpu_start.done.load(std::memory_order_acquire);
+    if (!ready && keys < kWaitForGpuKeys) return MpDevice::Cpu;
+    finish_gpu_start(nullptr);
+    if (!gpu_unusable) return MpDevice::Gpu;
+    log_auto_cpu_once();
+    return MpDevice::Cpu;
+}
+
+bool mp_gpu_ready() {
+    if (mp_device_setting == MP_DEVICE_SETTING_CPU || IsParallelWorker()) return false;
+    if (!gpu_start.done.load(std::memory_order_acquire)) return false;
+    finish_gpu_start(nullptr);
+    return !gpu_unusable;
+}
+
+MpDevice mp_resolve_device() {
+    if (mp_device_setting == MP_DEVICE_SETTING_CPU || IsParallelWorker()) return MpDevice::Cpu;
+    if (mp_device_setting == MP_DEVICE_SETTING_GPU) return MpDevice::Gpu;
+    finish_gpu_start(nullptr);
+    if (!gpu_unusable) return MpDevice::Gpu;
+    log_auto_cpu_once();
+    return MpDevice::Cpu;
+}
+
+const char* mp_device_name(MpDevice device) { return device == MpDevice::Gpu ? "gpu" : "cpu"; }
+
+int mp_cpu_thread_count() {
+    if (mp_cpu_threads > 0) return mp_cpu_threads;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? int(n) : 1;
+}
+
+double mp_gpu_start_ms() { return gpu_start.finished ? gpu_start.took_ms : 0; }
+
+mergepath::Context* mp_context_acquire(MpDevice wanted, bool unlimited, MpDevice* used, MpError* err,
+                                       double* waited_ms) {
+    retire_stale_cpu_slots();
+    ContextSlot* slot = wanted == MpDevice::Gpu ? gpu_slot(err, waited_ms) : find_slot(MpDevice::Cpu);
+    if (!slot && wanted == MpDevice::Gpu && mp_device_setting == MP_DEVICE_SETTING_AUTO &&
+        err->kind == MpErrorKind::NoDevice) {
+        log_auto_cpu_once();  // the GPU does not open: auto means CPU from now on
+        return mp_context_acquire(MpDevice::Cpu, unlimited, used, err);
+    }
+    if (!slot && wanted == MpDevice::Cpu) slot = open_cpu_slot(err);
+    if (!slot) return nullptr;
+    mergepath::Context* ctx = slot->ctx;
+    size_t budget = budget_for(wanted, unlimited);
+    if (!mp_try(err, [&] { ctx->set_memory_budget(budget); })) return nullptr;
+    slot->users++;
+    *used = wanted;
+    return ctx;
+}
+
+void mp_context_release(mergepath::Context* ctx) noexcept {
+    for (ContextSlot& s : slots) {
+        if (s.ctx != ctx) continue;
+        s.users--;
+        if (s.users == 0) {  // host blocks cached for reuse go back between queries
+            MpError err;
+            mp_try(&err, [&] { ctx->release_cached_memory(); });
+        }
+        if (s.retired && s.users == 0) close_slot(&s);
+        return;
+    }
+}
+
+uint64_t mp_context_memory_in_use() {
+    uint64_t total = 0;
+    for (ContextSlot& s : slots) {
+        if (!s.ctx) continue;
+        MpError err;
+        size_t bytes = 0;
+        mergepath::Context* ctx = s.ctx;
+        if (mp_try(&err, [&] { bytes = ctx->memory_in_use(); })) total += bytes;
+    }
+    return total;
+}

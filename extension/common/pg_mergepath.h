@@ -1,0 +1,56 @@
+// pg_mergepath.h — what every file of the extension shares: the PostgreSQL headers
+// (wrapped in extern "C" and included after the C++ ones, because PostgreSQL's port.h
+// redefines printf-family names that <string> and friends use), the GUC variables
+// (guc.cpp) and the key encoding a plan carries (keys.cpp).
+//
+// Every .cpp includes its C++ headers first and this file (or a header that includes
+// it) last.
+#pragma once
+
+extern "C" {
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/parallel.h"
+#include "commands/explain.h"
+#include "executor/executor.h"
+#include "executor/instrument.h"
+#include "executor/tuptable.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "nodes/execnodes.h"
+#include "nodes/extensible.h"
+#include "nodes/pathnodes.h"
+#include "nodes/pg_list.h"
+#include "nodes/plannodes.h"
+#include "optimizer/planner.h"
+#include "port/atomics.h"
+#include "storage/condition_variable.h"
+#include "storage/spin.h"
+#include "utils/dsa.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+}
+
+// ---- guc.cpp --------------------------------------------------------------------------
+
+enum MpDeviceSetting { MP_DEVICE_SETTING_AUTO, MP_DEVICE_SETTING_GPU, MP_DEVICE_SETTING_CPU };
+
+extern bool mp_enabled;              // pg_mergepath.enabled
+extern int mp_device_setting;        // pg_mergepath.device (MpDeviceSetting)
+extern int mp_min_rows;              // pg_mergepath.min_rows
+extern bool mp_hashed_keys;          // pg_mergepath.hashed_keys
+extern int mp_gpu_memory_limit_mb;   // pg_mergepath.gpu_memory_limit (MB, 0 = none)
+extern int mp_cpu_threads;           // pg_mergepath.cpu_threads (0 = all cores)
+extern int mp_debug_hash_bits;       // pg_mergepath.debug_hash_bits (hidden, 0 = off)
+extern int mp_debug_cpu_memory_kb;   // pg_mergepath.debug_cpu_memory_limit (hidden, kB)
+
+void mp_define_gucs(void);
+
+// ---- keys.cpp -------------------------------------------------------------------------
+
+// The key encoding the planner chose for a node's columns.
+struct MpKeyChoice {
+    bool lossless;  // keys encode the values (else: 64-bit hashes + verification)
+    int key_bits;   // 32, 64 or 128 (rows with a NULL: 128-bit keys of their own, keys.h)
+};

@@ -1,0 +1,165 @@
+// setop.h — the MergePath SetOp node: its plan information (planner -> executor), its
+// executor state, and what its files share:
+//   setop_path.cpp      planner: the serial path and the partial (parallel) path
+//   setop_plan.cpp      path -> CustomScan plan, and the plan-tree fix-ups
+//   setop_exec.cpp      executor lifecycle: begin, exec, end, rescan (the data flow)
+//   setop_input.cpp     step 1: reading the children into key chunks
+//   setop_combine.cpp   step 2: the stage sorts and combines; results put in place
+//   setop_parallel.cpp  the parallel-aware callbacks and a participant's way through
+//   setop_output.cpp    step 3: emitting result rows
+//   hash_verify.cpp     hashed keys: equal hashes proved to be equal rows
+//   exact_setop.cpp     the exact in-backend recompute after a hash collision
+//   setop_explain.cpp   EXPLAIN
+// Calls go down this list's dependency order (exec -> input / combine / parallel /
+// output -> verify / exact -> the stage and the row store), never back up.
+#pragma once
+
+#include "device.h"
+#include "keys.h"
+#include "key_chunks.h"
+#include "parallel_stage.h"
+#include "row_store.h"
+#include "stage.h"
+
+#include "pg_mergepath.h"
+
+// ---- plan information (setop_plan.cpp) ---------------------------------------------
+
+// The plan information of one MergePath SetOp node (CustomScan.custom_private).
+struct MpSetOpInfo {
+    SetOpCmd cmd;       // INTERSECT [ALL] / EXCEPT [ALL]
+    MpKeyChoice keys;
+    List* eqops;        // OID list: the grouping equality operator of each column
+    List* collations;   // OID list: the collation of each column
+    int first_side;     // 0 / 1: the input whose first row of a group is emitted, as the
+                        // replaced plan does (a hashed INTERSECT may read the right input first)
+    bool parallel;      // a partial path: every participant reads, one combines, all emit
+};
+
+List* mp_setop_info_to_list(const MpSetOpInfo* info);
+void mp_setop_info_from_list(List* list, MpSetOpInfo* info);
+const char* mp_setop_cmd_name(SetOpCmd cmd);  // "Intersect All", ...
+
+void mp_install_setop_path_hook(void);
+void mp_install_planner_hook(void);
+void mp_register_setop_methods(void);
+
+extern const CustomPathMethods mp_setop_path_methods;
+extern const CustomScanMethods mp_setop_scan_methods;
+extern const CustomExecMethods mp_setop_exec_methods;
+extern uint64 mp_planned_setop_nodes;  // MergePath SetOp plans made by this backend
+
+// ---- executor state ------------------------------------------------------------------
+
+// PostgreSQL's tuple hash table counting each group's rows per side, as HashSetOp does:
+// used to recompute a query whose hashes collided.
+struct MpExactTable {
+    TupleHashTable table;
+    MemoryContext table_cxt;
+    MemoryContext temp_cxt;
+    TupleHashIterator iter;
+    TupleHashEntry entry;  // being emitted
+    int64 copies_left;     // of entry
+    uint64 groups;
+    int entry_side;        // rows of this side create groups (holding their first row),
+                           // rows of the other side only count in existing ones
+};
+
+enum class MpPhase { Init, EmitLibrary, EmitExact, Done };
+
+// What EXPLAIN ANALYZE counts, over every participant of a parallel node.
+struct MpSetOpCounts {
+    uint64 rows_read[2];
+    uint64 null_rows;
+    uint64 rows_emitted;
+    int participants;
+    int combiner;  // -1 the leader (or the serial node), else a worker's number
+};
+
+struct MpSetOpState {
+    CustomScanState css;  // must be first
+
+    // from the plan
+    MpSetOpInfo info;
+    int ncols;
+    bool intersect;
+    bool all;
+    MpKeyPlan keys;
+    MpSharedStage* shared;  // parallel: the state all participants share (DSM)
+
+    // this execution (a rescan resets run_cxt)
+    MemoryContext run_cxt;
+    MpStage* stage;               // the library side, in the combining process
+    MpChunkSpace space;           // where key chunks and shared results live
+    MpChunkQueue local_queue;     // a serial node's full chunks
+    MpChunkQueue* queue;          // local_queue, or the shared one
+    MpChunkWriter writers[2][2];  // [MpKeyStream][side]
+    MpRowStore store[2];          // hashed keys: the input rows
+    MpExactTable exact;
+    bool hash_collision;
+    TupleTableSlot* row_slot[2];  // MinimalTuple slots over stored rows
+    ExprState* row_equal;         // grouping equality of row_slot[0] vs row_slot[1]
+    pg_uuid_t* uuid_bufs;         // decoded uuid values of the current output row
+    MpPhase phase;
+
+    // the results being emitted: main keys (key_bits) and null-layout keys (Key128),
+    // in the library's host memory or in shared memory; [emit_pos, emit_end) of
+    // results[0] ++ results[1] is this process's current range
+    const void* results[2];
+    uint64 result_count[2];
+    uint64 emit_pos, emit_end;
+
+    // hashed keys: the library's with-rows results (while the stage lives)
+    const uint64_t* result_positions;  // positions in sorted A
+    const uint64_t* sorted_rows[2];    // stored row of each sorted position, per side
+    const void* sorted_keys[2];        // K[sorted_count[side]], the sorted hash keys
+    uint64 sorted_count[2];
+    uint64 run_start;                  // sorted position (on info.first_side) of the
+    bool run_start_valid;              // first row of the group emitted last
+
+    // for EXPLAIN ANALYZE
+    MpSetOpCounts counts;
+    MpStageReport report;
+    double read_ms, verify_ms, emit_ms;
+};
+
+inline bool mp_timing_on(MpSetOpState* st) {
+    Instrumentation* instr = st->css.ss.ps.instrument;
+    return instr != NULL && instr->need_timer;
+}
+
+inline uint64 mp_result_total(const MpSetOpState* st) { return st->result_count[0] + st->result_count[1]; }
+
+// setop_input.cpp
+void mp_read_inputs(MpSetOpState* st);
+
+// setop_combine.cpp
+void mp_start_run(MpSetOpState* st);                // run context, stage, chunk space and writers
+void mp_adopt_pending(MpSetOpState* st);            // early: ships chunks while reading (GPU)
+void mp_combine(MpSetOpState* st, uint64 keys);     // opens, adopts the rest, finishes
+void mp_keep_local_results(MpSetOpState* st);       // serial: emit from the library's memory
+void mp_put_shared_results(MpSetOpState* st);       // parallel combiner: results into DSM
+
+// setop_parallel.cpp
+void mp_parallel_compute(MpSetOpState* st);
+Size mp_setop_estimate_dsm(CustomScanState* node, ParallelContext* pcxt);
+void mp_setop_initialize_dsm(CustomScanState* node, ParallelContext* pcxt, void* coordinate);
+void mp_setop_reinitialize_dsm(CustomScanState* node, ParallelContext* pcxt, void* coordinate);
+void mp_setop_initialize_worker(CustomScanState* node, shm_toc* toc, void* coordinate);
+void mp_setop_shutdown(CustomScanState* node);
+
+// hash_verify.cpp
+bool mp_verify_hashed(MpSetOpState* st);
+
+// exact_setop.cpp
+void mp_exact_recompute(MpSetOpState* st);
+void mp_exact_start_emit(MpSetOpState* st);
+bool mp_exact_next(MpSetOpState* st, TupleTableSlot* out);
+
+// setop_output.cpp
+void mp_keep_hashed_results(MpSetOpState* st);
+bool mp_emit_next(MpSetOpState* st, TupleTableSlot* out);
+void mp_restart_emit(MpSetOpState* st);
+
+// setop_explain.cpp
+void mp_explain_setop(CustomScanState* node, List* ancestors, ExplainState* es);

@@ -1,0 +1,59 @@
+// setop_explain.cpp — what EXPLAIN shows for a MergePath SetOp node:
+//   Operation: Intersect All        the SQL operation (as SetOp shows "Intersect All")
+//   Device: gpu | cpu               where it combines (planned; with ANALYZE: used)
+//   Keys: 64-bit lossless | hashed  the key encoding the planner chose (keys.cpp)
+//   Parallel: ...                   a parallel-aware node: who reads, who combines
+// and with ANALYZE: rows read from each input (all participants), rows emitted, rows
+// with NULLs (their own key stream), the hash check's outcome, the participants and
+// which one combined, the sorted runs shipped while reading, an out-of-memory redo,
+// and (with TIMING) milliseconds spent waiting for the GPU's start and what the start
+// took when it overlapped this query, reading input (this process; shipping included,
+// also shown alone), combining (all of step 2, after reading), in transfers, sorting,
+// the set-operation kernel, verifying hashes and emitting rows (this process).
+#include "setop.h"
+
+static void explain_participants(MpSetOpState* st, ExplainState* es) {
+    ExplainPropertyInteger("Participants", NULL, st->counts.participants, es);
+    if (!st->report.ran) return;
+    const char* who = st->counts.combiner < 0 ? "leader" : psprintf("worker %d", st->counts.combiner);
+    ExplainPropertyText("Combined By", who, es);
+}
+
+static void explain_counts(MpSetOpState* st, ExplainState* es) {
+    ExplainPropertyUInteger("Left Input Rows", NULL, st->counts.rows_read[0], es);
+    ExplainPropertyUInteger("Right Input Rows", NULL, st->counts.rows_read[1], es);
+    ExplainPropertyUInteger("Rows Emitted", NULL, st->counts.rows_emitted, es);
+    if (st->counts.null_rows > 0) ExplainPropertyUInteger("Rows With NULLs", NULL, st->counts.null_rows, es);
+    if (!st->keys.lossless)
+        ExplainPropertyText("Hash Check", st->hash_collision ? "collision, recomputed exactly" : "passed", es);
+    if (st->info.parallel) explain_participants(st, es);
+    if (st->report.runs > 0) ExplainPropertyUInteger("Sorted Runs", NULL, st->report.runs, es);
+    if (st->report.oom_redo) ExplainPropertyText("Out Of Memory", "redone on the cpu backend", es);
+}
+
+static void explain_times(MpSetOpState* st, ExplainState* es) {
+    const MpStageReport* r = &st->report;
+    if (r->device_wait_ms > 0) ExplainPropertyFloat("Device Wait", "ms", r->device_wait_ms, 3, es);
+    if (r->device_start_ms > 0) ExplainPropertyFloat("Device Start", "ms", r->device_start_ms, 3, es);
+    ExplainPropertyFloat("Read Time", "ms", st->read_ms, 3, es);
+    if (r->runs > 0) ExplainPropertyFloat("Ship Time", "ms", r->ship_ms, 3, es);
+    if (st->info.parallel) ExplainPropertyFloat("Combine Time", "ms", r->combine_ms, 3, es);
+    ExplainPropertyFloat("Transfer Time", "ms", r->transfer_ms, 3, es);
+    ExplainPropertyFloat("Sort Time", "ms", r->sort_ms, 3, es);
+    ExplainPropertyFloat("Kernel Time", "ms", r->kernel_ms, 3, es);
+    if (!st->keys.lossless) ExplainPropertyFloat("Verify Time", "ms", st->verify_ms, 3, es);
+    ExplainPropertyFloat("Emit Time", "ms", st->emit_ms, 3, es);
+}
+
+void mp_explain_setop(CustomScanState* node, List* ancestors, ExplainState* es) {
+    MpSetOpState* st = (MpSetOpState*)node;
+    ExplainPropertyText("Operation", mp_setop_cmd_name(st->info.cmd), es);
+    ExplainPropertyText("Device", mp_device_name(st->report.device), es);
+    ExplainPropertyText("Keys", psprintf("%d-bit %s", st->keys.key_bits, st->keys.lossless ? "lossless" : "hashed"),
+                        es);
+    if (st->info.parallel)
+        ExplainPropertyText("Parallel", "every participant reads, one combines, all emit", es);
+    if (!es->analyze) return;
+    explain_counts(st, es);
+    if (es->timing) explain_times(st, es);
+}

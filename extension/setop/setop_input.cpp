@@ -1,0 +1,89 @@
+// setop_input.cpp — step 1 of the MergePath SetOp node (see setop_exec.cpp): reading
+// this process's share of both inputs into key chunks.
+//
+// Per row, read straight from the child's slot (the planner let setrefs drop the
+// flag-column projection, setop_plan.cpp): lossless keys encode the values, into the
+// main stream, or into the null-layout stream for a row with a NULL (keys.h); hashed
+// keys store the row (row_store.h, in arrival order, which numbers the library's rows)
+// and hash it. The hot loop does no allocation and calls no function per column beyond
+// the child itself: the key goes straight into the current chunk. When a chunk fills,
+// the combining process may adopt the chunks pushed so far (the GPU then sorts them
+// while the input is still being read).
+#include "setop.h"
+
+#include "timing.h"
+
+static bool row_has_null(const bool* isnull, int ncols) {
+    for (int c = 0; c < ncols; c++)
+        if (isnull[c]) return true;
+    return false;
+}
+
+// Reads every row the child gives this process, with row_key(slot) putting its key
+// into a chunk and returning whether a chunk was pushed. Returns the rows read.
+template <class RowKey>
+static uint64 read_side(MpSetOpState* st, PlanState* child, RowKey row_key) {
+    uint64 rows = 0;
+    for (;;) {
+        CHECK_FOR_INTERRUPTS();
+        TupleTableSlot* slot = ExecProcNode(child);
+        if (TupIsNull(slot)) break;
+        rows++;
+        slot_getsomeattrs(slot, st->ncols);
+        if (unlikely(row_key(slot))) mp_adopt_pending(st);
+    }
+    return rows;
+}
+
+// One input, lossless keys of type K.
+template <class K>
+static uint64 read_side_lossless(MpSetOpState* st, PlanState* child, int side) {
+    MpChunkWriter* main = &st->writers[int(MpKeyStream::Main)][side];
+    MpChunkWriter* nulls = &st->writers[int(MpKeyStream::Nulls)][side];
+    const MpKeyPlan* plan = &st->keys;
+    const int ncols = st->ncols;
+    uint64 null_rows = 0;
+    uint64 rows = read_side(st, child, [&](TupleTableSlot* slot) {
+        if (unlikely(row_has_null(slot->tts_isnull, ncols))) {
+            null_rows++;
+            return mp_writer_put(nulls, mp_encode_null_row(plan, slot->tts_values, slot->tts_isnull));
+        }
+        return mp_writer_put(main, mp_encode_row<K>(plan, slot->tts_values));
+    });
+    st->counts.null_rows += null_rows;
+    return rows;
+}
+
+// One input, hashed keys: store each row, hash it.
+static uint64 read_side_hashed(MpSetOpState* st, PlanState* child, int side) {
+    ExprContext* econtext = st->css.ss.ps.ps_ExprContext;
+    MpChunkWriter* main = &st->writers[int(MpKeyStream::Main)][side];
+    return read_side(st, child, [&](TupleTableSlot* slot) {
+        mp_row_store_add(&st->store[side], slot);
+        MemoryContext old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+        uint64_t key = mp_hash_row(&st->keys, slot->tts_values, slot->tts_isnull);
+        MemoryContextSwitchTo(old);
+        ResetExprContext(econtext);
+        return mp_writer_put(main, key);
+    });
+}
+
+static uint64 read_one_side(MpSetOpState* st, PlanState* child, int side) {
+    if (!st->keys.lossless) return read_side_hashed(st, child, side);
+    switch (st->keys.key_bits) {
+        case 32: return read_side_lossless<uint32_t>(st, child, side);
+        case 64: return read_side_lossless<uint64_t>(st, child, side);
+        default: return read_side_lossless<mergepath::Key128>(st, child, side);
+    }
+}
+
+void mp_read_inputs(MpSetOpState* st) {
+    MpStopwatch clock;
+    PlanState* children[2] = {outerPlanState(&st->css), innerPlanState(&st->css)};
+    for (int side = 0; side < 2; side++) {
+        st->counts.rows_read[side] += read_one_side(st, children[side], side);
+        mp_writer_flush(&st->writers[int(MpKeyStream::Main)][side]);
+        mp_writer_flush(&st->writers[int(MpKeyStream::Nulls)][side]);
+    }
+    if (mp_timing_on(st)) st->read_ms += clock.lap_ms();
+}

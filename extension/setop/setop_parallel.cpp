@@ -1,0 +1,85 @@
+// setop_parallel.cpp — the MergePath SetOp node as a parallel-aware node: the DSM
+// callbacks PostgreSQL calls around a Gather (estimate, initialize, reinitialize for a
+// rescan, attach in a worker, shutdown), and one participant's way through a parallel
+// execution, following parallel_stage.h: read this process's share into chunks in the
+// query's shared memory; the combining participant (the leader, which holds the GPU,
+// when it takes part) adopts every chunk, combines and copies the results into shared
+// memory; then everyone emits the batches of result rows it claims.
+#include "setop.h"
+
+Size mp_setop_estimate_dsm(CustomScanState*, ParallelContext*) { return MAXALIGN(sizeof(MpSharedStage)); }
+
+void mp_setop_initialize_dsm(CustomScanState* node, ParallelContext*, void* coordinate) {
+    MpSetOpState* st = (MpSetOpState*)node;
+    st->shared = (MpSharedStage*)coordinate;
+    mp_shared_init(st->shared);
+}
+
+void mp_setop_reinitialize_dsm(CustomScanState* node, ParallelContext*, void*) {
+    MpSetOpState* st = (MpSetOpState*)node;
+    MpChunkSpace space = {node->ss.ps.state->es_query_dsa, NULL};
+    mp_shared_reset(st->shared, &space);
+}
+
+void mp_setop_initialize_worker(CustomScanState* node, shm_toc*, void* coordinate) {
+    ((MpSetOpState*)node)->shared = (MpSharedStage*)coordinate;
+}
+
+// Workers add what they emitted; the leader (which shuts down after every worker sent
+// its last row, unless a LIMIT stopped early) takes the totals for EXPLAIN.
+void mp_setop_shutdown(CustomScanState* node) {
+    MpSetOpState* st = (MpSetOpState*)node;
+    MpSharedStage* s = st->shared;
+    if (!s) return;
+    if (IsParallelWorker()) {
+        pg_atomic_fetch_add_u64(&s->rows_emitted, st->counts.rows_emitted);
+        st->counts.rows_emitted = 0;
+        return;
+    }
+    st->counts.rows_read[0] = pg_atomic_read_u64(&s->rows_read[0]);
+    st->counts.rows_read[1] = pg_atomic_read_u64(&s->rows_read[1]);
+    st->counts.null_rows = pg_atomic_read_u64(&s->null_rows);
+    st->counts.rows_emitted += pg_atomic_read_u64(&s->rows_emitted);
+    pg_atomic_write_u64(&s->rows_emitted, 0);
+    SpinLockAcquire(&s->mutex);
+    st->counts.participants = s->participants;
+    st->counts.combiner = s->combiner;
+    SpinLockRelease(&s->mutex);
+    if (s->report.ran) st->report = s->report;
+}
+
+static void adopt_while_waiting(void* arg) { mp_adopt_pending((MpSetOpState*)arg); }
+
+// The combining participant: every chunk into the stage, results into shared memory.
+static void combine_for_all(MpSetOpState* st) {
+    MpSharedStage* s = st->shared;
+    uint64 keys = pg_atomic_read_u64(&s->rows_read[0]) + pg_atomic_read_u64(&s->rows_read[1]);
+    mp_combine(st, keys);
+    mp_put_shared_results(st);
+    s->report = st->stage->report;
+    mp_shared_publish(s);
+}
+
+// Reads this participant's share and adds its counts to the shared ones.
+static void read_share(MpSetOpState* st) {
+    MpSharedStage* s = st->shared;
+    mp_read_inputs(st);
+    pg_atomic_fetch_add_u64(&s->rows_read[0], st->counts.rows_read[0]);
+    pg_atomic_fetch_add_u64(&s->rows_read[1], st->counts.rows_read[1]);
+    pg_atomic_fetch_add_u64(&s->null_rows, st->counts.null_rows);
+}
+
+void mp_parallel_compute(MpSetOpState* st) {
+    MpSharedStage* s = st->shared;
+    bool combines = false;
+    if (mp_shared_attach(s)) {
+        read_share(st);
+        combines = mp_shared_done_reading(s, adopt_while_waiting, st);
+    }
+    if (combines) combine_for_all(st);
+    else mp_shared_wait_results(s);
+    for (int stream = 0; stream < 2; stream++) {
+        st->result_count[stream] = s->result_count[stream];
+        st->results[stream] = s->result_count[stream] ? dsa_get_address(st->space.dsa, s->results[stream]) : NULL;
+    }
+}

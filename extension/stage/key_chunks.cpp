@@ -1,0 +1,104 @@
+// key_chunks.cpp — chunk allocation in local or shared memory, the spinlocked FIFO
+// queue of full chunks, and the writer that fills chunks of growing size (see
+// key_chunks.h).
+#include "key_chunks.h"
+
+namespace {
+
+constexpr size_t kFirstChunkBytes = size_t(256) << 10;
+constexpr size_t kMaxChunkBytes = size_t(8) << 20;
+static_assert(sizeof(MpChunk) == 64, "a chunk's header keeps its keys aligned");
+
+}  // namespace
+
+MpChunk* mp_chunk_at(const MpChunkSpace* space, MpChunkRef ref) {
+    if (ref == kNoChunk) return NULL;
+    return space->dsa ? (MpChunk*)dsa_get_address(space->dsa, (dsa_pointer)ref) : (MpChunk*)(uintptr_t)ref;
+}
+
+MpChunkRef mp_space_alloc(const MpChunkSpace* space, size_t bytes, void** address) {
+    if (space->dsa) {
+        dsa_pointer p = dsa_allocate_extended(space->dsa, Max(bytes, 1), DSA_ALLOC_HUGE);
+        *address = dsa_get_address(space->dsa, p);
+        return (MpChunkRef)p;
+    }
+    *address = MemoryContextAllocHuge(space->cxt, Max(bytes, 1));
+    return (MpChunkRef)(uintptr_t)*address;
+}
+
+void mp_queue_init(MpChunkQueue* queue) {
+    SpinLockInit(&queue->mutex);
+    queue->head = queue->tail = queue->all = kNoChunk;
+}
+
+void mp_queue_push(MpChunkQueue* queue, const MpChunkSpace* space, MpChunkRef ref) {
+    MpChunk* chunk = mp_chunk_at(space, ref);
+    chunk->next = kNoChunk;
+    SpinLockAcquire(&queue->mutex);
+    MpChunk* tail = mp_chunk_at(space, queue->tail);
+    if (tail) tail->next = ref;
+    else queue->head = ref;
+    queue->tail = ref;
+    chunk->next_all = queue->all;
+    queue->all = ref;
+    SpinLockRelease(&queue->mutex);
+}
+
+MpChunkRef mp_queue_take(MpChunkQueue* queue) {
+    SpinLockAcquire(&queue->mutex);
+    MpChunkRef head = queue->head;
+    queue->head = queue->tail = kNoChunk;
+    SpinLockRelease(&queue->mutex);
+    return head;
+}
+
+void mp_queue_free_all(MpChunkQueue* queue, const MpChunkSpace* space) {
+    MpChunkRef ref = queue->all;
+    while (ref != kNoChunk && space->dsa) {
+        MpChunkRef next = mp_chunk_at(space, ref)->next_all;
+        dsa_free(space->dsa, (dsa_pointer)ref);
+        ref = next;
+    }
+    mp_queue_init(queue);
+}
+
+void mp_writer_init(MpChunkWriter* w, const MpChunkSpace* space, MpChunkQueue* queue, ConditionVariable* wake,
+                    int stream, int side, int key_size) {
+    memset(w, 0, sizeof(*w));
+    w->space = space;
+    w->queue = queue;
+    w->wake = wake;
+    w->stream = stream;
+    w->side = side;
+    w->key_size = key_size;
+    w->next_bytes = kFirstChunkBytes;
+}
+
+void mp_writer_flush(MpChunkWriter* w) {
+    if (w->chunk && w->pos > 0) {
+        w->chunk->count = w->pos;
+        mp_queue_push(w->queue, w->space, w->ref);
+        if (w->wake) ConditionVariableBroadcast(w->wake);
+    }
+    else if (w->chunk && w->space->dsa)
+        dsa_free(w->space->dsa, (dsa_pointer)w->ref);  // a local one goes with its context
+    w->chunk = NULL;
+    w->ref = kNoChunk;
+    w->keys = NULL;
+    w->pos = w->cap = 0;
+}
+
+void mp_writer_next_chunk(MpChunkWriter* w) {
+    mp_writer_flush(w);
+    void* address;
+    size_t bytes = w->next_bytes;
+    w->ref = mp_space_alloc(w->space, sizeof(MpChunk) + bytes, &address);
+    w->chunk = (MpChunk*)address;
+    memset(w->chunk, 0, sizeof(MpChunk));
+    w->chunk->stream = w->stream;
+    w->chunk->side = w->side;
+    w->chunk->capacity = bytes / w->key_size;
+    w->keys = mp_chunk_keys(w->chunk);
+    w->cap = w->chunk->capacity;
+    w->next_bytes = Min(bytes * 2, kMaxChunkBytes);
+}

@@ -1,0 +1,91 @@
+// key_chunks.h — where a node's keys wait between the producers that encode them and
+// the stage that sorts them: chunks of keys, each a large block with a small header.
+// A serial node allocates them in its own memory context; a parallel one in the
+// parallel query's dynamic shared memory area, where every participant writes chunks
+// of its own and the combining process reads all of them in place (the library's
+// SortedSides::add_chunk never copies or changes them).
+//
+//   producer --put--> writer's chunk --full--> queue (FIFO) --take--> combiner adopts
+//
+// A writer fills one chunk of one (stream, side) at a time; a full chunk is pushed on a
+// queue and a new one, twice as large up to kMaxChunkBytes, is started. The queue is a
+// spinlocked FIFO that can live in shared memory, so every participant's full chunks
+// reach the combiner in the order they were pushed (the row numbers of a serial node
+// follow the input's order).
+#pragma once
+
+#include "pg_mergepath.h"
+
+// A chunk's address: a dsa_pointer in shared memory, or a local pointer.
+typedef uint64 MpChunkRef;
+constexpr MpChunkRef kNoChunk = 0;
+
+struct MpChunk {
+    MpChunkRef next;      // in its queue
+    MpChunkRef next_all;  // every chunk of the queue's space, for freeing
+    uint32 stream;        // MpKeyStream (pipeline.h)
+    uint32 side;          // 0 left, 1 right
+    uint64 count;         // keys written
+    uint64 capacity;
+    uint64 unused[3];
+    // keys follow the 64-byte header
+};
+
+// Where chunks are allocated: the parallel query's area, or (dsa == NULL) palloc.
+struct MpChunkSpace {
+    dsa_area* dsa;
+    MemoryContext cxt;
+};
+
+// A FIFO of full chunks, and the list of every chunk pushed (freed with the space).
+struct MpChunkQueue {
+    slock_t mutex;
+    MpChunkRef head, tail;
+    MpChunkRef all;
+};
+
+void mp_queue_init(MpChunkQueue* queue);
+void mp_queue_push(MpChunkQueue* queue, const MpChunkSpace* space, MpChunkRef ref);
+// Takes every chunk queued so far: the first of them (walk with ->next), or kNoChunk.
+MpChunkRef mp_queue_take(MpChunkQueue* queue);
+// Frees every chunk ever pushed (shared memory; a local space goes with its context).
+void mp_queue_free_all(MpChunkQueue* queue, const MpChunkSpace* space);
+
+MpChunk* mp_chunk_at(const MpChunkSpace* space, MpChunkRef ref);
+inline char* mp_chunk_keys(MpChunk* chunk) { return (char*)chunk + sizeof(MpChunk); }
+
+// Allocates `bytes` of plain memory in the space (result arrays), returning its ref.
+MpChunkRef mp_space_alloc(const MpChunkSpace* space, size_t bytes, void** address);
+
+// One producer's current chunk of one (stream, side).
+struct MpChunkWriter {
+    const MpChunkSpace* space;
+    MpChunkQueue* queue;
+    ConditionVariable* wake;  // broadcast when a chunk is pushed (parallel), or NULL
+    MpChunk* chunk;
+    MpChunkRef ref;
+    char* keys;
+    uint64 pos, cap;
+    uint32 stream, side;
+    uint32 key_size;
+    uint64 next_bytes;  // size of the next chunk
+};
+
+void mp_writer_init(MpChunkWriter* w, const MpChunkSpace* space, MpChunkQueue* queue, ConditionVariable* wake,
+                    int stream, int side, int key_size);
+// Pushes the current chunk (if it holds keys) and starts a new one.
+void mp_writer_next_chunk(MpChunkWriter* w);
+// Pushes the current chunk, if it holds keys; the writer is then empty.
+void mp_writer_flush(MpChunkWriter* w);
+
+// Appends one key (K must be key_size bytes). Returns true when a chunk was pushed.
+template <class K>
+inline bool mp_writer_put(MpChunkWriter* w, const K& key) {
+    bool pushed = false;
+    if (unlikely(w->pos == w->cap)) {
+        pushed = w->pos > 0;
+        mp_writer_next_chunk(w);
+    }
+    ((K*)w->keys)[w->pos++] = key;
+    return pushed;
+}

@@ -1,0 +1,95 @@
+// parallel_stage.cpp — the phases of a sorted-sides stage shared by the participants
+// of a parallel query (see parallel_stage.h): attach, done reading (who combines),
+// waiting, publishing the results, and claiming batches of result rows.
+#include "parallel_stage.h"
+
+extern "C" {
+#include "utils/wait_event.h"
+}
+
+namespace {
+
+constexpr uint64 kEmitBatch = 4096;
+
+int phase_of(MpSharedStage* s) {
+    SpinLockAcquire(&s->mutex);
+    int phase = s->phase;
+    SpinLockRelease(&s->mutex);
+    return phase;
+}
+
+// Sleeps until the phase is past `phase`, calling adopt (if any) whenever woken.
+void wait_past(MpSharedStage* s, int phase, void (*adopt)(void*), void* arg) {
+    ConditionVariablePrepareToSleep(&s->cv);
+    for (;;) {
+        if (adopt) adopt(arg);
+        if (phase_of(s) > phase) break;
+        ConditionVariableSleep(&s->cv, PG_WAIT_EXTENSION);
+    }
+    ConditionVariableCancelSleep();
+}
+
+}  // namespace
+
+void mp_shared_init(MpSharedStage* s) {
+    memset(s, 0, sizeof(*s));
+    SpinLockInit(&s->mutex);
+    ConditionVariableInit(&s->cv);
+    s->phase = MP_PHASE_READ;
+    s->combiner = -1;
+    mp_queue_init(&s->queue);
+    pg_atomic_init_u64(&s->next_emit, 0);
+    pg_atomic_init_u64(&s->rows_read[0], 0);
+    pg_atomic_init_u64(&s->rows_read[1], 0);
+    pg_atomic_init_u64(&s->null_rows, 0);
+    pg_atomic_init_u64(&s->rows_emitted, 0);
+}
+
+void mp_shared_reset(MpSharedStage* s, const MpChunkSpace* space) {
+    mp_queue_free_all(&s->queue, space);
+    for (MpChunkRef r : s->results)
+        if (r != kNoChunk && space->dsa) dsa_free(space->dsa, (dsa_pointer)r);
+    mp_shared_init(s);
+}
+
+bool mp_shared_attach(MpSharedStage* s) {
+    SpinLockAcquire(&s->mutex);
+    bool reads = s->phase == MP_PHASE_READ;
+    s->participants++;
+    if (reads) {
+        s->readers++;
+        if (!IsParallelWorker()) s->leader_reads = true;
+    }
+    SpinLockRelease(&s->mutex);
+    return reads;
+}
+
+bool mp_shared_done_reading(MpSharedStage* s, void (*adopt)(void*), void* arg) {
+    SpinLockAcquire(&s->mutex);
+    bool last = --s->readers == 0;
+    if (last) s->phase = MP_PHASE_COMBINE;
+    bool leader_combines = s->leader_reads;
+    bool combine = IsParallelWorker() ? last && !leader_combines : true;
+    if (combine) s->combiner = IsParallelWorker() ? ParallelWorkerNumber : -1;
+    SpinLockRelease(&s->mutex);
+    if (last) ConditionVariableBroadcast(&s->cv);
+    if (combine && !last) wait_past(s, MP_PHASE_READ, adopt, arg);  // the leader, others still reading
+    return combine;
+}
+
+void mp_shared_publish(MpSharedStage* s) {
+    SpinLockAcquire(&s->mutex);
+    s->phase = MP_PHASE_EMIT;
+    SpinLockRelease(&s->mutex);
+    ConditionVariableBroadcast(&s->cv);
+}
+
+void mp_shared_wait_results(MpSharedStage* s) { wait_past(s, MP_PHASE_COMBINE, NULL, NULL); }
+
+bool mp_shared_claim(MpSharedStage* s, uint64 total, uint64* begin, uint64* end) {
+    uint64 b = pg_atomic_fetch_add_u64(&s->next_emit, kEmitBatch);
+    if (b >= total) return false;
+    *begin = b;
+    *end = Min(b + kEmitBatch, total);
+    return true;
+}

@@ -1,0 +1,71 @@
+// parallel_stage.h — how the participants of a parallel query (the leader and its
+// workers, each running its own copy of a parallel-aware node) share one sorted-sides
+// stage. The model is PostgreSQL's Parallel Hash (nodeHash.c): a small state in the
+// query's dynamic shared memory, phases, and a condition variable; here:
+//
+//   READ     every participant that attaches while reading is open reads its share
+//            of the partial inputs (Parallel Seq Scan hands out blocks) and writes
+//            keys into chunks of its own in shared memory (key_chunks.h); full chunks
+//            go on one shared queue. Reading is complete when the last reader is
+//            done: a partial scan only ends once every block is handed out, so at
+//            that moment every row has been read by someone.
+//   COMBINE  one participant adopts every chunk into the stage, sorts and combines,
+//            and writes the results into shared memory. It is the leader when the
+//            leader took part in reading: only the leader (a long-lived backend) may
+//            hold a CUDA context, and it ships the chunks others push while it still
+//            reads or waits. Otherwise (parallel_leader_participation = off, or a
+//            leader that came late) the last reader combines, on the CPU backend.
+//   EMIT     every participant, late ones too, claims batches of result rows from a
+//            shared cursor and emits them, so the Gather (or a Partial Aggregate under
+//            it) above gets its rows from every process at once.
+//
+// No participant ever waits while holding rows for the leader to drain: rows are only
+// emitted after the combine, so the tuple queues cannot deadlock the waits. Errors need
+// no protocol: an ERROR in any participant ends the whole parallel query, and waits
+// are interruptible (ConditionVariableSleep checks for interrupts).
+#pragma once
+
+#include "key_chunks.h"
+#include "stage.h"
+
+#include "pg_mergepath.h"
+
+enum MpSharedPhase { MP_PHASE_READ = 0, MP_PHASE_COMBINE = 1, MP_PHASE_EMIT = 2 };
+
+struct MpSharedStage {
+    slock_t mutex;
+    ConditionVariable cv;
+    int phase;                 // MpSharedPhase
+    int readers;               // attached participants still reading
+    int participants;          // attached so far
+    bool leader_reads;         // the leader attached while reading was open
+    int combiner;              // -1: the leader, else the combining worker's number
+    MpChunkQueue queue;        // full chunks of every participant, not yet adopted
+    MpChunkRef results[2];     // per key stream: the combined keys
+    uint64 result_count[2];
+    pg_atomic_uint64 next_emit;  // emission cursor over results[0] ++ results[1]
+    pg_atomic_uint64 rows_read[2];
+    pg_atomic_uint64 null_rows;
+    pg_atomic_uint64 rows_emitted;
+    MpStageReport report;      // the combiner's
+};
+
+void mp_shared_init(MpSharedStage* s);
+// Back to READ for a rescan: frees the chunks and results of the last execution.
+void mp_shared_reset(MpSharedStage* s, const MpChunkSpace* space);
+
+// Attaches the calling participant; true when it should read its share.
+bool mp_shared_attach(MpSharedStage* s);
+
+// The calling participant has read its share. Returns true when it is the one to
+// combine, now. The leader returns only once reading is complete, calling adopt()
+// whenever woken meanwhile (chunks pushed by others can be shipped early).
+bool mp_shared_done_reading(MpSharedStage* s, void (*adopt)(void* arg), void* arg);
+
+// The combiner: results are in place.
+void mp_shared_publish(MpSharedStage* s);
+// Everyone else: waits until the results are in place.
+void mp_shared_wait_results(MpSharedStage* s);
+
+// Claims the next batch of result rows [*begin, *end) of `total`; false when none is left.
+bool mp_shared_claim(MpSharedStage* s, uint64 total, uint64* begin, uint64* end);

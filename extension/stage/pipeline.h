@@ -1,0 +1,58 @@
+// pipeline.h — the C++ side of one node's sorted-sides work, behind the facade of
+// stage.h: a mergepath::SqlSetOp<K> for the key width the planner chose (the one
+// place that dispatches on it), and a SqlSetOp<Key128> for the null-layout keys of
+// rows with NULLs, made when the first such chunk arrives. Pure C++, no PostgreSQL
+// calls; every method may throw, so stage.cpp calls them through mp_try() (guard.h).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "mergepath/context.h"
+#include "mergepath/sql_setop.h"
+
+// The streams of keys a node produces (key_chunks.h has the same numbering).
+enum class MpKeyStream { Main = 0, Nulls = 1 };
+
+class MpPipeline {
+public:
+    virtual ~MpPipeline() = default;
+
+    // Adds a chunk of keys read in place (it must outlive the pipeline).
+    virtual void add_chunk(MpKeyStream stream, mergepath::Side side, const void* keys, size_t n) = 0;
+    virtual void finish() = 0;
+    // Moves every stream to ctx (after an OutOfMemory), keeping every key added.
+    virtual void rebind(mergepath::Context* ctx) = 0;
+    virtual mergepath::PipelineTimings timings() const = 0;
+
+    // keys-only results of a stream: count, host pointer, or a copy into dst.
+    virtual size_t result_count(MpKeyStream stream) const = 0;
+    virtual const void* host_result_keys(MpKeyStream stream) const = 0;
+    virtual void download_result_keys(MpKeyStream stream, void* dst) = 0;
+
+    mergepath::Context* context() const { return ctx_; }
+
+protected:
+    explicit MpPipeline(mergepath::Context* ctx) : ctx_(ctx) {}
+    mergepath::Context* ctx_;
+};
+
+// The with-rows results of the main stream (hashed keys), typed (K must be the width
+// the pipeline was made with).
+template <class K>
+struct MpResults {
+    const uint64_t* result_positions;  // positions in sorted A to emit, ascending
+    size_t position_count;
+    const K* sorted_keys[2];           // sorted A and B
+    const uint64_t* sorted_rows[2];    // input row of each sorted key
+    size_t side_count[2];
+};
+
+template <class K>
+MpResults<K> mp_results(MpPipeline* pipeline);
+
+// A pipeline for main keys of key_bits (32, 64, 128) on ctx.
+MpPipeline* mp_pipeline_new(int key_bits, mergepath::Context* ctx, bool intersect, bool all, bool with_rows);
+
+// Live pipelines of this backend (for pg_mergepath_status() and leak tests).
+extern int64_t mp_live_pipelines;

@@ -1,0 +1,159 @@
+// stage.cpp — the facade over the library's sorted-sides stage (see stage.h): opening
+// a device, adopting chunks, finishing, results, the out-of-memory redo on the CPU
+// backend, and the memory-context callback that frees the C++ objects.
+#include "stage.h"
+
+#include "timing.h"
+
+// Deletes the pipeline and releases the contexts: the owning context's reset callback.
+static void mp_stage_free(void* arg) {
+    MpStage* stage = (MpStage*)arg;
+    MpPipeline* pipeline = stage->pipeline;
+    stage->pipeline = nullptr;
+    MpError err;
+    mp_try(&err, [&] { delete pipeline; });
+    for (mergepath::Context*& ctx : stage->contexts) {
+        if (ctx) mp_context_release(ctx);
+        ctx = nullptr;
+    }
+}
+
+MpStage* mp_stage_create(MemoryContext cxt, int key_bits, bool intersect, bool all, bool with_rows) {
+    MpStage* stage = (MpStage*)MemoryContextAllocZero(cxt, sizeof(MpStage));
+    stage->key_bits = key_bits;
+    stage->intersect = intersect;
+    stage->all = all;
+    stage->with_rows = with_rows;
+    stage->callback.func = mp_stage_free;
+    stage->callback.arg = stage;
+    MemoryContextRegisterResetCallback(cxt, &stage->callback);
+    return stage;
+}
+
+bool mp_stage_is_open(const MpStage* stage) { return stage->pipeline != nullptr; }
+
+void mp_stage_open(MpStage* stage, MpDevice device) {
+    if (mp_stage_is_open(stage)) return;
+    MpError err;
+    MpDevice used;
+    mergepath::Context* ctx = mp_context_acquire(device, false, &used, &err, &stage->report.device_wait_ms);
+    if (!ctx) mp_raise(&err, "opening the device");
+    stage->contexts[0] = ctx;
+    stage->report.device = used;
+    stage->report.device_start_ms = used == MpDevice::Gpu ? mp_gpu_start_ms() : 0;
+    MpPipeline* pipeline = nullptr;
+    if (!mp_try(&err, [&] {
+            pipeline = mp_pipeline_new(stage->key_bits, ctx, stage->intersect, stage->all, stage->with_rows);
+        }))
+        mp_raise(&err, "starting the set operation");
+    stage->pipeline = pipeline;
+}
+
+bool mp_stage_open_early(MpStage* stage) {
+    if (!mp_stage_is_open(stage) && mp_gpu_ready()) mp_stage_open(stage, MpDevice::Gpu);
+    return mp_stage_is_open(stage);
+}
+
+// A GPU (or the debug-budgeted CPU) ran out of memory: NOTICE, then every key moves to
+// an unlimited CPU context. Anything else is raised.
+static void redo_on_cpu_or_raise(MpStage* stage, const MpError* err, const char* doing) {
+    bool can_redo = stage->report.device == MpDevice::Gpu || mp_debug_cpu_memory_kb > 0;
+    if (err->kind != MpErrorKind::DeviceOutOfMemory || !can_redo || stage->contexts[1]) mp_raise(err, doing);
+    ereport(NOTICE, (errmsg("pg_mergepath: out of memory on the %s backend, computing this set operation on the "
+                            "CPU backend",
+                            mp_device_name(stage->report.device)),
+                     errdetail("%s", err->message)));
+    MpError err2;
+    MpDevice used;
+    mergepath::Context* cpu = mp_context_acquire(MpDevice::Cpu, true, &used, &err2);
+    if (!cpu) mp_raise(&err2, "opening the CPU backend");
+    stage->contexts[1] = cpu;
+    stage->report.oom_redo = true;
+    MpPipeline* pipeline = stage->pipeline;
+    if (!mp_try(&err2, [&] { pipeline->rebind(cpu); })) mp_raise(&err2, doing);
+}
+
+// Runs step() (library work that may throw); after an out-of-memory, once more on the CPU.
+template <class Step>
+static void run_with_redo(MpStage* stage, const char* doing, Step&& step) {
+    MpError err;
+    if (mp_try(&err, step)) return;
+    redo_on_cpu_or_raise(stage, &err, doing);
+    if (!mp_try(&err, step)) mp_raise(&err, doing);
+}
+
+void mp_stage_adopt(MpStage* stage, const MpChunkSpace* space, MpChunkRef first) {
+    MpPipeline* pipeline = stage->pipeline;
+    for (MpChunkRef ref = first; ref != kNoChunk;) {
+        CHECK_FOR_INTERRUPTS();
+        MpChunk* chunk = mp_chunk_at(space, ref);
+        MpKeyStream stream = MpKeyStream(chunk->stream);
+        mergepath::Side side = chunk->side == 0 ? mergepath::Side::A : mergepath::Side::B;
+        const void* keys = mp_chunk_keys(chunk);
+        size_t n = chunk->count;
+        run_with_redo(stage, "reading the input", [&] { pipeline->add_chunk(stream, side, keys, n); });
+        stage->report.chunks++;
+        ref = chunk->next;
+    }
+}
+
+void mp_stage_finish(MpStage* stage) {
+    MpPipeline* pipeline = stage->pipeline;
+    run_with_redo(stage, "computing the set operation", [&] { pipeline->finish(); });
+    MpError err;
+    mergepath::PipelineTimings t;
+    if (!mp_try(&err, [&] { t = pipeline->timings(); })) mp_raise(&err, "reading the timings");
+    MpStageReport* r = &stage->report;
+    r->ran = true;
+    r->transfer_ms = t.transfer_ms;
+    r->sort_ms = t.sort_ms;
+    r->kernel_ms = t.kernel_ms;
+    r->ship_ms = t.ship_ms;
+    r->runs = t.runs;
+}
+
+uint64 mp_stage_result_count(MpStage* stage, MpKeyStream stream) {
+    MpError err;
+    size_t n = 0;
+    MpPipeline* pipeline = stage->pipeline;
+    if (!mp_try(&err, [&] { n = pipeline->result_count(stream); })) mp_raise(&err, "reading the results");
+    return n;
+}
+
+const void* mp_stage_host_results(MpStage* stage, MpKeyStream stream) {
+    MpError err;
+    const void* keys = nullptr;
+    MpPipeline* pipeline = stage->pipeline;
+    MpStopwatch clock;
+    if (!mp_try(&err, [&] { keys = pipeline->host_result_keys(stream); })) mp_raise(&err, "reading the results");
+    stage->report.transfer_ms += clock.lap_ms();
+    return keys;
+}
+
+void mp_stage_download_results(MpStage* stage, MpKeyStream stream, void* dst) {
+    MpError err;
+    MpPipeline* pipeline = stage->pipeline;
+    MpStopwatch clock;
+    if (!mp_try(&err, [&] { pipeline->download_result_keys(stream, dst); })) mp_raise(&err, "reading the results");
+    stage->report.transfer_ms += clock.lap_ms();
+}
+
+template <class K>
+MpResults<K> mp_stage_results(MpStage* stage) {
+    MpResults<K> r;
+    MpError err;
+    MpPipeline* pipeline = stage->pipeline;
+    if (!mp_try(&err, [&] { r = mp_results<K>(pipeline); })) mp_raise(&err, "reading the results");
+    return r;
+}
+
+template MpResults<uint32_t> mp_stage_results<uint32_t>(MpStage*);
+template MpResults<uint64_t> mp_stage_results<uint64_t>(MpStage*);
+template MpResults<mergepath::Key128> mp_stage_results<mergepath::Key128>(MpStage*);
+
+void mp_stage_release(MpStage* stage) {
+    MpPipeline* pipeline = stage->pipeline;
+    stage->pipeline = nullptr;
+    MpError err;
+    mp_try(&err, [&] { delete pipeline; });
+}

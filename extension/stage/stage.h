@@ -1,0 +1,67 @@
+// stage.h — the extension's one door to the library's sorted-sides stage (gpu/): every
+// node hands it chunks of keys (key_chunks.h) and reads its results through these
+// functions, which call the C++ pipeline (pipeline.h: the key-width dispatch) inside
+// mp_try() and turn library errors into PostgreSQL ERRORs (guard.h), so no node
+// touches a C++ exception. It also owns what happens around the library:
+//  - opening a device: the context is acquired when the stage opens, on the device
+//    the caller chose (device.h: mp_choose_device), or early, while the input is still
+//    being read, when the GPU has already started (runs then ship while reading);
+//  - out of memory: an OutOfMemory while adopting a chunk or finishing moves every key
+//    to the CPU backend (rebind: the chunks are read in place, so nothing is lost),
+//    with a NOTICE, and the work goes on there;
+//  - cleanup: the C++ objects belong to the memory context the stage was created in,
+//    whose reset callback deletes them and releases the contexts, so the end of a
+//    query, ERROR, cancel and rescan all free them the same way.
+#pragma once
+
+#include "device.h"
+#include "key_chunks.h"
+#include "pipeline.h"
+
+#include "pg_mergepath.h"
+
+// What a node's combining step did, for EXPLAIN ANALYZE. Plain data: a parallel node
+// copies it into shared memory for the leader.
+struct MpStageReport {
+    bool ran;                 // this stage combined
+    MpDevice device;
+    bool oom_redo;            // redone on the CPU backend after an out-of-memory
+    uint64 chunks;            // chunks adopted
+    double device_wait_ms;    // waited for the GPU's start
+    double device_start_ms;   // the GPU's start took (in this backend)
+    double combine_ms;        // the combining step's wall time after the input was read
+    double transfer_ms, sort_ms, kernel_ms, ship_ms;
+    uint64 runs;              // runs shipped while reading
+};
+
+struct MpStage {
+    int key_bits;
+    bool intersect, all, with_rows;
+    MpPipeline* pipeline;              // made when the stage opens
+    mergepath::Context* contexts[2];   // acquired: primary, and the CPU one of a redo
+    MemoryContextCallback callback;
+    MpStageReport report;
+};
+
+// A closed stage whose C++ objects live as long as `cxt`.
+MpStage* mp_stage_create(MemoryContext cxt, int key_bits, bool intersect, bool all, bool with_rows);
+bool mp_stage_is_open(const MpStage* stage);
+// Acquires a context on `device` (auto may fall back to the CPU) and makes the pipeline.
+void mp_stage_open(MpStage* stage, MpDevice device);
+// Opens the stage on the GPU when its context has started and is usable, without
+// waiting; true when the stage is open (so chunks can be adopted while reading).
+bool mp_stage_open_early(MpStage* stage);
+// Hands every chunk of the list (first, ->next ...) to the pipeline, in order.
+void mp_stage_adopt(MpStage* stage, const MpChunkSpace* space, MpChunkRef first);
+// Sorts, combines and fills stage->report.
+void mp_stage_finish(MpStage* stage);
+
+// Keys-only results of a stream (main keys of key_bits, or null-layout Key128).
+uint64 mp_stage_result_count(MpStage* stage, MpKeyStream stream);
+const void* mp_stage_host_results(MpStage* stage, MpKeyStream stream);
+void mp_stage_download_results(MpStage* stage, MpKeyStream stream, void* dst);
+// With-rows results of the main stream (hashed keys), typed.
+template <class K>
+MpResults<K> mp_stage_results(MpStage* stage);
+// Deletes the pipeline early (its results are no longer needed).
+void mp_stage_release(MpStage* stage);
