@@ -67,7 +67,8 @@ struct MpExactTable {
 
 enum class MpPhase { Init, EmitLibrary, EmitExact, Done };
 
-// What EXPLAIN ANALYZE counts, over every participant of a parallel node.
+// What EXPLAIN ANALYZE counts, over every participant of a parallel node and every
+// execution (rescans add up).
 struct MpSetOpCounts {
     uint64 rows_read[2];
     uint64 null_rows;
@@ -130,8 +131,12 @@ inline bool mp_timing_on(MpSetOpState* st) {
 
 inline uint64 mp_result_total(const MpSetOpState* st) { return st->result_count[0] + st->result_count[1]; }
 
-// setop_input.cpp
-void mp_read_inputs(MpSetOpState* st);
+// setop_input.cpp: reads this process's share of both inputs into key chunks
+struct MpReadCounts {
+    uint64 rows[2];
+    uint64 null_rows;
+};
+MpReadCounts mp_read_inputs(MpSetOpState* st);
 
 // setop_combine.cpp
 void mp_start_run(MpSetOpState* st);                // run context, stage, chunk space and writers

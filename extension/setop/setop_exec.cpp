@@ -104,8 +104,11 @@ static void mp_begin(CustomScanState* node, EState* estate, int eflags) {
 
 // A serial execution: read everything, combine here, emit from the library's memory.
 static void serial_compute(MpSetOpState* st) {
-    mp_read_inputs(st);
-    mp_combine(st, st->counts.rows_read[0] + st->counts.rows_read[1]);
+    MpReadCounts read = mp_read_inputs(st);
+    st->counts.rows_read[0] += read.rows[0];
+    st->counts.rows_read[1] += read.rows[1];
+    st->counts.null_rows += read.null_rows;
+    mp_combine(st, read.rows[0] + read.rows[1]);
     st->counts.participants = 1;
     if (!st->keys.lossless) return mp_keep_hashed_results(st);
     mp_keep_local_results(st);

@@ -37,7 +37,7 @@ static uint64 read_side(MpSetOpState* st, PlanState* child, RowKey row_key) {
 
 // One input, lossless keys of type K.
 template <class K>
-static uint64 read_side_lossless(MpSetOpState* st, PlanState* child, int side) {
+static uint64 read_side_lossless(MpSetOpState* st, PlanState* child, int side, uint64* null_rows_out) {
     MpChunkWriter* main = &st->writers[int(MpKeyStream::Main)][side];
     MpChunkWriter* nulls = &st->writers[int(MpKeyStream::Nulls)][side];
     const MpKeyPlan* plan = &st->keys;
@@ -50,7 +50,7 @@ static uint64 read_side_lossless(MpSetOpState* st, PlanState* child, int side) {
         }
         return mp_writer_put(main, mp_encode_row<K>(plan, slot->tts_values));
     });
-    st->counts.null_rows += null_rows;
+    *null_rows_out += null_rows;
     return rows;
 }
 
@@ -68,22 +68,24 @@ static uint64 read_side_hashed(MpSetOpState* st, PlanState* child, int side) {
     });
 }
 
-static uint64 read_one_side(MpSetOpState* st, PlanState* child, int side) {
+static uint64 read_one_side(MpSetOpState* st, PlanState* child, int side, uint64* null_rows) {
     if (!st->keys.lossless) return read_side_hashed(st, child, side);
     switch (st->keys.key_bits) {
-        case 32: return read_side_lossless<uint32_t>(st, child, side);
-        case 64: return read_side_lossless<uint64_t>(st, child, side);
-        default: return read_side_lossless<mergepath::Key128>(st, child, side);
+        case 32: return read_side_lossless<uint32_t>(st, child, side, null_rows);
+        case 64: return read_side_lossless<uint64_t>(st, child, side, null_rows);
+        default: return read_side_lossless<mergepath::Key128>(st, child, side, null_rows);
     }
 }
 
-void mp_read_inputs(MpSetOpState* st) {
+MpReadCounts mp_read_inputs(MpSetOpState* st) {
     MpStopwatch clock;
+    MpReadCounts counts = {{0, 0}, 0};
     PlanState* children[2] = {outerPlanState(&st->css), innerPlanState(&st->css)};
     for (int side = 0; side < 2; side++) {
-        st->counts.rows_read[side] += read_one_side(st, children[side], side);
+        counts.rows[side] = read_one_side(st, children[side], side, &counts.null_rows);
         mp_writer_flush(&st->writers[int(MpKeyStream::Main)][side]);
         mp_writer_flush(&st->writers[int(MpKeyStream::Nulls)][side]);
     }
     if (mp_timing_on(st)) st->read_ms += clock.lap_ms();
+    return counts;
 }

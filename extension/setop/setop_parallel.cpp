@@ -15,9 +15,28 @@ void mp_setop_initialize_dsm(CustomScanState* node, ParallelContext*, void* coor
     mp_shared_init(st->shared);
 }
 
+// The leader adds what the participants of the last execution counted to its totals
+// (rescans add up), and takes who took part; the shared counters start over.
+static void harvest_counts(MpSetOpState* st) {
+    MpSharedStage* s = st->shared;
+    st->counts.rows_read[0] += pg_atomic_exchange_u64(&s->rows_read[0], 0);
+    st->counts.rows_read[1] += pg_atomic_exchange_u64(&s->rows_read[1], 0);
+    st->counts.null_rows += pg_atomic_exchange_u64(&s->null_rows, 0);
+    st->counts.rows_emitted += pg_atomic_exchange_u64(&s->rows_emitted, 0);
+    SpinLockAcquire(&s->mutex);
+    if (s->participants > 0) {
+        st->counts.participants = s->participants;
+        st->counts.combiner = s->combiner;
+    }
+    SpinLockRelease(&s->mutex);
+    if (s->report.ran) st->report = s->report;
+}
+
+// A rescan of the Gather above: every worker of the last execution has exited.
 void mp_setop_reinitialize_dsm(CustomScanState* node, ParallelContext*, void*) {
     MpSetOpState* st = (MpSetOpState*)node;
     MpChunkSpace space = {node->ss.ps.state->es_query_dsa, NULL};
+    harvest_counts(st);
     mp_shared_reset(st->shared, &space);
 }
 
@@ -31,21 +50,9 @@ void mp_setop_shutdown(CustomScanState* node) {
     MpSetOpState* st = (MpSetOpState*)node;
     MpSharedStage* s = st->shared;
     if (!s) return;
-    if (IsParallelWorker()) {
-        pg_atomic_fetch_add_u64(&s->rows_emitted, st->counts.rows_emitted);
-        st->counts.rows_emitted = 0;
-        return;
-    }
-    st->counts.rows_read[0] = pg_atomic_read_u64(&s->rows_read[0]);
-    st->counts.rows_read[1] = pg_atomic_read_u64(&s->rows_read[1]);
-    st->counts.null_rows = pg_atomic_read_u64(&s->null_rows);
-    st->counts.rows_emitted += pg_atomic_read_u64(&s->rows_emitted);
-    pg_atomic_write_u64(&s->rows_emitted, 0);
-    SpinLockAcquire(&s->mutex);
-    st->counts.participants = s->participants;
-    st->counts.combiner = s->combiner;
-    SpinLockRelease(&s->mutex);
-    if (s->report.ran) st->report = s->report;
+    if (!IsParallelWorker()) return harvest_counts(st);
+    pg_atomic_fetch_add_u64(&s->rows_emitted, st->counts.rows_emitted);
+    st->counts.rows_emitted = 0;
 }
 
 static void adopt_while_waiting(void* arg) { mp_adopt_pending((MpSetOpState*)arg); }
@@ -63,10 +70,10 @@ static void combine_for_all(MpSetOpState* st) {
 // Reads this participant's share and adds its counts to the shared ones.
 static void read_share(MpSetOpState* st) {
     MpSharedStage* s = st->shared;
-    mp_read_inputs(st);
-    pg_atomic_fetch_add_u64(&s->rows_read[0], st->counts.rows_read[0]);
-    pg_atomic_fetch_add_u64(&s->rows_read[1], st->counts.rows_read[1]);
-    pg_atomic_fetch_add_u64(&s->null_rows, st->counts.null_rows);
+    MpReadCounts read = mp_read_inputs(st);
+    pg_atomic_fetch_add_u64(&s->rows_read[0], read.rows[0]);
+    pg_atomic_fetch_add_u64(&s->rows_read[1], read.rows[1]);
+    pg_atomic_fetch_add_u64(&s->null_rows, read.null_rows);
 }
 
 void mp_parallel_compute(MpSetOpState* st) {
