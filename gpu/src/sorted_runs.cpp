@@ -4,14 +4,37 @@
 // Merge Path merges that combines the runs.
 #include "sorted_runs.h"
 
+#include <algorithm>
 #include <cstring>
 #include <numeric>
 #include <utility>
 
 #include "backends.h"
+#include "cpu/parallel.h"
 
 namespace mergepath {
 namespace {
+
+constexpr size_t kCopyPieceKeys = size_t(1) << 18;
+
+// Copies the slices one after another into `to`, in pieces spread over the threads.
+template <class K>
+void copy_slices(Context& ctx, const std::vector<HostSlice<K>>& slices, K* to) {
+    struct Piece {
+        const K* from;
+        K* to;
+        size_t n;
+    };
+    std::vector<Piece> pieces;
+    for (const HostSlice<K>& s : slices) {
+        for (size_t i = 0; i < s.n; i += kCopyPieceKeys)
+            pieces.push_back({s.keys + i, to + i, std::min(kCopyPieceKeys, s.n - i)});
+        to += s.n;
+    }
+    cpu::parallel_for(ctx, pieces.size(), [&](size_t i) {
+        std::memcpy(pieces[i].to, pieces[i].from, pieces[i].n * sizeof(K));
+    });
+}
 
 // The CPU backend's run: the slices copied into the context's memory, sorted in place.
 template <class K>
@@ -22,11 +45,7 @@ SideArray<K> host_run(Context& ctx, const std::vector<HostSlice<K>>& slices, uin
     run.keys = ctx.alloc<K>(n);
     if (with_rows) run.rows = ctx.alloc<uint64_t>(n);
     run.count = n;
-    K* to = run.keys.data();
-    for (const HostSlice<K>& s : slices) {
-        if (s.n) std::memcpy(to, s.keys, s.n * sizeof(K));
-        to += s.n;
-    }
+    copy_slices(ctx, slices, run.keys.data());
     View<K> keys(run.keys.data(), n);
     if (with_rows) {
         std::iota(run.rows.data(), run.rows.data() + n, first_row);
