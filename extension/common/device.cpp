@@ -53,6 +53,7 @@ struct GpuStart {
     std::thread thread;
     std::atomic<bool> done{false};
     bool begun = false, finished = false;  // finished: joined and its outcome taken
+    bool start_reported = false;           // took_ms went to a query's EXPLAIN
     mergepath::Context* ctx = nullptr;     // the thread's result when it succeeded
     std::string why_not;                   // ... and why not when it failed
     double took_ms = 0;
@@ -249,7 +250,11 @@ int mp_cpu_thread_count() {
     return n > 0 ? int(n) : 1;
 }
 
-double mp_gpu_start_ms() { return gpu_start.finished ? gpu_start.took_ms : 0; }
+double mp_take_gpu_start_ms() {
+    if (!gpu_start.finished || gpu_start.start_reported) return 0;
+    gpu_start.start_reported = true;
+    return gpu_start.took_ms;
+}
 
 mergepath::Context* mp_context_acquire(MpDevice wanted, bool unlimited, MpDevice* used, MpError* err,
                                        double* waited_ms) {

@@ -46,8 +46,9 @@ mergepath::Context* mp_context_acquire(MpDevice wanted, bool unlimited, MpDevice
                                        double* waited_ms = nullptr);
 void mp_context_release(mergepath::Context* ctx) noexcept;
 
-// Milliseconds the GPU context took to start in this backend (0 before it did).
-double mp_gpu_start_ms();
+// Milliseconds the GPU context took to start in this backend, once: the first caller
+// after the start finished gets them (the query the start overlapped), later ones 0.
+double mp_take_gpu_start_ms();
 
 // Bytes held by all open contexts (live Buffers, scratch, charged host keys).
 uint64_t mp_context_memory_in_use();

@@ -40,7 +40,7 @@ void mp_stage_open(MpStage* stage, MpDevice device) {
     if (!ctx) mp_raise(&err, "opening the device");
     stage->contexts[0] = ctx;
     stage->report.device = used;
-    stage->report.device_start_ms = used == MpDevice::Gpu ? mp_gpu_start_ms() : 0;
+    stage->report.device_start_ms = used == MpDevice::Gpu ? mp_take_gpu_start_ms() : 0;
     MpPipeline* pipeline = nullptr;
     if (!mp_try(&err, [&] {
             pipeline = mp_pipeline_new(stage->key_bits, ctx, stage->intersect, stage->all, stage->with_rows);
