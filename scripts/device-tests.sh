@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# scripts/device-tests.sh — every test on the GPU host, in one device call: the library's
+# unit tests with the CUDA backend (the binary built here, since that host has no
+# GoogleTest) and the pg_regress suite with pg_mergepath.device = gpu.
+#
+# 1. Here, from the repo root:
+#        bash ../shared/device/prepare CUDA_ARCH=90 && bash scripts/device-tests.sh --prepare
+#    (builds build-gpu/ with the tests for sm_90 and puts the stripped binary in .device/bin)
+# 2. On the GPU host, carry [".device"], from the repo root:
+#        bash scripts/device-tests.sh
+#    Writes unit.log and regress.log into $OUT (or ./device-out); prints both summaries;
+#    exits non-zero when either fails. UNIT_TIMEOUT_S (default 300) bounds the unit tests.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+if [ "${1:-}" = --prepare ]; then
+  set -e
+  cmake -S . -B build-gpu -DMERGEPATH_TESTS=ON -DMERGEPATH_BENCH=OFF -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
+  cmake --build build-gpu -j"$(nproc)" --target mergepath_tests >/dev/null
+  mkdir -p .device/bin
+  strip -o .device/bin/mergepath_tests build-gpu/gpu/tests/mergepath_tests
+  echo "device-tests: .device/ holds $(du -sh .device | cut -f1) (carry limit 64 MiB)"
+  exit 0
+fi
+
+out=${OUT:-$root/device-out}
+mkdir -p "$out"
+status=0
+
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1 | sed 's/^/gpu: /'
+timeout "${UNIT_TIMEOUT_S:-300}" .device/bin/mergepath_tests --gtest_brief=1 > "$out/unit.log" 2>&1 || status=1
+echo "unit tests: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) +\]' "$out/unit.log" | tr '\n' ' ')"
+grep -E '^\[  FAILED  \]' "$out/unit.log" | head -20
+
+bash .device/pg-up .device/pg15.tar.xz .device/stage > "$out/pg-up.log" 2>&1 || { cat "$out/pg-up.log"; exit 2; }
+# shellcheck disable=SC1091
+. /opt/pg/env
+PGMP_DEVICE=gpu bash scripts/regress.sh > "$out/regress.log" 2>&1 || status=1
+grep -E '^test |tests passed|tests failed|regress.sh' "$out/regress.log"
+exit $status
