@@ -5,8 +5,12 @@
 
 namespace {
 
+// Chunks start small (a tiny input takes little memory per writer) and double up to
+// kMaxChunkBytes: small enough that full chunks keep flowing to the combiner while the
+// input is read (each participant's last chunk, pushed when it is done, is what is
+// left to ship after reading), large enough that a chunk costs little to hand over.
 constexpr size_t kFirstChunkBytes = size_t(256) << 10;
-constexpr size_t kMaxChunkBytes = size_t(8) << 20;
+constexpr size_t kMaxChunkBytes = size_t(2) << 20;
 static_assert(sizeof(MpChunk) == 64, "a chunk's header keeps its keys aligned");
 
 }  // namespace

@@ -8,7 +8,7 @@
 //   producer --put--> writer's chunk --full--> queue (FIFO) --take--> combiner adopts
 //
 // A writer fills one chunk of one (stream, side) at a time; a full chunk is pushed on a
-// queue and a new one, twice as large up to kMaxChunkBytes, is started. The queue is a
+// queue and a new one, twice as large up to a few MB (key_chunks.cpp), is started. The queue is a
 // spinlocked FIFO that can live in shared memory, so every participant's full chunks
 // reach the combiner in the order they were pushed (the row numbers of a serial node
 // follow the input's order).
