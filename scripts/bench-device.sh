@@ -10,17 +10,28 @@
 #                                                     # given here overrides the defaults
 #    It starts PostgreSQL 15 (pg-up; shared_preload_libraries=pg_mergepath when the
 #    extension is staged, shared_buffers=16GB, 16 workers), generates the tables (16 at a
-#    time), and runs the matrix: stock, stock tuned, pg_mergepath gpu / cpu and the floor,
-#    each answer verified against stock. It stays within BENCH_TOTAL_S (default 540 s):
-#    the runner skips what no longer fits and says so in the table. At 10M x 10M one call
-#    covers about one key shape (stock takes 15-24 s per query there), so for the whole
-#    matrix run BENCH_SHAPES=int8, then int4, pair, text, numeric, and merge the reports
-#    with bench/sql/merge-results.sh. Progress lines carry timestamps.
+#    time) and sets their parallel_workers (BENCH_TABLE_WORKERS), and runs the matrix:
+#    stock, stock tuned, pg_mergepath gpu / cpu (BENCH_PAR_WORKERS workers per Gather, so
+#    the parallel node can be planned) and the two floors (one process; parallel, with
+#    BENCH_PAR_WORKERS workers), each answer verified against stock; the backend's peak RSS
+#    over the timed runs of the pg_mergepath variants is measured too (--peak-rss), and the
+#    GPU's memory in use is sampled every 200 ms while the runner runs (its maximum goes to
+#    progress.log and stdout). It stays within BENCH_TOTAL_S (default 540 s): the runner
+#    skips what no longer fits and says so in the table. At 10M x 10M one call covers about
+#    one key shape (stock takes 15-24 s per query there), so for the whole matrix run
+#    BENCH_SHAPES=int8, then int4, pair, text, numeric, and merge the reports with
+#    bench/sql/merge-results.sh. Progress lines carry timestamps.
 #    Writes into $OUT: RESULTS.md (the markdown table), bench.log (plans, EXPLAIN ANALYZE of
-#    the pg_mergepath variants, per-run times), progress.log, server.log, nvidia-smi.txt.
+#    the pg_mergepath variants, per-run times), stdout.txt (the runner's stdout),
+#    progress.log, server.log, pg-up.log, nvidia-smi.txt, gpu-mem.csv (MiB in use per GPU,
+#    one line per GPU every 200 ms).
 #
 # Environment: BENCH_ROWS (10M), BENCH_SHAPES (int8,int4,pair,text,numeric; in priority
-# order), BENCH_DISTS (uniform), BENCH_REPS (3 timed runs per variant), BENCH_VARIANT_S (15:
+# order), BENCH_DISTS (uniform), BENCH_OPS (query ids for --ops, comma list; default: the
+# runner's, the four set operations), BENCH_VARIANTS (for --variants; default: the
+# runner's, stock,tuned,gpu,cpu), BENCH_TABLE_WORKERS (16: the tables' parallel_workers),
+# BENCH_PAR_WORKERS (16: max_parallel_workers_per_gather of the pg_mergepath variants and
+# of the parallel read floor), BENCH_REPS (3 timed runs per variant), BENCH_VARIANT_S (15:
 # fewer runs for a variant slower than that in all), BENCH_TOTAL_S (540),
 # BENCH_REQUIRE_GPU=1 (a gpu variant that errors is a failure).
 # Time use: per dataset the stock plans first race each other (8 connections; the loser
@@ -84,6 +95,28 @@ if ! .device/bin/mp_bench --help >/dev/null 2>&1; then
   log "the runner does not start here:"; ldd .device/bin/mp_bench >&2 || true; exit 2
 fi
 
+# GPU memory in use while the runner runs: nvidia-smi samples it every 200 ms (MiB, one
+# line per GPU) into gpu-mem.csv; stop_gpu_sampler stops it and reports the maximum.
+gpu_sampler=
+gpu_mem_line=
+start_gpu_sampler() {
+  command -v nvidia-smi >/dev/null 2>&1 || { log "no nvidia-smi: GPU memory is not sampled"; return 0; }
+  nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 200 > "$out/gpu-mem.csv" 2>&1 &
+  gpu_sampler=$!
+}
+stop_gpu_sampler() {
+  [ -n "$gpu_sampler" ] || return 0
+  kill "$gpu_sampler" 2>/dev/null || true
+  wait "$gpu_sampler" 2>/dev/null || true
+  gpu_sampler=
+  local max first
+  max=$(awk '$1 ~ /^[0-9]+$/ { n++; if ($1 + 0 > m) m = $1 + 0 } END { if (n) print m }' "$out/gpu-mem.csv" || true)
+  first=$(awk '$1 ~ /^[0-9]+$/ { print $1; exit }' "$out/gpu-mem.csv" || true)
+  gpu_mem_line="GPU memory used while the runner ran: max ${max:-unknown} MiB (${first:-unknown} MiB at the start; samples every 200 ms in gpu-mem.csv)"
+  log "$gpu_mem_line"
+}
+trap stop_gpu_sampler EXIT
+
 total=${BENCH_TOTAL_S:-540}
 budget=$(( total - ($(date +%s) - t0) - 15 ))
 log "runner budget ${budget} s"
@@ -92,14 +125,20 @@ args=(--conn "host=127.0.0.1 port=5432 user=postgres dbname=postgres"
       --dists "${BENCH_DISTS:-uniform}" --reps "${BENCH_REPS:-3}" --stock-reps 1
       --quick-stock --stock-cutoff 1.2 --ref-jobs 8 --variant-budget-s "${BENCH_VARIANT_S:-15}"
       --jobs 16 --budget-s "$budget"
+      --table-workers "${BENCH_TABLE_WORKERS:-16}" --par-workers "${BENCH_PAR_WORKERS:-16}" --peak-rss
       --out "$out/RESULTS.md" --log "$out/bench.log")
+[ -n "${BENCH_OPS:-}" ] && args+=(--ops "$BENCH_OPS")
+[ -n "${BENCH_VARIANTS:-}" ] && args+=(--variants "$BENCH_VARIANTS")
 [ -n "${BENCH_REQUIRE_GPU:-}" ] && args+=(--require gpu)
+start_gpu_sampler
 set +e
 .device/bin/mp_bench "${args[@]}" "$@" > "$out/stdout.txt" 2> >(tee -a "$out/progress.log" >&2)
 rc=$?
 set -e
+stop_gpu_sampler
 cp /opt/pgdata/server.log "$out/server.log" 2>/dev/null || true
 grep -v '^RESULT' "$out/stdout.txt" || true
+[ -z "$gpu_mem_line" ] || echo "$gpu_mem_line"
 grep '^RESULT' "$out/stdout.txt" || true
 log "done, exit status $rc"
 exit $rc

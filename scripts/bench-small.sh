@@ -6,8 +6,9 @@
 # shared_preload_libraries=pg_mergepath (the extension must already be installed by
 # `make install`), runs `mp_bench --small` (20k rows per side, every key shape, uniform /
 # zipf / disjoint / identical / uniform with 10% NULLs, the four set operations; stock,
-# stock tuned and pg_mergepath device=cpu, every answer verified against stock), stops the
-# cluster and removes it. Takes well under a minute.
+# stock tuned and pg_mergepath device=cpu, every answer verified against stock; the floors;
+# the backend's peak RSS with --peak-rss), stops the cluster and removes it. Takes well
+# under a minute.
 #
 # Prints "bench-small: N passed, M failed" last (N/M: verified query variants) and exits
 # non-zero on any wrong answer, on a pg_mergepath cpu variant that errors, or if the
@@ -69,7 +70,7 @@ if ! "${as_pg[@]}" "$bindir/pg_ctl" -D "$tmp/data" -l "$tmp/server.log" -w -t 60
 fi
 
 # shellcheck disable=SC2086
-"$runner" --small $require --conn "host=$tmp port=$port user=postgres dbname=postgres" \
+"$runner" --small --peak-rss $require --conn "host=$tmp port=$port user=postgres dbname=postgres" \
   --out "$tmp/bench-small.md" --log "$tmp/bench-small.log" ${BENCH_SMALL_ARGS:-} >"$tmp/stdout" 2>"$tmp/stderr"
 rc=$?
 grep -v '^RESULT' "$tmp/stdout"

@@ -3,7 +3,9 @@
 // Generates the data (datagen.hpp), then for every dataset (rows x distribution x key
 // shape) and every query of queries.hpp runs each variant — stock (pg_mergepath off,
 // default settings), stock tuned (work_mem 4GB, 8 workers), pg_mergepath device=gpu,
-// pg_mergepath device=cpu — plus the floor (one process scanning both inputs).
+// pg_mergepath device=cpu (both with --par-workers workers per Gather, so that the parallel
+// node can be planned) — plus two floors that only read both inputs: one process, and
+// parallel (--par-workers workers). --table-workers N sets the tables' parallel_workers.
 // Answers: the stock answer (row count + order-independent checksum
 // sum(hash_record_extended(row, 0)), + order check for ordered queries) is the reference;
 // every other variant first runs the same checksum query (its warm-up), then --reps timed
@@ -14,13 +16,15 @@
 // the fastest gives the reference and is timed first; a stock variant slower than
 // --stock-cutoff times the best is stopped and shown as "> ms" (it cannot be the best).
 // --budget-s bounds the whole run (statement_timeout, and skipping what no longer fits).
-// Output: a markdown report (stdout and --out), a log (--log) with plans, per-run times and
-// EXPLAIN ANALYZE of the pg_mergepath variants; last stdout line
-// "RESULT passed=N failed=M na=K skipped=S nocustom=C". Options: --help; see README.md.
+// Output: a markdown report (stdout and --out; with the workers launched per pg_mergepath
+// variant, and with --peak-rss the backend's peak RSS over its timed runs), a log (--log)
+// with plans, per-run times and EXPLAIN ANALYZE of the pg_mergepath variants; last stdout
+// line "RESULT passed=N failed=M na=K skipped=S nocustom=C". Options: --help; README.md.
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -30,6 +34,7 @@
 #include <chrono>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -70,7 +75,15 @@ const char* kUsage = R"(usage: mp_bench [options]
                       reference (and runs first), the others are checked against it and
                       stopped at the cut-off (default 1: no such phase; the first stock
                       variant's verifying run is the reference)
-  --no-floor          skip the floor
+  --par-workers N     max_parallel_workers_per_gather of the pg_mergepath variants and of
+                      the parallel read floor (default 16)
+  --table-workers N   ALTER TABLE ... SET (parallel_workers = N) on both tables of every
+                      dataset, so that a parallel scan of one can use N workers (default 0:
+                      leave the tables as they are)
+  --peak-rss          peak RSS (VmHWM) of the backend over the timed runs of the pg_mergepath
+                      variants, from /proc (the server must run on this host; needs root
+                      or the server's user); "-" when /proc is not accessible
+  --no-floor          skip both floors (one process, parallel)
   --set NAME=VALUE    extra session setting for every variant (repeatable)
   --require LIST      variants whose n/a (error) counts as a failure, e.g. gpu,cpu
   --require-gpu       same as --require gpu
@@ -97,9 +110,11 @@ struct Options {
     int64_t seed = 42;
     std::string text_collation, schema = "mp_bench";
     std::vector<const QueryDef*> ops;
-    std::vector<const Variant*> variants;
+    std::vector<const Variant*> variants;               // points into variant_defs
+    std::vector<std::unique_ptr<Variant>> variant_defs;  // the variants with their settings
     int reps = 5, stock_reps = -1;
-    bool quick_stock = false, floor = true, explain_stock = false;
+    int par_workers = 16, table_workers = 0;
+    bool quick_stock = false, floor = true, explain_stock = false, peak_rss = false;
     double stock_cutoff = 0, variant_budget_s = 0;
     int ref_jobs = 1;
     std::vector<std::string> sets;
@@ -192,6 +207,9 @@ Options parse_args(int argc, char** argv) {
         else if (k == "--stock-reps") o.stock_reps = std::atoi(val().c_str());
         else if (k == "--quick-stock") o.quick_stock = true;
         else if (k == "--no-floor") o.floor = false;
+        else if (k == "--par-workers") o.par_workers = std::atoi(val().c_str());
+        else if (k == "--table-workers") o.table_workers = std::atoi(val().c_str());
+        else if (k == "--peak-rss") o.peak_rss = true;
         else if (k == "--stock-cutoff") o.stock_cutoff = std::atof(val().c_str());
         else if (k == "--variant-budget-s") o.variant_budget_s = std::atof(val().c_str());
         else if (k == "--ref-jobs") o.ref_jobs = std::max(1, std::atoi(val().c_str()));
@@ -230,12 +248,15 @@ Options parse_args(int argc, char** argv) {
             o.ops.push_back(f);
         }
     }
+    if (o.par_workers < 0) usage_error("--par-workers must be >= 0");
+    if (o.table_workers < 0) usage_error("--table-workers must be >= 0");
     for (auto& s : split(variants)) {
         const Variant* f = nullptr;
         for (const auto& v : variant_table())
             if (s == v.id) f = &v;
         if (!f) usage_error("unknown variant '" + s + "'");
-        o.variants.push_back(f);
+        o.variant_defs.push_back(std::make_unique<Variant>(with_parallel_workers(*f, o.par_workers)));
+        o.variants.push_back(o.variant_defs.back().get());
     }
     if (o.reps < 1) usage_error("--reps must be >= 1");
     if (o.stock_reps < 0) o.stock_reps = o.reps;
@@ -303,6 +324,55 @@ std::string cpu_model() {
     return "unknown CPU";
 }
 
+// The value of the first "Label: value" line of an EXPLAIN text ("" when it has none).
+std::string explain_field(const std::string& plan, const std::string& label) {
+    size_t p = plan.find(label + ": ");
+    if (p == std::string::npos) return "";
+    p += label.size() + 2;
+    return plan.substr(p, plan.find('\n', p) - p);
+}
+
+// Peak RSS of a server backend, from /proc on this host. "" when /proc/<pid> is a
+// PostgreSQL process that we may read, else why not (another host, another user).
+std::string backend_proc_problem(int pid) {
+    if (pid <= 0) return "no backend pid";
+    std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
+    std::string name;
+    if (!comm || !std::getline(comm, name))
+        return "/proc/" + std::to_string(pid) + " is not accessible (is the server on another host?)";
+    if (name.rfind("postgres", 0) != 0)
+        return "/proc/" + std::to_string(pid) + " is '" + name +
+               "', not the backend (is the server on another host?)";
+    return "";
+}
+
+// Resets the backend's peak RSS (VmHWM) to its current RSS: "5" into clear_refs.
+// Returns "" or why it could not.
+std::string reset_peak_rss(int pid) {
+    std::string problem = backend_proc_problem(pid);
+    if (!problem.empty()) return problem;
+    std::string path = "/proc/" + std::to_string(pid) + "/clear_refs";
+    FILE* f = std::fopen(path.c_str(), "w");
+    bool ok = f && std::fputs("5", f) >= 0;
+    int err = errno;
+    if (f && std::fclose(f) != 0) {
+        ok = false;
+        err = errno;
+    }
+    return ok ? "" : "cannot write " + path + ": " + std::strerror(err);
+}
+
+// VmHWM of the backend in kB, or -1 with the reason in `why`.
+long peak_rss_kb(int pid, std::string& why) {
+    std::string path = "/proc/" + std::to_string(pid) + "/status";
+    std::ifstream in(path);
+    std::string line;
+    while (in && std::getline(in, line))
+        if (line.rfind("VmHWM:", 0) == 0) return std::atol(line.c_str() + 6);
+    why = "no VmHWM in " + path;
+    return -1;
+}
+
 // ---------------------------------------------------------------------------------------
 enum class CellKind { Number, NA, Fail, Skip, Timeout, Cut };
 
@@ -311,7 +381,11 @@ struct Cell {
     double ms = 0;           // median (Number) or the cut-off (Cut)
     std::string note;        // error message for n/a / failure / skip
     bool no_custom = false;  // pg_mergepath variant whose plan has no Custom Scan
+    bool serial = false;     // parallel read floor whose plan has no Gather
     bool checksum_checked = false;
+    std::string workers;     // pg_mergepath: Workers Launched in its EXPLAIN ANALYZE ("" none)
+    long peak_rss_kb = -1;   // --peak-rss: the backend's VmHWM over the timed runs
+    std::string rss_note;    // --peak-rss: why there is no peak RSS
 };
 
 struct Answer {
@@ -335,7 +409,7 @@ struct Item {
 struct RowResult {
     std::string size, shape, dist, nulls, query;
     std::string rows_out;  // reference count
-    Cell floor;
+    Cell floor, par_floor;
     std::map<std::string, Cell> cells;  // by variant id
 };
 
@@ -406,13 +480,15 @@ private:
     int passed_ = 0, failed_ = 0, na_ = 0, skipped_ = 0, nocustom_ = 0, cut_ = 0;
     bool mp_loaded_ = false;
     std::string mp_missing_, mp_how_;
+    int backend_pid_ = 0;           // of the connection that runs the variants (--peak-rss)
+    std::set<std::string> rss_notes_;  // why a peak RSS is missing
     double ref_s_ = 0;
     // time estimate of the next query, for the budget: the slowest query of the current
     // dataset so far, else the fastest per-dataset average seen (another shape may differ)
     double ds_max_s_ = 0, min_avg_s_ = 0;
     double estimate_s() const { return ds_max_s_ > 0 ? ds_max_s_ : min_avg_s_; }
     std::vector<std::string> notes_;  // footnotes, numbered from 1
-    std::string date_, host_, gpu_, cpu_, pgver_, settings_, gen_line_, ref_line_;
+    std::string date_, host_, gpu_, cpu_, pgver_, settings_, gen_line_, ref_line_, table_workers_;
 
     void L(const std::string& s) {
         if (log_) {
@@ -447,12 +523,22 @@ private:
     }
 
     void reference_phase(std::vector<Item*>& items);
-    void run_floor(Conn& c, const Dataset& d, Cell& cell);
+    void set_table_workers(Conn& c, const std::vector<Dataset>& sets);
+    std::string table_workers_now(Conn& c, const std::vector<Dataset>& sets);
+    void run_floors(Conn& c, const Dataset& d, Cell& floor, Cell& par_floor);
+    std::string run_floor(Conn& c, const Dataset& d, const std::string& name,
+                          const std::vector<std::string>& sets, Cell& cell);
     void run_item(Conn& c, Item& it, RowResult& row);
     Cell run_variant(Conn& c, Item& it, const Variant& v, bool reference, double ref_ms,
                      const std::string& what);
+    void log_parallel_run(const std::string& what, const std::string& plan, Cell& cell);
     void collect_header(Conn& c, const std::vector<Dataset>& sets, const GenStats& gs);
     std::string report();
+    std::vector<const Variant*> mp_variants() const;
+    bool runs(const std::string& id) const;  // is the variant `id` in --variants?
+    std::string report_header();
+    std::string report_row(const RowResult& r);
+    std::string cell_text(const Cell& c);
 };
 
 void Runner::collect_header(Conn& c, const std::vector<Dataset>& sets, const GenStats& gs) {
@@ -484,6 +570,34 @@ void Runner::collect_header(Conn& c, const std::vector<Dataset>& sets, const Gen
     gen_line_ = std::to_string(sets.size()) + " datasets x 2 tables of " + join(rows, ", ") +
                 " rows (" + std::to_string(gs.created) + " tables generated, " +
                 std::to_string(gs.reused) + " reused, " + g + ")";
+    table_workers_ = table_workers_now(c, sets);
+}
+
+// --table-workers N: a parallel scan of each benchmark table may use N workers (stock
+// plans too, up to their max_parallel_workers_per_gather).
+void Runner::set_table_workers(Conn& c, const std::vector<Dataset>& sets) {
+    if (o_.table_workers <= 0) return;
+    for (const Dataset& d : sets)
+        for (char side : {'a', 'b'})
+            c.must("ALTER TABLE " + d.table(side) + " SET (parallel_workers = " +
+                   std::to_string(o_.table_workers) + ")");
+    logf("tables: parallel_workers = %d", o_.table_workers);
+}
+
+// The tables' parallel_workers reloption as the report states it: "16", or "not set
+// (PostgreSQL's size heuristic)", or several of these.
+std::string Runner::table_workers_now(Conn& c, const std::vector<Dataset>& sets) {
+    std::vector<std::string> names;
+    for (const Dataset& d : sets)
+        for (char side : {'a', 'b'}) names.push_back("'" + d.table(side) + "'::regclass");
+    QResult r = c.exec(
+        "SELECT DISTINCT coalesce((SELECT option_value FROM pg_options_to_table(reloptions) "
+        "WHERE option_name = 'parallel_workers'), 'not set (size heuristic)') FROM pg_class "
+        "WHERE oid IN (" + join(names, ", ") + ") ORDER BY 1");
+    if (!r.ok) return "unknown (" + r.error + ")";
+    std::vector<std::string> v;
+    for (auto& row : r.rows) v.push_back(row[0]);
+    return join(v, ", ");
 }
 
 // Runs every stock variant of the dataset's queries concurrently (--ref-jobs connections)
@@ -620,37 +734,62 @@ void Runner::reference_phase(std::vector<Item*>& items) {
     ref_line_ = b;
 }
 
-void Runner::run_floor(Conn& c, const Dataset& d, Cell& cell) {
+// Both floors of a dataset: one process, then parallel (--par-workers workers). They read
+// the same rows, so their counts must agree.
+void Runner::run_floors(Conn& c, const Dataset& d, Cell& floor, Cell& par_floor) {
+    std::string one = run_floor(c, d, "floor", floor_sets(), floor);
+    if (remaining_s() <= 0) return;
+    std::string par = run_floor(c, d, "par floor", par_floor_sets(o_.par_workers), par_floor);
+    if (!one.empty() && !par.empty() && one != par)
+        fail(d.tag() + " par floor", par_floor,
+             "the parallel read floor counted " + par + ", the one-process floor " + one);
+}
+
+// One floor: SELECT count(cols) FROM (a UNION ALL b) under `sets`, a warm-up and --reps
+// timed runs; returns the counts ("" when it did not run).
+std::string Runner::run_floor(Conn& c, const Dataset& d, const std::string& name,
+                              const std::vector<std::string>& sets, Cell& cell) {
     std::vector<std::string> counts;
     for (auto& col : d.columns()) counts.push_back("count(" + col + ")");
     std::string sql = subst(floor_sql(), {{"A", d.table('a')},
                                           {"B", d.table('b')},
                                           {"COLS", join(d.columns(), ", ")},
                                           {"COUNTS", join(counts, ", ")}});
-    L("==== " + d.tag() + " | floor ====\n" + sql);
-    QResult s = c.exec(settings_sql(o_, floor_sets(), budget_timeout_ms()));
+    L("==== " + d.tag() + " | " + name + " ====\nsettings: " + join(sets, "; ") + "\n" + sql);
+    QResult s = c.exec(settings_sql(o_, sets, budget_timeout_ms()));
     if (!s.ok) {
         cell.kind = CellKind::NA;
         cell.note = s.error;
-        return;
+        return "";
+    }
+    QResult plan = c.exec("EXPLAIN " + sql);
+    if (plan.ok) {
+        std::string p;
+        for (auto& r : plan.rows) p += r[0] + "\n";
+        L("plan:\n" + p);
+        cell.serial = name == "par floor" && p.find("Gather") == std::string::npos;
     }
     std::vector<double> ms;
+    std::string answer;
     for (int i = 0; i <= o_.reps; ++i) {  // the first run warms up
         QResult r = c.exec(sql);
         if (!r.ok) {
             cell.kind = r.sqlstate == "57014" ? CellKind::Timeout : CellKind::NA;
             cell.note = r.error;
             L("error: " + r.error);
-            return;
+            return "";
         }
+        if (!r.rows.empty()) answer = join(r.rows[0], ",");
         if (i > 0) ms.push_back(r.ms);
     }
     cell.kind = CellKind::Number;
     cell.ms = median(ms);
     std::string runs;
     for (double x : ms) runs += fmt_ms(x) + " ";
-    L("runs ms: " + runs + "-> median " + fmt_ms(cell.ms));
-    logf("%s floor: %s ms", d.tag().c_str(), fmt_ms(cell.ms).c_str());
+    L("counts: " + answer + "\nruns ms: " + runs + "-> median " + fmt_ms(cell.ms));
+    logf("%s %s: %s ms%s", d.tag().c_str(), name.c_str(), fmt_ms(cell.ms).c_str(),
+         cell.serial ? " (plan has no Gather: it ran in one process)" : "");
+    return answer;
 }
 
 Cell Runner::run_variant(Conn& c, Item& it, const Variant& v, bool reference, double ref_ms,
@@ -697,7 +836,7 @@ Cell Runner::run_variant(Conn& c, Item& it, const Variant& v, bool reference, do
     if (!s.ok) return unavailable(s.error);
     L("settings: " + join(v.sets, "; ") + (o_.sets.empty() ? "" : "; " + join(o_.sets, "; ")) +
       (cutoff ? "; cut off at " + std::to_string(cutoff) + " ms" : ""));
-    L("query: " + sql);
+    L("query: " + sql + "\ntimed: SELECT count(*) FROM (query) s");
     // every statement runs under statement_timeout = min(time budget left, cut-off)
     bool by_cutoff = false;
     auto run = [&](const std::string& q) {
@@ -711,7 +850,10 @@ Cell Runner::run_variant(Conn& c, Item& it, const Variant& v, bool reference, do
         return c.exec(q);
     };
 
-    QResult plan = run("EXPLAIN " + sql);
+    // the plans logged are those of the timed statement (an aggregate over the query can
+    // be planned in parallel where the bare query is not)
+    const std::string count_sql = "SELECT count(*) FROM (" + sql + ") s";
+    QResult plan = run("EXPLAIN " + count_sql);
     if (plan.ok) {
         std::string p;
         for (auto& r : plan.rows) p += r[0] + "\n";
@@ -782,10 +924,12 @@ Cell Runner::run_variant(Conn& c, Item& it, const Variant& v, bool reference, do
     }
 
     // timed runs, each checking the row count
-    std::string count_sql = "SELECT count(*) FROM (" + sql + ") s";
     int reps = v.mp ? o_.reps : o_.stock_reps;
     if (o_.variant_budget_s > 0 && verify_ms > 0)  // slow variants: fewer timed runs
         reps = std::max(1, std::min(reps, static_cast<int>(o_.variant_budget_s * 1000 / verify_ms)));
+    // --peak-rss: the backend's peak RSS over the timed runs of a pg_mergepath variant
+    const bool track_rss = o_.peak_rss && v.mp;
+    if (track_rss) cell.rss_note = reset_peak_rss(backend_pid_);
     std::vector<double> ms;
     for (int i = 0; i < reps; ++i) {
         QResult r = run(count_sql);
@@ -797,6 +941,12 @@ Cell Runner::run_variant(Conn& c, Item& it, const Variant& v, bool reference, do
         }
         ms.push_back(r.ms);
     }
+    if (track_rss && cell.rss_note.empty()) cell.peak_rss_kb = peak_rss_kb(backend_pid_, cell.rss_note);
+    if (!cell.rss_note.empty()) rss_notes_.insert(cell.rss_note);
+    std::string rss;
+    if (track_rss)
+        rss = cell.peak_rss_kb >= 0 ? ", peak RSS " + fmt_ms(cell.peak_rss_kb / 1024.0) + " MB"
+                                    : ", peak RSS unknown (" + cell.rss_note + ")";
     cell.kind = CellKind::Number;
     cell.ms = median(ms);
     if (!reference) ++passed_;
@@ -804,21 +954,43 @@ Cell Runner::run_variant(Conn& c, Item& it, const Variant& v, bool reference, do
     std::string runs;
     for (double x : ms) runs += fmt_ms(x) + " ";
     L("runs ms: " + runs + "-> median " + fmt_ms(cell.ms));
-    logf("%s: %s ms%s%s", what.c_str(), fmt_ms(cell.ms).c_str(),
+    if (track_rss)
+        L("peak RSS (VmHWM) of backend " + std::to_string(backend_pid_) + " over the timed runs: " +
+          (cell.peak_rss_kb >= 0 ? std::to_string(cell.peak_rss_kb) + " kB" : cell.rss_note));
+    logf("%s: %s ms%s%s%s", what.c_str(), fmt_ms(cell.ms).c_str(),
          reference ? " (reference)" : cell.checksum_checked ? ", checksum ok" : ", count ok",
-         cell.no_custom ? " (plan has no Custom Scan)" : "");
+         rss.c_str(), cell.no_custom ? " (plan has no Custom Scan)" : "");
 
     if (v.mp || o_.explain_stock) {
-        QResult e = run("EXPLAIN (ANALYZE, BUFFERS) " + sql);
+        QResult e = run("EXPLAIN (ANALYZE, BUFFERS) " + count_sql);
         if (e.ok) {
             std::string p;
             for (auto& r : e.rows) p += r[0] + "\n";
             L("EXPLAIN ANALYZE:\n" + p);
+            if (v.mp) log_parallel_run(what, p, cell);
         } else {
             L("EXPLAIN ANALYZE failed: " + e.error);
         }
     }
     return cell;
+}
+
+// The parallelism of a pg_mergepath variant's EXPLAIN ANALYZE: keeps the workers its Gather
+// launched (the table's "workers" column) in the cell, and logs them with the node's
+// participants and which one combined.
+void Runner::log_parallel_run(const std::string& what, const std::string& plan, Cell& cell) {
+    if (plan.find("Gather") == std::string::npos) {
+        logf("%s: no Gather in the plan (not parallel)", what.c_str());
+        return;
+    }
+    cell.workers = explain_field(plan, "Workers Launched");
+    auto shown = [&](const std::string& label) {
+        std::string v = explain_field(plan, label);
+        return v.empty() ? std::string("-") : v;
+    };
+    logf("%s: Workers Launched %s (Planned %s), Participants %s, Combined By %s", what.c_str(),
+         shown("Workers Launched").c_str(), shown("Workers Planned").c_str(),
+         shown("Participants").c_str(), shown("Combined By").c_str());
 }
 
 void Runner::run_item(Conn& c, Item& it, RowResult& row) {
@@ -941,7 +1113,13 @@ int Runner::run() {
         gs = generate(o_.conn, sets, o_.jobs, o_.regen);
         logf("data ready: %d tables generated, %d reused, %.1f s", gs.created, gs.reused, gs.seconds);
     }
+    set_table_workers(c, sets);
     if (o_.gen_only) return 0;
+    backend_pid_ = std::atoi(c.must("SELECT pg_backend_pid()").at(0, 0).c_str());
+    if (o_.peak_rss) {
+        std::string problem = backend_proc_problem(backend_pid_);
+        if (!problem.empty()) logf("note: --peak-rss: %s: no peak RSS", problem.c_str());
+    }
     collect_header(c, sets, gs);
     L("# mp_bench log " + date_ + "\nhost " + host_ + "; GPU " + gpu_ + "; CPU " + cpu_ +
       "\nPostgreSQL " + pgver_ + "; " + settings_ + "\n");
@@ -966,9 +1144,9 @@ int Runner::run() {
             for (size_t j = k; j < items.size() && items[j].d == &d; ++j) mine.push_back(&items[j]);
             reference_phase(mine);
         }
-        Cell floor;
-        floor.note = "not run";
-        if (o_.floor && remaining_s() > 0) run_floor(c, d, floor);
+        Cell floor, par_floor;
+        floor.note = par_floor.note = "not run";
+        if (o_.floor && remaining_s() > 0) run_floors(c, d, floor, par_floor);
         for (; k < items.size() && items[k].d == &d; ++k) {
             Item& it = items[k];
             RowResult row;
@@ -981,6 +1159,7 @@ int Runner::run() {
             row.nulls = nb;
             row.query = it.q->title;
             row.floor = floor;
+            row.par_floor = par_floor;
             if (remaining_s() < estimate_s() * 1.1 || remaining_s() <= 0) {
                 for (const Variant* v : o_.variants) {
                     Cell s;
@@ -1030,7 +1209,8 @@ std::string Runner::report() {
     o << "- PostgreSQL " << pgver_ << ": " << settings_ << mp_how_
       << "; every variant runs with jit=off\n";
     o << "- data: " << gen_line_ << "; zipf s=" << o_.zipf_s << ", seed " << o_.seed
-      << "; UNLOGGED tables, VACUUM ANALYZE\n";
+      << "; UNLOGGED tables, VACUUM ANALYZE; the tables' parallel_workers: " << table_workers_
+      << "\n";
     o << "- runs: ";
     if (!ref_line_.empty()) o << ref_line_ << "; ";
     o << "each variant: one verifying warm-up (count + sum(hash_record_extended(row, 0))), then "
@@ -1044,77 +1224,31 @@ std::string Runner::report() {
       << "), every count checked\n";
     o << "- variants:";
     for (const Variant* v : o_.variants) o << " **" << v->title << "** (" << join(v->sets, ", ") << ");";
-    o << " **floor**: one process, `SELECT count(cols) FROM (a UNION ALL b)`";
+    o << " **floor**: one process, `SELECT count(cols) FROM (a UNION ALL b)`; **par floor**: the "
+         "same with max_parallel_workers_per_gather = "
+      << o_.par_workers << " (Parallel Append of two Parallel Seq Scans)";
     if (!o_.sets.empty()) o << "; all variants: " << join(o_.sets, ", ");
     o << "\n\n";
 
-    bool has_gpu = false;
-    std::vector<const Variant*> mpv;
-    for (const Variant* v : o_.variants)
-        if (v->mp) {
-            mpv.push_back(v);
-            has_gpu |= std::string(v->id) == "gpu";
-        }
-    o << "| rows/side | shape | dist | nulls | query | rows out | floor ms |";
-    for (const Variant* v : o_.variants) o << " " << v->title << " ms |";
-    for (const Variant* v : mpv) o << " " << v->id << " vs best stock |";
-    if (has_gpu) o << " gpu / floor |";
-    o << "\n|---:|---|---|---|---|---:|---:|";
-    for (size_t i = 0; i < o_.variants.size() + mpv.size() + (has_gpu ? 1 : 0); ++i) o << "---:|";
-    o << "\n";
-
-    auto cell_text = [&](const Cell& c) -> std::string {
-        switch (c.kind) {
-            case CellKind::Number: return fmt_ms(c.ms) + (c.no_custom ? " ‡" : "");
-            case CellKind::Fail: return "**FAIL**";
-            case CellKind::NA: return "n/a[" + std::to_string(note(c.note)) + "]";
-            case CellKind::Timeout: return "timeout";
-            case CellKind::Cut: return "> " + fmt_ms(c.ms);
-            case CellKind::Skip:
-                return c.note.empty() ? "skip" : "skip[" + std::to_string(note(c.note)) + "]";
-        }
-        return "?";
-    };
-    for (const RowResult& r : rows_) {
-        o << "| " << r.size << " | " << r.shape << " | " << r.dist << " | " << r.nulls << " | " << r.query << " | "
-          << (r.rows_out.empty() ? "-" : r.rows_out) << " | " << cell_text(r.floor) << " |";
-        double best = 0;
-        for (const Variant* v : o_.variants) {
-            auto it = r.cells.find(v->id);
-            Cell c = it == r.cells.end() ? Cell{} : it->second;
-            o << " " << cell_text(c) << " |";
-            if (!v->mp && c.kind == CellKind::Number && (best == 0 || c.ms < best)) best = c.ms;
-        }
-        for (const Variant* v : mpv) {
-            auto it = r.cells.find(v->id);
-            if (it == r.cells.end() || it->second.kind != CellKind::Number || best == 0) {
-                o << " - |";
-                continue;
-            }
-            double x = best / it->second.ms;
-            std::string t = fmt_x(x);
-            if (std::string(v->id) == "gpu" && x < 5) t += " (target 5x)";
-            if (std::string(v->id) == "cpu" && x < 1) t += " (slower)";
-            o << " " << t << " |";
-        }
-        if (has_gpu) {
-            auto it = r.cells.find("gpu");
-            if (it == r.cells.end() || it->second.kind != CellKind::Number ||
-                r.floor.kind != CellKind::Number) {
-                o << " - |";
-            } else {
-                double x = it->second.ms / r.floor.ms;
-                o << " " << fmt_x(x) << (x > 1.3 ? " (target 1.3x)" : "") << " |";
-            }
-        }
-        o << "\n";
-    }
+    o << report_header();
+    for (const RowResult& r : rows_) o << report_row(r);
     o << "\n";
     if (nocustom_) o << "‡ the plan did not use the pg_mergepath Custom Scan (a stock plan was timed)  \n";
+    bool serial = false;
+    for (const RowResult& r : rows_) serial |= r.par_floor.serial;
+    if (serial) o << "† the parallel read floor's plan had no Gather: it ran in one process  \n";
     if (cut_)
         o << "`> ms`: slower than " << o_.stock_cutoff
           << "x the fastest stock plan, so not the best one (stopped there, in its own run or "
              "in the concurrent race of the reference phase)  \n";
+    if (!mp_variants().empty())
+        o << "workers: Workers Launched of the Gather in the variant's EXPLAIN ANALYZE (run once "
+             "after its timed runs); `-`: no Gather in its plan (or it did not run)  \n";
+    if (o_.peak_rss)
+        o << "peak RSS MB: VmHWM of the leader backend over the variant's timed runs (reset "
+             "before them through /proc/<pid>/clear_refs); parallel workers are not counted, "
+             "shared memory pages the backend touched are  \n";
+    for (const std::string& n : rss_notes_) o << "peak RSS `-`: " << n << "  \n";
     for (size_t i = 0; i < notes_.size(); ++i) o << "[" << i + 1 << "] " << notes_[i] << "  \n";
     o << "\nVerified variants: " << passed_ << " passed, " << failed_ << " failed, " << na_
       << " n/a, " << skipped_ << " skipped" << (cut_ ? ", " + std::to_string(cut_) + " cut off" : "")
@@ -1123,6 +1257,110 @@ std::string Runner::report() {
         o << "\n## FAILURES\n\n";
         for (auto& f : failures_) o << "- " << f << "\n";
     }
+    return o.str();
+}
+
+std::vector<const Variant*> Runner::mp_variants() const {
+    std::vector<const Variant*> mpv;
+    for (const Variant* v : o_.variants)
+        if (v->mp) mpv.push_back(v);
+    return mpv;
+}
+
+bool Runner::runs(const std::string& id) const {
+    for (const Variant* v : o_.variants)
+        if (id == v->id) return true;
+    return false;
+}
+
+// The table's column names and alignment: the dataset and query, the floors, ms per
+// variant, then the ratios, workers and (--peak-rss) peak RSS of the pg_mergepath variants.
+std::string Runner::report_header() {
+    std::vector<std::string> names = {"rows/side", "shape", "dist", "nulls", "query",
+                                      "rows out", "floor ms", "par floor ms"};
+    for (const Variant* v : o_.variants) names.push_back(std::string(v->title) + " ms");
+    for (const Variant* v : mp_variants()) names.push_back(std::string(v->id) + " vs best stock");
+    if (runs("gpu") && runs("cpu")) names.push_back("gpu vs cpu");
+    if (runs("gpu")) {
+        names.push_back("gpu / floor");
+        names.push_back("gpu / par floor");
+    }
+    for (const Variant* v : mp_variants()) names.push_back(std::string(v->id) + " workers");
+    if (o_.peak_rss)
+        for (const Variant* v : mp_variants()) names.push_back(std::string(v->id) + " peak RSS MB");
+    std::string head = "|", align = "|";
+    for (size_t i = 0; i < names.size(); ++i) {
+        head += " " + names[i] + " |";
+        align += i >= 1 && i <= 4 ? "---|" : "---:|";  // text columns left, numbers right
+    }
+    return head + "\n" + align + "\n";
+}
+
+std::string Runner::cell_text(const Cell& c) {
+    switch (c.kind) {
+        case CellKind::Number:
+            return fmt_ms(c.ms) + (c.no_custom ? " ‡" : "") + (c.serial ? " †" : "");
+        case CellKind::Fail: return "**FAIL**";
+        case CellKind::NA: return "n/a[" + std::to_string(note(c.note)) + "]";
+        case CellKind::Timeout: return "timeout";
+        case CellKind::Cut: return "> " + fmt_ms(c.ms);
+        case CellKind::Skip:
+            return c.note.empty() ? "skip" : "skip[" + std::to_string(note(c.note)) + "]";
+    }
+    return "?";
+}
+
+// a / b of two measured times (0: one is missing)
+double ratio(const Cell* a, const Cell* b) { return a && b && b->ms > 0 ? a->ms / b->ms : 0; }
+
+// A ratio, with "(target Nx)" when it misses the target: below it (at_least) or above it.
+std::string ratio_text(double x, double target, bool at_least) {
+    if (x <= 0) return "-";
+    char t[32];
+    std::snprintf(t, sizeof t, " (target %gx)", target);
+    return fmt_x(x) + ((at_least ? x < target : x > target) ? t : "");
+}
+
+std::string Runner::report_row(const RowResult& r) {
+    auto measured = [&](const std::string& id) -> const Cell* {
+        auto it = r.cells.find(id);
+        return it != r.cells.end() && it->second.kind == CellKind::Number ? &it->second : nullptr;
+    };
+    auto floor_of = [](const Cell& c) { return c.kind == CellKind::Number ? &c : nullptr; };
+    std::ostringstream o;
+    o << "| " << r.size << " | " << r.shape << " | " << r.dist << " | " << r.nulls << " | "
+      << r.query << " | " << (r.rows_out.empty() ? "-" : r.rows_out) << " | "
+      << cell_text(r.floor) << " | " << cell_text(r.par_floor) << " |";
+    const Cell* stock = nullptr;  // the best stock time
+    for (const Variant* v : o_.variants) {
+        auto it = r.cells.find(v->id);
+        Cell c = it == r.cells.end() ? Cell{} : it->second;
+        o << " " << cell_text(c) << " |";
+        const Cell* m = measured(v->id);
+        if (!v->mp && m && (!stock || m->ms < stock->ms)) stock = m;
+    }
+    for (const Variant* v : mp_variants()) {
+        double x = ratio(stock, measured(v->id));
+        if (std::string(v->id) == "gpu") o << " " << ratio_text(x, 15, true) << " |";
+        else if (x <= 0) o << " - |";
+        else o << " " << fmt_x(x) << (x < 1 ? " (slower)" : "") << " |";
+    }
+    const Cell* gpu = measured("gpu");
+    if (runs("gpu") && runs("cpu")) o << " " << ratio_text(ratio(measured("cpu"), gpu), 2, true) << " |";
+    if (runs("gpu")) {
+        o << " " << ratio_text(ratio(gpu, floor_of(r.floor)), 1.3, false) << " |";
+        o << " " << ratio_text(ratio(gpu, floor_of(r.par_floor)), 2, false) << " |";
+    }
+    for (const Variant* v : mp_variants()) {
+        const Cell* m = measured(v->id);
+        o << " " << (m && !m->workers.empty() ? m->workers : "-") << " |";
+    }
+    if (o_.peak_rss)
+        for (const Variant* v : mp_variants()) {
+            const Cell* m = measured(v->id);
+            o << " " << (m && m->peak_rss_kb >= 0 ? fmt_ms(m->peak_rss_kb / 1024.0) : "-") << " |";
+        }
+    o << "\n";
     return o.str();
 }
 

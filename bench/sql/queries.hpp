@@ -1,7 +1,8 @@
-// queries.hpp — the benchmark's query table and its variants. To benchmark another
-// operator, add one line to kQueries; templates use {A} {B} (the two tables), {COLS}
-// (key columns), {ACOLS}/{BCOLS} (qualified with aliases a/b) and {ON} (a.k = b.k AND ...).
-// Entries with default_on = false run only when named in --ops (or with --ops all).
+// queries.hpp — the benchmark's query table, its variants and the floors. To benchmark
+// another operator, add one line to kQueries; templates use {A} {B} (the two tables),
+// {COLS} (key columns), {ACOLS}/{BCOLS} (qualified with aliases a/b) and {ON}
+// (a.k = b.k AND ...). Entries with default_on = false run only when named in --ops (or
+// with --ops all).
 #pragma once
 
 #include <string>
@@ -34,7 +35,8 @@ inline const std::vector<QueryDef>& query_table() {
 }
 
 // One way of running a query: the session settings applied (after RESET ALL and the
-// common settings) before it runs.
+// common settings) before it runs (the runner adds max_parallel_workers_per_gather to the
+// pg_mergepath ones: with_parallel_workers below).
 struct Variant {
     const char* id;
     const char* title;
@@ -59,7 +61,17 @@ inline const std::vector<Variant>& variant_table() {
     return v;
 }
 
-// The floor: one process scanning both inputs and reading the same columns.
+// The pg_mergepath variants also allow `workers` workers per Gather, so that the planner
+// can put the parallel MergePath SetOp (under a Gather) in the plan.
+inline Variant with_parallel_workers(Variant v, int workers) {
+    if (v.mp) v.sets.push_back("max_parallel_workers_per_gather = " + std::to_string(workers));
+    return v;
+}
+
+// The floors read both inputs, the same columns, and do nothing else: the floor in one
+// process, the parallel read floor with `workers` workers per Gather (PostgreSQL plans
+// Finalize Aggregate / Gather / Partial Aggregate / Parallel Append of two Parallel Seq
+// Scans).
 inline const char* floor_sql() {
     return "SELECT {COUNTS} FROM (SELECT {COLS} FROM {A} UNION ALL SELECT {COLS} FROM {B}) s";
 }
@@ -67,6 +79,10 @@ inline const std::vector<std::string>& floor_sets() {
     static const std::vector<std::string> s = {"pg_mergepath.enabled = off",
                                                "max_parallel_workers_per_gather = 0"};
     return s;
+}
+inline std::vector<std::string> par_floor_sets(int workers) {
+    return {"pg_mergepath.enabled = off",
+            "max_parallel_workers_per_gather = " + std::to_string(workers)};
 }
 
 }  // namespace mpbench
