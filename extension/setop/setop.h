@@ -67,6 +67,12 @@ struct MpExactTable {
 
 enum class MpPhase { Init, EmitLibrary, EmitExact, Done };
 
+// A run of result keys in this process's address space.
+struct MpResultRun {
+    const char* keys;
+    uint64 count;
+};
+
 // What EXPLAIN ANALYZE counts, over every participant of a parallel node and every
 // execution (rescans add up).
 struct MpSetOpCounts {
@@ -104,11 +110,15 @@ struct MpSetOpState {
     MpPhase phase;
 
     // the results being emitted: main keys (key_bits) and null-layout keys (Key128),
-    // in the library's host memory or in shared memory; [emit_pos, emit_end) of
-    // results[0] ++ results[1] is this process's current range
-    const void* results[2];
+    // each as runs, in the library's host memory or in shared memory. [emit_pos,
+    // emit_end) of stream 0 ++ stream 1 is this process's current range; the cursor
+    // says where emit_pos is.
+    MpResultRun* runs[2];
+    int run_count[2];
     uint64 result_count[2];
     uint64 emit_pos, emit_end;
+    int cursor_stream, cursor_run;
+    uint64 cursor_offset;
 
     // hashed keys: the library's with-rows results (while the stage lives)
     const uint64_t* result_positions;  // positions in sorted A
@@ -144,6 +154,7 @@ void mp_adopt_pending(MpSetOpState* st);            // early: ships chunks while
 void mp_combine(MpSetOpState* st, uint64 keys);     // opens, adopts the rest, finishes
 void mp_keep_local_results(MpSetOpState* st);       // serial: emit from the library's memory
 void mp_put_shared_results(MpSetOpState* st);       // parallel combiner: results into DSM
+void mp_take_shared_results(MpSetOpState* st);      // parallel: emit from DSM
 
 // setop_parallel.cpp
 void mp_parallel_compute(MpSetOpState* st);

@@ -56,24 +56,59 @@ void mp_keep_local_results(MpSetOpState* st) {
     for (int s = 0; s < 2; s++) {
         MpKeyStream stream = MpKeyStream(s);
         st->result_count[s] = mp_stage_result_count(st->stage, stream);
-        st->results[s] = st->result_count[s] ? mp_stage_host_results(st->stage, stream) : NULL;
+        st->run_count[s] = st->result_count[s] > 0 ? 1 : 0;
+        if (!st->run_count[s]) continue;
+        st->runs[s] = (MpResultRun*)MemoryContextAlloc(st->run_cxt, sizeof(MpResultRun));
+        st->runs[s][0] = {(const char*)mp_stage_host_results(st->stage, stream), st->result_count[s]};
     }
 }
 
-void mp_put_shared_results(MpSetOpState* st) {
-    MpSharedStage* shared = st->shared;
-    size_t key_bytes[2] = {size_t(st->keys.key_bits / 8), sizeof(mergepath::Key128)};
-    MpStopwatch clock;
-    for (int s = 0; s < 2; s++) {
-        MpKeyStream stream = MpKeyStream(s);
-        uint64 n = mp_stage_result_count(st->stage, stream);
-        void* address = NULL;
-        if (n > 0) {
-            shared->results[s] = mp_space_alloc(&st->space, n * key_bytes[s], &address);
-            mp_stage_download_results(st->stage, stream, address);
+// One stream's results into the chunks of the left input's keys of that stream, which
+// the stage no longer reads (see parallel_stage.h), listed as runs in shared memory.
+static void put_stream_results(MpSetOpState* st, MpKeyStream stream) {
+    MpSharedResult* out = &st->shared->results[int(stream)];
+    uint64 n = mp_stage_result_count(st->stage, stream), placed = 0;
+    int chunks = 0;
+    for (MpChunk* c = mp_chunk_at(&st->space, st->queue->all); c; c = mp_chunk_at(&st->space, c->next_all))
+        chunks += c->side == 0 && c->stream == uint32(stream);
+    void* address = NULL;
+    out->runs = n > 0 ? mp_space_alloc(&st->space, sizeof(MpSharedRun) * chunks, &address) : kNoChunk;
+    out->run_count = 0;
+    MpSharedRun* runs = (MpSharedRun*)address;
+    for (MpChunkRef ref = st->queue->all; placed < n && ref != kNoChunk;) {
+        MpChunk* c = mp_chunk_at(&st->space, ref);
+        if (c->side == 0 && c->stream == uint32(stream)) {
+            uint64 take = Min(c->capacity, n - placed);
+            mp_stage_download_results(st->stage, stream, mp_chunk_keys(c), placed, take);
+            runs[out->run_count++] = {ref, take};
+            placed += take;
         }
-        shared->result_count[s] = n;
+        ref = c->next_all;
     }
+    if (placed < n) elog(ERROR, "pg_mergepath: %llu result keys and room for %llu", (unsigned long long)n,
+                         (unsigned long long)placed);
+    out->count = n;
+}
+
+void mp_put_shared_results(MpSetOpState* st) {
+    MpStopwatch clock;
+    put_stream_results(st, MpKeyStream::Main);
+    put_stream_results(st, MpKeyStream::Nulls);
     mp_stage_release(st->stage);  // the keys are all in shared memory now
     st->stage->report.combine_ms += clock.lap_ms();
+}
+
+void mp_take_shared_results(MpSetOpState* st) {
+    for (int s = 0; s < 2; s++) {
+        const MpSharedResult* in = &st->shared->results[s];
+        const MpSharedRun* shared_runs = (const MpSharedRun*)mp_space_at(&st->space, in->runs);
+        st->result_count[s] = in->count;
+        st->run_count[s] = int(in->run_count);
+        if (!in->run_count) continue;
+        st->runs[s] = (MpResultRun*)MemoryContextAlloc(st->run_cxt, sizeof(MpResultRun) * in->run_count);
+        for (uint64 r = 0; r < in->run_count; r++) {
+            MpChunk* c = mp_chunk_at(&st->space, shared_runs[r].chunk);
+            st->runs[s][r] = {mp_chunk_keys(c), shared_runs[r].count};
+        }
+    }
 }

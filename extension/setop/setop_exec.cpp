@@ -164,7 +164,8 @@ static void mp_reset_run(MpSetOpState* st) {
     st->hash_collision = false;
     st->emit_pos = st->emit_end = 0;
     for (int s = 0; s < 2; ++s) {
-        st->results[s] = NULL;
+        st->runs[s] = NULL;
+        st->run_count[s] = 0;
         st->result_count[s] = 0;
         st->sorted_rows[s] = NULL;
         st->sorted_keys[s] = NULL;

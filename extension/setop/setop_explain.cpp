@@ -8,7 +8,8 @@
 // which one combined, the sorted runs shipped while reading, an out-of-memory redo,
 // and (with TIMING) milliseconds spent waiting for the GPU's start and what the start
 // took when it overlapped this query, reading input (this process; shipping included,
-// also shown alone), combining (all of step 2, after reading), in transfers, sorting,
+// also shown alone), combining (all of step 2, after reading), in transfers, copying
+// the results into shared memory (parallel), sorting,
 // the set-operation kernel, verifying hashes and emitting rows (this process).
 #include "setop.h"
 
@@ -39,6 +40,7 @@ static void explain_times(MpSetOpState* st, ExplainState* es) {
     if (r->runs > 0) ExplainPropertyFloat("Ship Time", "ms", r->ship_ms, 3, es);
     if (st->info.parallel) ExplainPropertyFloat("Combine Time", "ms", r->combine_ms, 3, es);
     ExplainPropertyFloat("Transfer Time", "ms", r->transfer_ms, 3, es);
+    if (st->info.parallel) ExplainPropertyFloat("Results Time", "ms", r->results_ms, 3, es);
     ExplainPropertyFloat("Sort Time", "ms", r->sort_ms, 3, es);
     ExplainPropertyFloat("Kernel Time", "ms", r->kernel_ms, 3, es);
     if (!st->keys.lossless) ExplainPropertyFloat("Verify Time", "ms", st->verify_ms, 3, es);

@@ -1,7 +1,7 @@
 // setop_output.cpp — step 3 of the MergePath SetOp node (see setop_exec.cpp): one
 // result row per call, read straight from the result arrays, nothing materialised
 // again and nothing allocated per row:
-//  - lossless keys: results[0] (main keys) then results[1] (null-layout keys) are the
+//  - lossless keys: the runs of main keys, then those of null-layout keys, are the
 //    output rows; each is decoded into the scan slot (uuids into per-column buffers).
 //    A serial node walks them all; each participant of a parallel node walks the
 //    batches it claims from the shared cursor;
@@ -20,22 +20,43 @@ static bool next_range(MpSetOpState* st) {
     return true;
 }
 
+// Puts the cursor on position pos of stream 0 ++ stream 1.
+static void seek(MpSetOpState* st, uint64 pos) {
+    int stream = pos < st->result_count[0] ? 0 : 1;
+    uint64 offset = stream == 0 ? pos : pos - st->result_count[0];
+    int run = 0;
+    while (offset >= st->runs[stream][run].count) offset -= st->runs[stream][run++].count;
+    st->cursor_stream = stream;
+    st->cursor_run = run;
+    st->cursor_offset = offset;
+}
+
+// Decodes the key at the cursor into out's values, and moves the cursor on.
 template <class K>
-static void decode_result(MpSetOpState* st, uint64 i, TupleTableSlot* out) {
-    Datum* values = out->tts_values;
-    bool* isnull = out->tts_isnull;
-    if (i < st->result_count[0])
-        mp_decode_row<K>(&st->keys, ((const K*)st->results[0])[i], values, isnull, st->uuid_bufs);
+static void decode_at_cursor(MpSetOpState* st, TupleTableSlot* out) {
+    const MpResultRun& run = st->runs[st->cursor_stream][st->cursor_run];
+    if (st->cursor_stream == 0)
+        mp_decode_row<K>(&st->keys, ((const K*)run.keys)[st->cursor_offset], out->tts_values, out->tts_isnull,
+                         st->uuid_bufs);
     else
-        mp_decode_null_row(&st->keys, ((const mergepath::Key128*)st->results[1])[i - st->result_count[0]], values,
-                           isnull, st->uuid_bufs);
+        mp_decode_null_row(&st->keys, ((const mergepath::Key128*)run.keys)[st->cursor_offset], out->tts_values,
+                           out->tts_isnull, st->uuid_bufs);
+    if (++st->cursor_offset < run.count) return;
+    st->cursor_offset = 0;
+    if (++st->cursor_run < st->run_count[st->cursor_stream]) return;
+    st->cursor_run = 0;
+    st->cursor_stream++;
 }
 
 template <class K>
 static bool next_lossless(MpSetOpState* st, TupleTableSlot* out) {
-    if (st->emit_pos == st->emit_end && !next_range(st)) return false;
+    if (st->emit_pos == st->emit_end) {
+        if (!next_range(st)) return false;
+        seek(st, st->emit_pos);
+    }
     ExecClearTuple(out);
-    decode_result<K>(st, st->emit_pos++, out);
+    decode_at_cursor<K>(st, out);
+    st->emit_pos++;
     out->tts_values[st->ncols] = Int32GetDatum(0);
     out->tts_isnull[st->ncols] = false;
     ExecStoreVirtualTuple(out);

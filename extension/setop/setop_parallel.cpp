@@ -85,8 +85,5 @@ void mp_parallel_compute(MpSetOpState* st) {
     }
     if (combines) combine_for_all(st);
     else mp_shared_wait_results(s);
-    for (int stream = 0; stream < 2; stream++) {
-        st->result_count[stream] = s->result_count[stream];
-        st->results[stream] = s->result_count[stream] ? dsa_get_address(st->space.dsa, s->results[stream]) : NULL;
-    }
+    mp_take_shared_results(st);
 }

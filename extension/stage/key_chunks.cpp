@@ -15,9 +15,9 @@ static_assert(sizeof(MpChunk) == 64, "a chunk's header keeps its keys aligned");
 
 }  // namespace
 
-MpChunk* mp_chunk_at(const MpChunkSpace* space, MpChunkRef ref) {
+void* mp_space_at(const MpChunkSpace* space, MpChunkRef ref) {
     if (ref == kNoChunk) return NULL;
-    return space->dsa ? (MpChunk*)dsa_get_address(space->dsa, (dsa_pointer)ref) : (MpChunk*)(uintptr_t)ref;
+    return space->dsa ? dsa_get_address(space->dsa, (dsa_pointer)ref) : (void*)(uintptr_t)ref;
 }
 
 MpChunkRef mp_space_alloc(const MpChunkSpace* space, size_t bytes, void** address) {

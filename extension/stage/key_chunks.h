@@ -51,7 +51,8 @@ MpChunkRef mp_queue_take(MpChunkQueue* queue);
 // Frees every chunk ever pushed (shared memory; a local space goes with its context).
 void mp_queue_free_all(MpChunkQueue* queue, const MpChunkSpace* space);
 
-MpChunk* mp_chunk_at(const MpChunkSpace* space, MpChunkRef ref);
+void* mp_space_at(const MpChunkSpace* space, MpChunkRef ref);  // NULL for kNoChunk
+inline MpChunk* mp_chunk_at(const MpChunkSpace* space, MpChunkRef ref) { return (MpChunk*)mp_space_at(space, ref); }
 inline char* mp_chunk_keys(MpChunk* chunk) { return (char*)chunk + sizeof(MpChunk); }
 
 // Allocates `bytes` of plain memory in the space (result arrays), returning its ref.

@@ -47,8 +47,8 @@ void mp_shared_init(MpSharedStage* s) {
 
 void mp_shared_reset(MpSharedStage* s, const MpChunkSpace* space) {
     mp_queue_free_all(&s->queue, space);
-    for (MpChunkRef r : s->results)
-        if (r != kNoChunk && space->dsa) dsa_free(space->dsa, (dsa_pointer)r);
+    for (const MpSharedResult& r : s->results)
+        if (r.runs != kNoChunk && space->dsa) dsa_free(space->dsa, (dsa_pointer)r.runs);
     mp_shared_init(s);
 }
 

@@ -10,7 +10,9 @@
 //            done: a partial scan only ends once every block is handed out, so at
 //            that moment every row has been read by someone.
 //   COMBINE  one participant adopts every chunk into the stage, sorts and combines,
-//            and writes the results into shared memory. It is the leader when the
+//            and writes the results into shared memory (into the chunks of the left
+//            input, which nobody reads any more: no new memory, no new pages to
+//            fault in, and always room since no result is larger). It is the leader when the
 //            leader took part in reading: only the leader (a long-lived backend) may
 //            hold a CUDA context, and it ships the chunks others push while it still
 //            reads or waits. Otherwise (parallel_leader_participation = off, or a
@@ -32,6 +34,18 @@
 
 enum MpSharedPhase { MP_PHASE_READ = 0, MP_PHASE_COMBINE = 1, MP_PHASE_EMIT = 2 };
 
+// Combined keys of one stream in shared memory: `run_count` runs (MpSharedRun[], in the
+// space), each the first keys of a chunk, `count` keys in all.
+struct MpSharedRun {
+    MpChunkRef chunk;
+    uint64 count;
+};
+struct MpSharedResult {
+    MpChunkRef runs;
+    uint64 run_count;
+    uint64 count;
+};
+
 struct MpSharedStage {
     slock_t mutex;
     ConditionVariable cv;
@@ -41,8 +55,7 @@ struct MpSharedStage {
     bool leader_reads;         // the leader attached while reading was open
     int combiner;              // -1: the leader, else the combining worker's number
     MpChunkQueue queue;        // full chunks of every participant, not yet adopted
-    MpChunkRef results[2];     // per key stream: the combined keys
-    uint64 result_count[2];
+    MpSharedResult results[2];  // per key stream
     pg_atomic_uint64 next_emit;  // emission cursor over results[0] ++ results[1]
     pg_atomic_uint64 rows_read[2];
     pg_atomic_uint64 null_rows;

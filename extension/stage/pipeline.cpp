@@ -65,9 +65,9 @@ public:
         return nulls_ ? nulls_->host_result_keys() : nullptr;
     }
 
-    void download_result_keys(MpKeyStream stream, void* dst) override {
-        if (stream == MpKeyStream::Main) return main_->download_result_keys(static_cast<K*>(dst));
-        if (nulls_) nulls_->download_result_keys(static_cast<Key128*>(dst));
+    void download_result_keys(MpKeyStream stream, void* dst, size_t first, size_t n) override {
+        if (stream == MpKeyStream::Main) return main_->download_result_keys(static_cast<K*>(dst), first, n);
+        if (nulls_) nulls_->download_result_keys(static_cast<Key128*>(dst), first, n);
     }
 
     const SqlSetOp<K>& main() const { return *main_; }

@@ -18,17 +18,18 @@ class MpPipeline {
 public:
     virtual ~MpPipeline() = default;
 
-    // Adds a chunk of keys read in place (it must outlive the pipeline).
+    // Adds a chunk of keys read in place (unchanged until finish() has succeeded).
     virtual void add_chunk(MpKeyStream stream, mergepath::Side side, const void* keys, size_t n) = 0;
     virtual void finish() = 0;
     // Moves every stream to ctx (after an OutOfMemory), keeping every key added.
     virtual void rebind(mergepath::Context* ctx) = 0;
     virtual mergepath::PipelineTimings timings() const = 0;
 
-    // keys-only results of a stream: count, host pointer, or a copy into dst.
+    // keys-only results of a stream: count, host pointer, or keys [first, first + n)
+    // copied into dst.
     virtual size_t result_count(MpKeyStream stream) const = 0;
     virtual const void* host_result_keys(MpKeyStream stream) const = 0;
-    virtual void download_result_keys(MpKeyStream stream, void* dst) = 0;
+    virtual void download_result_keys(MpKeyStream stream, void* dst, size_t first, size_t n) = 0;
 
     mergepath::Context* context() const { return ctx_; }
 

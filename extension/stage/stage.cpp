@@ -130,12 +130,13 @@ const void* mp_stage_host_results(MpStage* stage, MpKeyStream stream) {
     return keys;
 }
 
-void mp_stage_download_results(MpStage* stage, MpKeyStream stream, void* dst) {
+void mp_stage_download_results(MpStage* stage, MpKeyStream stream, void* dst, uint64 first, uint64 n) {
     MpError err;
     MpPipeline* pipeline = stage->pipeline;
     MpStopwatch clock;
-    if (!mp_try(&err, [&] { pipeline->download_result_keys(stream, dst); })) mp_raise(&err, "reading the results");
-    stage->report.transfer_ms += clock.lap_ms();
+    if (!mp_try(&err, [&] { pipeline->download_result_keys(stream, dst, first, n); }))
+        mp_raise(&err, "reading the results");
+    stage->report.results_ms += clock.lap_ms();
 }
 
 template <class K>

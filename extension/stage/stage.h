@@ -31,6 +31,7 @@ struct MpStageReport {
     double device_start_ms;   // the GPU's start took (in this backend)
     double combine_ms;        // the combining step's wall time after the input was read
     double transfer_ms, sort_ms, kernel_ms, ship_ms;
+    double results_ms;        // the results copied out (into shared memory, in parallel)
     uint64 runs;              // runs shipped while reading
 };
 
@@ -59,7 +60,8 @@ void mp_stage_finish(MpStage* stage);
 // Keys-only results of a stream (main keys of key_bits, or null-layout Key128).
 uint64 mp_stage_result_count(MpStage* stage, MpKeyStream stream);
 const void* mp_stage_host_results(MpStage* stage, MpKeyStream stream);
-void mp_stage_download_results(MpStage* stage, MpKeyStream stream, void* dst);
+// Copies result keys [first, first + n) into dst.
+void mp_stage_download_results(MpStage* stage, MpKeyStream stream, void* dst, uint64 first, uint64 n);
 // With-rows results of the main stream (hashed keys), typed.
 template <class K>
 MpResults<K> mp_stage_results(MpStage* stage);

@@ -152,9 +152,10 @@ const K* SqlSetOp<K>::host_result_keys() const {
 }
 
 template <class K>
-void SqlSetOp<K>::download_result_keys(K* dst) {
+void SqlSetOp<K>::download_result_keys(K* dst, size_t first, size_t n) {
+    if (first > result_count() || n > result_count() - first) throw Error("mergepath: result range out of bounds");
     Stopwatch clock;
-    state_->ctx().download(View<const K>(state_->result.data(), result_count()), dst);
+    state_->ctx().download(View<const K>(state_->result.data() + first, n), dst);
     state_->timings.transfer_ms += clock.lap_ms();
 }
 

@@ -61,7 +61,8 @@ public:
     // others follow). If it throws (OutOfMemory), nothing was added.
     uint64_t add(Side side, const K* keys, size_t n);
     // Appends keys[0, n) without copying: they are read in place until the stage is
-    // destroyed, so the caller keeps them alive and unchanged that long.
+    // destroyed, so the caller keeps them alive and unchanged that long (or until
+    // sort() has succeeded, when no rebind() follows: sort() is their last reader).
     uint64_t add_chunk(Side side, const K* keys, size_t n);
     size_t rows(Side side) const;  // keys added to the side so far
 

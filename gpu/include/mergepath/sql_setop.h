@@ -52,8 +52,9 @@ public:
     void set_ship_rows(size_t rows);
 
     // Appends a batch of keys (copied: the caller's buffer is free again on return),
-    // or a chunk read in place (the caller keeps it alive and unchanged until the
-    // pipeline is destroyed), and ships the keys waiting on that side as a run when
+    // or a chunk read in place (the caller keeps it alive and unchanged until finish()
+    // has succeeded: the pipeline never reads it after that, so the caller may even
+    // reuse its memory for the results), and ships the keys waiting on that side as a run when
     // there are enough. On the GPU it does not wait for the run's copy or sort. Safe
     // from several threads at once. If it throws (OutOfMemory: the keys are charged to
     // the context's budget), the keys were not added.
@@ -71,10 +72,10 @@ public:
 
     // keys-only shape: the result keys, sorted. host_result_keys() points at them in
     // host memory (on the GPU a copy made on first use); download_result_keys() copies
-    // them into dst[0, result_count()).
+    // result keys [first, first + n) into dst[0, n).
     size_t result_count() const;
     const K* host_result_keys() const;
-    void download_result_keys(K* dst);
+    void download_result_keys(K* dst, size_t first, size_t n);
     std::vector<K> result_keys() const;  // a copy, for tests
     // with-rows shape: every key added to the side, sorted (also for the DISTINCT
     // forms), with its row number
