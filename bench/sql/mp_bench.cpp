@@ -64,7 +64,9 @@ const char* kUsage = R"(usage: mp_bench [options]
   --ops LIST          query ids of queries.hpp, or 'all' (default: the four set ops)
   --variants LIST     stock,tuned,gpu,cpu (default all; the first stock one is the reference)
   --reps N            timed runs per variant after the verifying warm-up (default 5)
-  --stock-reps N      timed runs for the stock variants (default = --reps)
+  --stock-reps N      timed runs for the stock variants (default = --reps); 0: a stock
+                      variant is timed by its verifying run alone (count + checksum,
+                      a little slower than count(*)), for inputs where stock takes minutes
   --variant-budget-s S  fewer timed runs (at least 1) for a variant whose verifying run
                       shows that --reps runs would take longer than S seconds
   --quick-stock       stock variants after the reference: check the row count only
@@ -260,7 +262,7 @@ Options parse_args(int argc, char** argv) {
     }
     if (o.reps < 1) usage_error("--reps must be >= 1");
     if (o.stock_reps < 0) o.stock_reps = o.reps;
-    if (o.stock_reps < 1) usage_error("--stock-reps must be >= 1");
+    if (o.stock_reps < 0) usage_error("--stock-reps must be >= 0");
     if (o.jobs <= 0) o.jobs = std::max(1u, std::thread::hardware_concurrency());
     bool has_stock = false;
     for (auto* v : o.variants) has_stock |= !v->mp;
@@ -529,6 +531,7 @@ private:
     std::string run_floor(Conn& c, const Dataset& d, const std::string& name,
                           const std::vector<std::string>& sets, Cell& cell);
     void run_item(Conn& c, Item& it, RowResult& row);
+    Cell timed_by_verifying_run(const std::string& what, Cell& cell, double verify_ms, bool reference);
     Cell run_variant(Conn& c, Item& it, const Variant& v, bool reference, double ref_ms,
                      const std::string& what);
     void log_parallel_run(const std::string& what, const std::string& plan, Cell& cell);
@@ -923,8 +926,10 @@ Cell Runner::run_variant(Conn& c, Item& it, const Variant& v, bool reference, do
         return cell;
     }
 
-    // timed runs, each checking the row count
+    // timed runs, each checking the row count (--stock-reps 0: the verifying run's time)
     int reps = v.mp ? o_.reps : o_.stock_reps;
+    if (reps == 0 && verify_ms > 0) return timed_by_verifying_run(what, cell, verify_ms, reference);
+    reps = std::max(reps, 1);
     if (o_.variant_budget_s > 0 && verify_ms > 0)  // slow variants: fewer timed runs
         reps = std::max(1, std::min(reps, static_cast<int>(o_.variant_budget_s * 1000 / verify_ms)));
     // --peak-rss: the backend's peak RSS over the timed runs of a pg_mergepath variant
@@ -972,6 +977,16 @@ Cell Runner::run_variant(Conn& c, Item& it, const Variant& v, bool reference, do
             L("EXPLAIN ANALYZE failed: " + e.error);
         }
     }
+    return cell;
+}
+
+// --stock-reps 0: a stock variant's time is its verifying run's (count + checksum).
+Cell Runner::timed_by_verifying_run(const std::string& what, Cell& cell, double verify_ms, bool reference) {
+    cell.kind = CellKind::Number;
+    cell.ms = verify_ms;
+    if (!reference) ++passed_;
+    L("runs ms: none (timed by the verifying run) -> " + fmt_ms(cell.ms));
+    logf("%s: %s ms (its verifying run%s)", what.c_str(), fmt_ms(cell.ms).c_str(), reference ? ", reference" : "");
     return cell;
 }
 
@@ -1219,7 +1234,8 @@ std::string Runner::report() {
       << (o_.variant_budget_s > 0 ? " (fewer when they would take over " +
                                         fmt_ms(o_.variant_budget_s) + " s)"
                                   : "")
-      << " (stock variants: " << o_.stock_reps
+      << " (stock variants: "
+      << (o_.stock_reps > 0 ? std::to_string(o_.stock_reps) : "timed by their verifying run alone")
       << (o_.quick_stock ? "; stock variants after the first checked by row count only" : "")
       << "), every count checked\n";
     o << "- variants:";
