@@ -135,7 +135,8 @@ void finish_gpu_start(double* waited_ms) {
     if (gpu_start.finished || !gpu_start.begun) return;
     auto begin = std::chrono::steady_clock::now();
     gpu_start.thread.join();
-    if (waited_ms) *waited_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();
+    if (waited_ms)
+        *waited_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();
     gpu_start.finished = true;
     std::string why = gpu_start.why_not;
     if (gpu_start.ctx) {

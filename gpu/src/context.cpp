@@ -72,14 +72,14 @@ void Context::check_interrupt() const {
 
 void Context::copy_in(void* dst, const void* host_src, size_t bytes) {
     if (state_->backend == Backend::Cuda)
-        detail::cuda_copy(state_->cuda.stream, dst, host_src, bytes, true);
+        detail::cuda_copy(state_->cuda, dst, host_src, bytes, true);
     else
         std::memcpy(dst, host_src, bytes);
 }
 
 void Context::copy_out(void* host_dst, const void* src, size_t bytes) {
     if (state_->backend == Backend::Cuda)
-        detail::cuda_copy(state_->cuda.stream, host_dst, src, bytes, false);
+        detail::cuda_copy(state_->cuda, host_dst, src, bytes, false);
     else
         std::memcpy(host_dst, src, bytes);
 }

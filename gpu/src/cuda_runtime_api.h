@@ -20,7 +20,8 @@ struct CudaDevice {
 bool cuda_probe(int device, std::string* why_not);
 CudaDevice cuda_open(int device);  // throws NoDevice
 void cuda_close(CudaDevice& device) noexcept;
-void cuda_copy(void* stream, void* dst, const void* src, size_t bytes, bool to_device);
+// A synchronous copy; large downloads go through the device's pinned staging buffers.
+void cuda_copy(CudaDevice& device, void* dst, const void* src, size_t bytes, bool to_device);
 
 }  // namespace detail
 }  // namespace mergepath

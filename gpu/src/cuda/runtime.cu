@@ -2,7 +2,8 @@
 // (quietly: a machine without a driver only yields a reason string), opening one
 // (stream + stream-ordered memory pool that keeps freed memory cached, so no
 // cudaMalloc per call), the pool-backed budgeted allocator, which also keeps the
-// context's pinned staging buffers (staging.cuh), and host copies.
+// context's pinned staging buffers (staging.cuh), and host copies (large downloads
+// through those buffers).
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -89,8 +90,13 @@ void cuda_close(CudaDevice& device) noexcept {
     device.stream = nullptr;
 }
 
-void cuda_copy(void* stream, void* dst, const void* src, size_t bytes, bool to_device) {
-    cudaStream_t s = static_cast<cudaStream_t>(stream);
+void cuda_copy(CudaDevice& device, void* dst, const void* src, size_t bytes, bool to_device) {
+    constexpr size_t kStagedDownload = size_t(1) << 20;  // pageable downloads run at a fraction of PCIe speed
+    cudaStream_t s = static_cast<cudaStream_t>(device.stream);
+    if (!to_device && bytes >= kStagedDownload) {
+        static_cast<CudaPoolAllocator*>(device.allocator.get())->staging().copy_to_host(dst, src, bytes, s);
+        return;
+    }
     cuda::check(cudaMemcpyAsync(dst, src, bytes, to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, s),
                 "cudaMemcpyAsync");
     cuda::check(cudaStreamSynchronize(s), "cudaStreamSynchronize");

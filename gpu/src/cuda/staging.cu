@@ -1,6 +1,7 @@
-// staging.cu — the double-buffered pinned staging of host-to-device copies (see
-// staging.cuh): wait for a buffer's last copy (its event), grow it if needed,
-// memcpy into it, cudaMemcpyAsync out of it, record its event.
+// staging.cu — the double-buffered pinned staging of copies between pageable host
+// memory and the device (see staging.cuh): wait for a buffer's last copy (its event),
+// grow it if needed, memcpy into it and cudaMemcpyAsync out of it (to the device), or
+// cudaMemcpyAsync into it and memcpy out of it one piece later (to the host).
 #include <cstring>
 
 #include "cuda/common.cuh"
@@ -59,6 +60,37 @@ void PinnedStaging::copy_to_device(void* dst, const void* src, size_t bytes, cud
         from += chunk;
         to += chunk;
         bytes -= chunk;
+    }
+}
+
+void PinnedStaging::copy_to_host(void* dst, const void* src, size_t bytes, cudaStream_t stream) {
+    constexpr size_t kPiece = size_t(8) << 20;  // small enough to overlap the two halves
+    struct Piece {
+        Slot* slot = nullptr;
+        char* to = nullptr;
+        size_t n = 0;
+    };
+    const char* from = static_cast<const char*>(src);
+    char* to = static_cast<char*>(dst);
+    Piece pending;  // on its way into a buffer
+    while (bytes > 0 || pending.slot) {
+        Piece next;
+        if (bytes > 0) {  // the buffer taken was emptied by the host one piece ago
+            next.n = bytes < kPiece ? bytes : kPiece;
+            next.slot = &next_slot(next.n);
+            next.to = to;
+            check(cudaMemcpyAsync(next.slot->host, from, next.n, cudaMemcpyDeviceToHost, stream),
+                  "cudaMemcpyAsync (staged)");
+            check(cudaEventRecord(next.slot->read, stream), "cudaEventRecord");
+            from += next.n;
+            to += next.n;
+            bytes -= next.n;
+        }
+        if (pending.slot) {
+            check(cudaEventSynchronize(pending.slot->read), "staged download");
+            std::memcpy(pending.to, pending.slot->host, pending.n);
+        }
+        pending = next;
     }
 }
 

@@ -1,12 +1,15 @@
-// staging.cuh — pinned host staging for the CUDA backend's asynchronous host-to-device
-// copies (the runs the SQL pipeline ships while it reads, ship_run.cu). Two
-// page-locked buffers are used in turn (double buffering): a copy memcpy's its
-// pageable source into the next buffer, queues cudaMemcpyAsync out of it on the
-// stream and records an event after that copy; the buffer is written again only once
-// its event has completed, so the host waits only when it gets two copies ahead of
-// the device. A buffer grows to the largest copy it is given (a power of two, at most
-// kMaxChunk); a larger copy goes through in kMaxChunk pieces (the host then fills
-// one buffer while the other is being copied).
+// staging.cuh — pinned host staging for the CUDA backend's copies between pageable host
+// memory and the device: the runs the stage ships while it reads (ship_run.cu), and
+// large downloads (results into shared memory), which the driver would otherwise move
+// at pageable speed. Two page-locked buffers are used in turn (double buffering):
+//  - to the device: a copy memcpy's its pageable source into the next buffer, queues
+//    cudaMemcpyAsync out of it on the stream and records an event after that copy; the
+//    buffer is written again only once its event has completed, so the host waits only
+//    when it gets two copies ahead of the device;
+//  - to the host: the device copies the next piece into one buffer while the host
+//    memcpy's the previous piece out of the other.
+// A buffer grows to the largest piece it is given (a power of two, at most kMaxChunk);
+// a larger copy goes through in pieces.
 //
 // One PinnedStaging belongs to each CUDA context (it lives in the device's pool
 // allocator, runtime.cu: staging_of), so its buffers are reused by every pipeline on
@@ -37,6 +40,10 @@ public:
     // `stream`. Returns once src has been read (it may be reused), before the device
     // has the data.
     void copy_to_device(void* dst, const void* src, size_t bytes, cudaStream_t stream);
+
+    // Copies `bytes` from device memory `src` to pageable host memory `dst`, after the
+    // work queued on `stream`; returns when dst holds them.
+    void copy_to_host(void* dst, const void* src, size_t bytes, cudaStream_t stream);
 
     // Waits for copies still reading the buffers and frees them (they are allocated
     // again by the next copy): Context::release_cached_memory() calls it, so an idle

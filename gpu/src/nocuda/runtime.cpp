@@ -14,7 +14,7 @@ CudaDevice cuda_open(int) { throw NoDevice("mergepath: built without CUDA suppor
 
 void cuda_close(CudaDevice&) noexcept {}
 
-void cuda_copy(void*, void*, const void*, size_t, bool) {
+void cuda_copy(CudaDevice&, void*, const void*, size_t, bool) {
     throw NoDevice("mergepath: built without CUDA support");
 }
 
