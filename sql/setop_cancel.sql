@@ -1,7 +1,10 @@
--- setop_cancel: a statement_timeout while the node reads its input or computes
--- cancels the query cleanly, frees what it held (library memory and objects, the
--- backend's memory contexts), and the same query then runs to the end.
+-- setop_cancel: a statement_timeout while the (serial) node reads its input cancels the
+-- query cleanly, frees what it held (library memory and objects, the backend's memory
+-- contexts), and the same query then runs to the end. Every row of a cancelled query
+-- takes a little sleep, so the timeout always falls while the input is read. (The
+-- parallel node's cancel is in setop_parallel.)
 SET pg_mergepath.min_rows = 0;
+SET max_parallel_workers_per_gather = 0;
 CREATE TABLE cancel_l AS SELECT (g * 2654435761 % 4000000)::int8 AS k, md5(g::text) AS t
   FROM generate_series(1, 2000000) g;
 CREATE TABLE cancel_r AS SELECT (g::int8 * 40503 % 4000000) AS k, md5((g * 3)::text) AS t
@@ -26,14 +29,14 @@ SELECT * FROM library_state();
 
 -- lossless keys, cancelled
 SET statement_timeout = '150ms';
-SELECT count(*) FROM (SELECT k FROM cancel_l INTERSECT ALL SELECT k FROM cancel_r) s;
+SELECT count(*) FROM (SELECT k FROM cancel_l WHERE pg_sleep(0.00001) IS NOT NULL INTERSECT ALL SELECT k FROM cancel_r) s;
 RESET statement_timeout;
 SELECT * FROM library_state();
 SELECT count(*) FROM pg_backend_memory_contexts WHERE name LIKE 'pg_mergepath%';
 
 -- hashed keys (stored rows), cancelled
 SET statement_timeout = '150ms';
-SELECT count(*) FROM (SELECT t FROM cancel_l EXCEPT ALL SELECT t FROM cancel_r) s;
+SELECT count(*) FROM (SELECT t FROM cancel_l WHERE pg_sleep(0.00001) IS NOT NULL EXCEPT ALL SELECT t FROM cancel_r) s;
 RESET statement_timeout;
 SELECT * FROM library_state();
 SELECT count(*) FROM pg_backend_memory_contexts WHERE name LIKE 'pg_mergepath%';
