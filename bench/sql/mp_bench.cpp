@@ -1061,6 +1061,12 @@ void Runner::run_item(Conn& c, Item& it, RowResult& row) {
                  fmt_ms(cut.ms).c_str(), o_.stock_cutoff);
             continue;
         }
+        if (v->mp && o_.peak_rss) {  // a fresh backend, whose peak RSS is this variant's alone
+            Conn fresh(o_.conn);
+            backend_pid_ = std::atoi(fresh.must("SELECT pg_backend_pid()").at(0, 0).c_str());
+            row.cells[v->id] = run_variant(fresh, it, *v, false, rc.ms, base + v->title);
+            continue;
+        }
         row.cells[v->id] = run_variant(c, it, *v, false, rc.ms, base + v->title);
     }
 }
@@ -1261,9 +1267,9 @@ std::string Runner::report() {
         o << "workers: Workers Launched of the Gather in the variant's EXPLAIN ANALYZE (run once "
              "after its timed runs); `-`: no Gather in its plan (or it did not run)  \n";
     if (o_.peak_rss)
-        o << "peak RSS MB: VmHWM of the leader backend over the variant's timed runs (reset "
-             "before them through /proc/<pid>/clear_refs); parallel workers are not counted, "
-             "shared memory pages the backend touched are  \n";
+        o << "peak RSS MB: VmHWM of the leader backend (a fresh connection per variant) over the "
+             "variant's timed runs (reset before them through /proc/<pid>/clear_refs); parallel "
+             "workers are not counted, shared memory pages the backend touched are  \n";
     for (const std::string& n : rss_notes_) o << "peak RSS `-`: " << n << "  \n";
     for (size_t i = 0; i < notes_.size(); ++i) o << "[" << i + 1 << "] " << notes_[i] << "  \n";
     o << "\nVerified variants: " << passed_ << " passed, " << failed_ << " failed, " << na_
