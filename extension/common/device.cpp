@@ -7,9 +7,11 @@
 // the GPU starts the GPU context on a thread of its own (probe, context, stream and
 // pool: ~100-300 ms), so that planning and reading the input overlap it; the combining
 // step then finds it ready, waits for it, or takes the CPU backend for inputs too small
-// to be worth the wait (mp_choose_device). The thread only calls CUDA and the library,
-// never PostgreSQL; it starts with every signal blocked (PostgreSQL's handlers must run
-// on the backend's own thread), and the backend joins it before it exits.
+// to be worth the wait (mp_choose_device); waiting can be cancelled. The thread only
+// calls CUDA and the library, never PostgreSQL; it starts with every signal blocked
+// (PostgreSQL's handlers must run on the backend's own thread), and the backend joins
+// it before it exits. The context is always CUDA device 0, which every thread of the
+// process uses without a cudaSetDevice of its own.
 //
 // Contexts are kept for the life of the backend, in a few slots with a user count: a
 // slot whose settings went stale (pg_mergepath.cpu_threads changed) is retired and
@@ -28,6 +30,8 @@
 
 extern "C" {
 #include "storage/ipc.h"
+#include "storage/latch.h"
+#include "utils/wait_event.h"
 }
 
 namespace {
@@ -134,6 +138,11 @@ void finish_gpu_start(double* waited_ms) {
     mp_gpu_start_async();
     if (gpu_start.finished || !gpu_start.begun) return;
     auto begin = std::chrono::steady_clock::now();
+    while (!gpu_start.done.load(std::memory_order_acquire)) {  // a cancel may end the wait
+        CHECK_FOR_INTERRUPTS();
+        (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1, PG_WAIT_EXTENSION);
+        ResetLatch(MyLatch);
+    }
     gpu_start.thread.join();
     if (waited_ms)
         *waited_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();

@@ -11,7 +11,7 @@
 // Writers of both streams and sides into the node's queue; a parallel node's wake the
 // leader, which ships chunks while it reads or waits.
 static void init_writers(MpSetOpState* st) {
-    ConditionVariable* wake = st->shared ? &st->shared->cv : NULL;
+    ConditionVariable* wake = st->shared ? &st->shared->chunk_cv : NULL;
     int key_bytes[2] = {st->keys.key_bits / 8, int(sizeof(mergepath::Key128))};
     for (int stream = 0; stream < 2; stream++)
         for (int side = 0; side < 2; side++)
@@ -41,13 +41,13 @@ void mp_start_run(MpSetOpState* st) {
 // the process that will combine does this: a serial node, or a parallel node's leader.
 void mp_adopt_pending(MpSetOpState* st) {
     if (IsParallelWorker() || !mp_stage_open_early(st->stage)) return;
-    mp_stage_adopt(st->stage, &st->space, mp_queue_take(st->queue));
+    mp_stage_adopt(st->stage, &st->space, mp_queue_take(st->queue, &st->space));
 }
 
 void mp_combine(MpSetOpState* st, uint64 keys) {
     MpStopwatch clock;
     mp_stage_open(st->stage, mp_choose_device(keys));
-    mp_stage_adopt(st->stage, &st->space, mp_queue_take(st->queue));
+    mp_stage_adopt(st->stage, &st->space, mp_queue_take(st->queue, &st->space));
     mp_stage_finish(st->stage);
     st->stage->report.combine_ms = clock.lap_ms();
 }

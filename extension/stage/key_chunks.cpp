@@ -32,28 +32,32 @@ MpChunkRef mp_space_alloc(const MpChunkSpace* space, size_t bytes, void** addres
 
 void mp_queue_init(MpChunkQueue* queue) {
     SpinLockInit(&queue->mutex);
-    queue->head = queue->tail = queue->all = kNoChunk;
+    queue->pushed = queue->all = kNoChunk;
 }
 
 void mp_queue_push(MpChunkQueue* queue, const MpChunkSpace* space, MpChunkRef ref) {
-    MpChunk* chunk = mp_chunk_at(space, ref);
-    chunk->next = kNoChunk;
+    MpChunk* chunk = mp_chunk_at(space, ref);  // mapped here: this process wrote it
     SpinLockAcquire(&queue->mutex);
-    MpChunk* tail = mp_chunk_at(space, queue->tail);
-    if (tail) tail->next = ref;
-    else queue->head = ref;
-    queue->tail = ref;
+    chunk->next = queue->pushed;
     chunk->next_all = queue->all;
-    queue->all = ref;
+    queue->pushed = queue->all = ref;
     SpinLockRelease(&queue->mutex);
 }
 
-MpChunkRef mp_queue_take(MpChunkQueue* queue) {
+MpChunkRef mp_queue_take(MpChunkQueue* queue, const MpChunkSpace* space) {
     SpinLockAcquire(&queue->mutex);
-    MpChunkRef head = queue->head;
-    queue->head = queue->tail = kNoChunk;
+    MpChunkRef last = queue->pushed;
+    queue->pushed = kNoChunk;
     SpinLockRelease(&queue->mutex);
-    return head;
+    MpChunkRef first = kNoChunk;  // the taken stack, turned around: first pushed first
+    while (last != kNoChunk) {
+        MpChunk* chunk = mp_chunk_at(space, last);
+        MpChunkRef before = chunk->next;
+        chunk->next = first;
+        first = last;
+        last = before;
+    }
+    return first;
 }
 
 void mp_queue_free_all(MpChunkQueue* queue, const MpChunkSpace* space) {

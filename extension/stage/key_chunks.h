@@ -37,17 +37,22 @@ struct MpChunkSpace {
     MemoryContext cxt;
 };
 
-// A FIFO of full chunks, and the list of every chunk pushed (freed with the space).
+// Full chunks waiting to be taken, and the list of every chunk pushed (freed with the
+// space). Under the spinlock only the pushed chunk itself is touched (another process's
+// chunk may not be mapped here yet, and mapping it may ERROR): chunks are pushed on a
+// stack, and mp_queue_take turns what it takes around, outside the lock, so that they
+// come out in the order they were pushed.
 struct MpChunkQueue {
     slock_t mutex;
-    MpChunkRef head, tail;
+    MpChunkRef pushed;  // the last pushed, ->next the one before
     MpChunkRef all;
 };
 
 void mp_queue_init(MpChunkQueue* queue);
 void mp_queue_push(MpChunkQueue* queue, const MpChunkSpace* space, MpChunkRef ref);
-// Takes every chunk queued so far: the first of them (walk with ->next), or kNoChunk.
-MpChunkRef mp_queue_take(MpChunkQueue* queue);
+// Takes every chunk queued so far: the first pushed of them (walk with ->next, in push
+// order), or kNoChunk.
+MpChunkRef mp_queue_take(MpChunkQueue* queue, const MpChunkSpace* space);
 // Frees every chunk ever pushed (shared memory; a local space goes with its context).
 void mp_queue_free_all(MpChunkQueue* queue, const MpChunkSpace* space);
 

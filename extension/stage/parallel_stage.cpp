@@ -18,13 +18,15 @@ int phase_of(MpSharedStage* s) {
     return phase;
 }
 
-// Sleeps until the phase is past `phase`, calling adopt (if any) whenever woken.
+// Sleeps until the phase is past `phase`; with adopt, also wakes for every chunk pushed
+// and calls adopt then.
 void wait_past(MpSharedStage* s, int phase, void (*adopt)(void*), void* arg) {
-    ConditionVariablePrepareToSleep(&s->cv);
+    ConditionVariable* cv = adopt ? &s->chunk_cv : &s->cv;
+    ConditionVariablePrepareToSleep(cv);
     for (;;) {
         if (adopt) adopt(arg);
         if (phase_of(s) > phase) break;
-        ConditionVariableSleep(&s->cv, PG_WAIT_EXTENSION);
+        ConditionVariableSleep(cv, PG_WAIT_EXTENSION);
     }
     ConditionVariableCancelSleep();
 }
@@ -35,6 +37,7 @@ void mp_shared_init(MpSharedStage* s) {
     memset(s, 0, sizeof(*s));
     SpinLockInit(&s->mutex);
     ConditionVariableInit(&s->cv);
+    ConditionVariableInit(&s->chunk_cv);
     s->phase = MP_PHASE_READ;
     s->combiner = -1;
     mp_queue_init(&s->queue);
@@ -72,7 +75,10 @@ bool mp_shared_done_reading(MpSharedStage* s, void (*adopt)(void*), void* arg) {
     bool combine = IsParallelWorker() ? last && !leader_combines : true;
     if (combine) s->combiner = IsParallelWorker() ? ParallelWorkerNumber : -1;
     SpinLockRelease(&s->mutex);
-    if (last) ConditionVariableBroadcast(&s->cv);
+    if (last) {
+        ConditionVariableBroadcast(&s->cv);
+        ConditionVariableBroadcast(&s->chunk_cv);
+    }
     if (combine && !last) wait_past(s, MP_PHASE_READ, adopt, arg);  // the leader, others still reading
     return combine;
 }

@@ -48,7 +48,8 @@ struct MpSharedResult {
 
 struct MpSharedStage {
     slock_t mutex;
-    ConditionVariable cv;
+    ConditionVariable cv;        // the phase moved on
+    ConditionVariable chunk_cv;  // a chunk was pushed, or reading is complete (the leader waits here)
     int phase;                 // MpSharedPhase
     int readers;               // attached participants still reading
     int participants;          // attached so far

@@ -2,8 +2,9 @@
 // pipeline.h): chunks of the main stream go to a SqlSetOp<K>, chunks of null-layout
 // keys to a SqlSetOp<Key128> made on first use; finish() runs both (sort: runs shipped
 // while reading on the GPU, merged with Merge Path; then unique + Balanced Path).
-// rebind() moves both to another context after an out-of-memory: the chunks they read
-// in place are never changed, so every key is still there.
+// rebind() moves them to another context after an out-of-memory (a stream that already
+// finished stays where its results are): the chunks they read in place are never
+// changed, so every key is still there.
 #include "pipeline.h"
 
 #include <memory>
@@ -32,14 +33,18 @@ public:
         nulls_->add_chunk(side, static_cast<const Key128*>(keys), n);
     }
 
+    // A stream that finished keeps its results on its context; after an out-of-memory
+    // in the other one, only that one moves (rebind) and finishes again.
     void finish() override {
-        main_->finish();
-        if (nulls_) nulls_->finish();
+        if (!main_done_) main_->finish();
+        main_done_ = true;
+        if (nulls_ && !nulls_done_) nulls_->finish();
+        nulls_done_ = true;
     }
 
     void rebind(mergepath::Context* ctx) override {
-        main_->rebind(*ctx);
-        if (nulls_) nulls_->rebind(*ctx);
+        if (!main_done_) main_->rebind(*ctx);
+        if (nulls_ && !nulls_done_) nulls_->rebind(*ctx);
         ctx_ = ctx;
     }
 
@@ -75,6 +80,7 @@ public:
 private:
     SetOp op_;
     bool all_;
+    bool main_done_ = false, nulls_done_ = false;
     std::unique_ptr<SqlSetOp<K>> main_;
     std::unique_ptr<SqlSetOp<Key128>> nulls_;
 };

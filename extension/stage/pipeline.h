@@ -21,7 +21,8 @@ public:
     // Adds a chunk of keys read in place (unchanged until finish() has succeeded).
     virtual void add_chunk(MpKeyStream stream, mergepath::Side side, const void* keys, size_t n) = 0;
     virtual void finish() = 0;
-    // Moves every stream to ctx (after an OutOfMemory), keeping every key added.
+    // Moves every stream that has not finished to ctx (after an OutOfMemory), keeping
+    // every key added; finish() then runs what is left.
     virtual void rebind(mergepath::Context* ctx) = 0;
     virtual mergepath::PipelineTimings timings() const = 0;
 
@@ -31,11 +32,10 @@ public:
     virtual const void* host_result_keys(MpKeyStream stream) const = 0;
     virtual void download_result_keys(MpKeyStream stream, void* dst, size_t first, size_t n) = 0;
 
-    mergepath::Context* context() const { return ctx_; }
 
 protected:
     explicit MpPipeline(mergepath::Context* ctx) : ctx_(ctx) {}
-    mergepath::Context* ctx_;
+    mergepath::Context* ctx_;  // where new streams start
 };
 
 // The with-rows results of the main stream (hashed keys), typed (K must be the width

@@ -59,27 +59,34 @@ struct SideInput {
     }
 
     // Copies keys into the last owned block while it has room, then into a new one.
+    // Everything that can throw comes first: if it does, nothing was added.
     void append_copy(const K* keys, size_t n) {
-        size_t into_last = std::min(n, owned_room);
+        size_t into_last = std::min(n, owned_room), rest = n - into_last;
+        std::unique_ptr<K[]> block;
+        size_t capacity = std::max(rest, kOwnedBlockKeys);
+        if (rest) {
+            block.reset(new K[capacity]);
+            owned.reserve(owned.size() + 1);
+            slices.reserve(slices.size() + 1);
+        }
         if (into_last) {
             HostSlice<K>& last = slices.back();
             std::memcpy(const_cast<K*>(last.keys) + last.n, keys, into_last * sizeof(K));
             last.n += into_last;
             owned_room -= into_last;
         }
-        if (n > into_last) {
-            size_t rest = n - into_last, capacity = std::max(rest, kOwnedBlockKeys);
-            owned.emplace_back(new K[capacity]);
-            std::memcpy(owned.back().get(), keys + into_last, rest * sizeof(K));
-            slices.push_back({owned.back().get(), rest});
+        if (rest) {
+            std::memcpy(block.get(), keys + into_last, rest * sizeof(K));
+            slices.push_back({block.get(), rest});
+            owned.push_back(std::move(block));
             owned_room = capacity - rest;
         }
         total += n;
     }
 
     void append_chunk(const K* keys, size_t n) {
-        slices.push_back({keys, n});
-        owned_room = 0;  // the last slice is no longer an owned block
+        slices.push_back({keys, n});  // may throw: nothing changed then
+        owned_room = 0;               // the last slice is no longer an owned block
         total += n;
     }
 };
@@ -165,17 +172,22 @@ struct SortedSides<K>::State {
         }
     }
 
+    // Ships the rest and merges each side's runs. If anything throws, every run and
+    // sorted side is dropped (their memory goes back before the caller redoes the work)
+    // and shipping starts over at the first key, so sort() can run again.
     void sort_sides() {
         Stopwatch clock;
         try {
             for (int s = 0; s < 2; ++s) ship(s);  // the rest (everything, without shipping)
-        } catch (const OutOfMemory&) {
-            drop_runs();  // give the memory back before the caller redoes the work
+            (ctx->host_memory() ? timings.sort_ms : timings.transfer_ms) += clock.lap_ms();
+            for (int s = 0; s < 2; ++s) sorted[s] = runs[s].merge(*ctx);
+            timings.sort_ms += clock.lap_ms();
+        } catch (...) {
+            drop_runs();
+            sorted[0] = SideArray<K>();
+            sorted[1] = SideArray<K>();
             throw;
         }
-        (ctx->host_memory() ? timings.sort_ms : timings.transfer_ms) += clock.lap_ms();
-        for (int s = 0; s < 2; ++s) sorted[s] = runs[s].merge(*ctx);
-        timings.sort_ms += clock.lap_ms();
     }
 };
 
