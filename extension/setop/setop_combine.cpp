@@ -64,22 +64,27 @@ void mp_keep_local_results(MpSetOpState* st) {
 }
 
 // One stream's results into the chunks of the left input's keys of that stream, which
-// the stage no longer reads (see parallel_stage.h), listed as runs in shared memory.
+// the stage no longer reads (see parallel_stage.h), in one download, listed as runs in
+// shared memory.
 static void put_stream_results(MpSetOpState* st, MpKeyStream stream) {
     MpSharedResult* out = &st->shared->results[int(stream)];
+    const size_t key_bytes = stream == MpKeyStream::Main ? size_t(st->keys.key_bits / 8) : sizeof(mergepath::Key128);
     uint64 n = mp_stage_result_count(st->stage, stream), placed = 0;
     int chunks = 0;
     for (MpChunk* c = mp_chunk_at(&st->space, st->queue->all); c; c = mp_chunk_at(&st->space, c->next_all))
         chunks += c->side == 0 && c->stream == uint32(stream);
+    out->runs = kNoChunk;
+    out->run_count = out->count = 0;
+    if (n == 0) return;
     void* address = NULL;
-    out->runs = n > 0 ? mp_space_alloc(&st->space, sizeof(MpSharedRun) * chunks, &address) : kNoChunk;
-    out->run_count = 0;
+    out->runs = mp_space_alloc(&st->space, sizeof(MpSharedRun) * chunks, &address);
     MpSharedRun* runs = (MpSharedRun*)address;
+    mergepath::HostSpan* spans = (mergepath::HostSpan*)palloc(sizeof(mergepath::HostSpan) * chunks);
     for (MpChunkRef ref = st->queue->all; placed < n && ref != kNoChunk;) {
         MpChunk* c = mp_chunk_at(&st->space, ref);
         if (c->side == 0 && c->stream == uint32(stream)) {
             uint64 take = Min(c->capacity, n - placed);
-            mp_stage_download_results(st->stage, stream, mp_chunk_keys(c), placed, take);
+            spans[out->run_count] = {mp_chunk_keys(c), take * key_bytes};
             runs[out->run_count++] = {ref, take};
             placed += take;
         }
@@ -87,6 +92,7 @@ static void put_stream_results(MpSetOpState* st, MpKeyStream stream) {
     }
     if (placed < n) elog(ERROR, "pg_mergepath: %llu result keys and room for %llu", (unsigned long long)n,
                          (unsigned long long)placed);
+    mp_stage_download_results(st->stage, stream, spans, int(out->run_count));
     out->count = n;
 }
 

@@ -14,6 +14,14 @@ int64_t mp_live_pipelines = 0;
 namespace {
 
 using mergepath::Key128;
+
+// Host spans of whole keys as views of keys.
+template <class K>
+std::vector<mergepath::View<K>> views_of(const std::vector<mergepath::HostSpan>& spans) {
+    std::vector<mergepath::View<K>> views;
+    for (const mergepath::HostSpan& s : spans) views.emplace_back(static_cast<K*>(s.data), s.bytes / sizeof(K));
+    return views;
+}
 using mergepath::SetOp;
 using mergepath::SqlSetOp;
 
@@ -70,9 +78,9 @@ public:
         return nulls_ ? nulls_->host_result_keys() : nullptr;
     }
 
-    void download_result_keys(MpKeyStream stream, void* dst, size_t first, size_t n) override {
-        if (stream == MpKeyStream::Main) return main_->download_result_keys(static_cast<K*>(dst), first, n);
-        if (nulls_) nulls_->download_result_keys(static_cast<Key128*>(dst), first, n);
+    void download_result_keys(MpKeyStream stream, const std::vector<mergepath::HostSpan>& into) override {
+        if (stream == MpKeyStream::Main) return main_->download_result_keys(0, views_of<K>(into));
+        if (nulls_) nulls_->download_result_keys(0, views_of<Key128>(into));
     }
 
     const SqlSetOp<K>& main() const { return *main_; }

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "mergepath/context.h"
 #include "mergepath/sql_setop.h"
@@ -26,11 +27,11 @@ public:
     virtual void rebind(mergepath::Context* ctx) = 0;
     virtual mergepath::PipelineTimings timings() const = 0;
 
-    // keys-only results of a stream: count, host pointer, or keys [first, first + n)
-    // copied into dst.
+    // keys-only results of a stream: count, host pointer, or all of them copied into
+    // host spans, in order (their bytes add up to the results').
     virtual size_t result_count(MpKeyStream stream) const = 0;
     virtual const void* host_result_keys(MpKeyStream stream) const = 0;
-    virtual void download_result_keys(MpKeyStream stream, void* dst, size_t first, size_t n) = 0;
+    virtual void download_result_keys(MpKeyStream stream, const std::vector<mergepath::HostSpan>& into) = 0;
 
 
 protected:

@@ -130,11 +130,11 @@ const void* mp_stage_host_results(MpStage* stage, MpKeyStream stream) {
     return keys;
 }
 
-void mp_stage_download_results(MpStage* stage, MpKeyStream stream, void* dst, uint64 first, uint64 n) {
+void mp_stage_download_results(MpStage* stage, MpKeyStream stream, const mergepath::HostSpan* spans, int count) {
     MpError err;
     MpPipeline* pipeline = stage->pipeline;
     MpStopwatch clock;
-    if (!mp_try(&err, [&] { pipeline->download_result_keys(stream, dst, first, n); }))
+    if (!mp_try(&err, [&] { pipeline->download_result_keys(stream, {spans, spans + count}); }))
         mp_raise(&err, "reading the results");
     stage->report.results_ms += clock.lap_ms();
 }

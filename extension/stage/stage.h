@@ -60,8 +60,9 @@ void mp_stage_finish(MpStage* stage);
 // Keys-only results of a stream (main keys of key_bits, or null-layout Key128).
 uint64 mp_stage_result_count(MpStage* stage, MpKeyStream stream);
 const void* mp_stage_host_results(MpStage* stage, MpKeyStream stream);
-// Copies result keys [first, first + n) into dst.
-void mp_stage_download_results(MpStage* stage, MpKeyStream stream, void* dst, uint64 first, uint64 n);
+// Copies a stream's result keys into `count` host spans, in order (their bytes add up
+// to the results').
+void mp_stage_download_results(MpStage* stage, MpKeyStream stream, const mergepath::HostSpan* spans, int count);
 // With-rows results of the main stream (hashed keys), typed.
 template <class K>
 MpResults<K> mp_stage_results(MpStage* stage);

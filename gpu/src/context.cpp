@@ -3,8 +3,10 @@
 // and thread count for the lifetime of the Context.
 #include <cstring>
 #include <thread>
+#include <vector>
 
 #include "allocator.h"
+#include "cpu/parallel.h"
 #include "cuda_runtime_api.h"
 #include "mergepath/context.h"
 
@@ -72,16 +74,27 @@ void Context::check_interrupt() const {
 
 void Context::copy_in(void* dst, const void* host_src, size_t bytes) {
     if (state_->backend == Backend::Cuda)
-        detail::cuda_copy(state_->cuda, dst, host_src, bytes, true);
+        detail::cuda_copy_in(state_->cuda, dst, host_src, bytes);
     else
         std::memcpy(dst, host_src, bytes);
 }
 
 void Context::copy_out(void* host_dst, const void* src, size_t bytes) {
-    if (state_->backend == Backend::Cuda)
-        detail::cuda_copy(state_->cuda, host_dst, src, bytes, false);
-    else
-        std::memcpy(host_dst, src, bytes);
+    HostSpan span{host_dst, bytes};
+    copy_out_scattered(src, &span, 1);
+}
+
+void Context::copy_out_scattered(const void* src, const HostSpan* spans, size_t count) {
+    if (state_->backend == Backend::Cuda) return detail::cuda_copy_out(state_->cuda, src, spans, count);
+    std::vector<const char*> from(count);  // each span's source, then the spans in parallel
+    const char* next = static_cast<const char*>(src);
+    for (size_t i = 0; i < count; ++i) {
+        from[i] = next;
+        next += spans[i].bytes;
+    }
+    cpu::parallel_for(*this, count, [&](size_t i) {
+        if (spans[i].bytes) std::memcpy(spans[i].data, from[i], spans[i].bytes);
+    });
 }
 
 }  // namespace mergepath

@@ -20,8 +20,11 @@ struct CudaDevice {
 bool cuda_probe(int device, std::string* why_not);
 CudaDevice cuda_open(int device);  // throws NoDevice
 void cuda_close(CudaDevice& device) noexcept;
-// A synchronous copy; large downloads go through the device's pinned staging buffers.
-void cuda_copy(CudaDevice& device, void* dst, const void* src, size_t bytes, bool to_device);
+// A synchronous upload.
+void cuda_copy_in(CudaDevice& device, void* dst, const void* src, size_t bytes);
+// A synchronous download of consecutive device bytes into host spans; large ones go
+// through the device's pinned staging buffers.
+void cuda_copy_out(CudaDevice& device, const void* src, const HostSpan* spans, size_t count);
 
 }  // namespace detail
 }  // namespace mergepath

@@ -152,10 +152,16 @@ const K* SqlSetOp<K>::host_result_keys() const {
 }
 
 template <class K>
-void SqlSetOp<K>::download_result_keys(K* dst, size_t first, size_t n) {
+void SqlSetOp<K>::download_result_keys(size_t first, const std::vector<View<K>>& into) {
+    std::vector<HostSpan> spans;
+    size_t n = 0;
+    for (const View<K>& v : into) {
+        spans.push_back({v.data, v.size * sizeof(K)});
+        n += v.size;
+    }
     if (first > result_count() || n > result_count() - first) throw Error("mergepath: result range out of bounds");
     Stopwatch clock;
-    state_->ctx().download(View<const K>(state_->result.data() + first, n), dst);
+    state_->ctx().copy_out_scattered(state_->result.data() + first, spans.data(), spans.size());
     state_->timings.transfer_ms += clock.lap_ms();
 }
 

@@ -28,6 +28,7 @@ struct Options {
 };
 
 class Allocator;  // defined by each backend
+struct HostSpan;
 
 // Memory in a context's space, move-only, returned to the context's pool on destruction.
 template <class T>
@@ -109,6 +110,8 @@ public:
     // Byte copies between host memory and the context's space (synchronous).
     void copy_in(void* dst, const void* host_src, size_t bytes);
     void copy_out(void* host_dst, const void* src, size_t bytes);
+    // Copies consecutive bytes from src (the context's space) into the spans, in order.
+    void copy_out_scattered(const void* src, const HostSpan* spans, size_t count);
 
     Allocator& allocator();
     void* cuda_stream() const;     // the cudaStream_t all CUDA work runs on (nullptr on CPU)
@@ -117,6 +120,12 @@ public:
 private:
     struct State;
     std::unique_ptr<State> state_;
+};
+
+// A stretch of host memory, a destination of a scattered download.
+struct HostSpan {
+    void* data;
+    size_t bytes;
 };
 
 // Raw allocation interface implemented per backend (caching pool with a budget).

@@ -72,10 +72,10 @@ public:
 
     // keys-only shape: the result keys, sorted. host_result_keys() points at them in
     // host memory (on the GPU a copy made on first use); download_result_keys() copies
-    // result keys [first, first + n) into dst[0, n).
+    // consecutive result keys from `first` on into the host ranges `into`, in order.
     size_t result_count() const;
     const K* host_result_keys() const;
-    void download_result_keys(K* dst, size_t first, size_t n);
+    void download_result_keys(size_t first, const std::vector<View<K>>& into);
     std::vector<K> result_keys() const;  // a copy, for tests
     // with-rows shape: every key added to the side, sorted (also for the DISTINCT
     // forms), with its row number

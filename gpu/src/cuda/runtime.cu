@@ -90,15 +90,24 @@ void cuda_close(CudaDevice& device) noexcept {
     device.stream = nullptr;
 }
 
-void cuda_copy(CudaDevice& device, void* dst, const void* src, size_t bytes, bool to_device) {
+void cuda_copy_in(CudaDevice& device, void* dst, const void* src, size_t bytes) {
+    cudaStream_t s = static_cast<cudaStream_t>(device.stream);
+    cuda::check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s), "cudaMemcpyAsync");
+    cuda::check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+}
+
+void cuda_copy_out(CudaDevice& device, const void* src, const HostSpan* spans, size_t count) {
     constexpr size_t kStagedDownload = size_t(1) << 20;  // pageable downloads run at a fraction of PCIe speed
     cudaStream_t s = static_cast<cudaStream_t>(device.stream);
-    if (!to_device && bytes >= kStagedDownload) {
-        static_cast<CudaPoolAllocator*>(device.allocator.get())->staging().copy_to_host(dst, src, bytes, s);
+    size_t bytes = 0;
+    for (size_t i = 0; i < count; ++i) bytes += spans[i].bytes;
+    if (bytes >= kStagedDownload) {
+        static_cast<CudaPoolAllocator*>(device.allocator.get())->staging().copy_to_host(src, spans, count, s);
         return;
     }
-    cuda::check(cudaMemcpyAsync(dst, src, bytes, to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, s),
-                "cudaMemcpyAsync");
+    const char* from = static_cast<const char*>(src);
+    for (size_t i = 0; i < count; from += spans[i++].bytes)
+        cuda::check(cudaMemcpyAsync(spans[i].data, from, spans[i].bytes, cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync");
     cuda::check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
 }
 

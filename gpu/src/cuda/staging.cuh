@@ -41,9 +41,9 @@ public:
     // has the data.
     void copy_to_device(void* dst, const void* src, size_t bytes, cudaStream_t stream);
 
-    // Copies `bytes` from device memory `src` to pageable host memory `dst`, after the
-    // work queued on `stream`; returns when dst holds them.
-    void copy_to_host(void* dst, const void* src, size_t bytes, cudaStream_t stream);
+    // Copies consecutive bytes from device memory `src` into the pageable host spans, in
+    // order, after the work queued on `stream`; returns when the spans hold them.
+    void copy_to_host(const void* src, const HostSpan* spans, size_t count, cudaStream_t stream);
 
     // Waits for copies still reading the buffers and frees them (they are allocated
     // again by the next copy): Context::release_cached_memory() calls it, so an idle

@@ -14,7 +14,9 @@ CudaDevice cuda_open(int) { throw NoDevice("mergepath: built without CUDA suppor
 
 void cuda_close(CudaDevice&) noexcept {}
 
-void cuda_copy(CudaDevice&, void*, const void*, size_t, bool) {
+void cuda_copy_in(CudaDevice&, void*, const void*, size_t) { throw NoDevice("mergepath: built without CUDA support"); }
+
+void cuda_copy_out(CudaDevice&, const void*, const HostSpan*, size_t) {
     throw NoDevice("mergepath: built without CUDA support");
 }
 
