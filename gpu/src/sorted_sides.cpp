@@ -5,12 +5,12 @@
 // serialises producers, so they may call add / add_chunk concurrently.
 #include "mergepath/sorted_sides.h"
 
-#include <chrono>
 #include <cstring>
 #include <mutex>
 
 #include "backends.h"
 #include "sorted_runs.h"
+#include "stopwatch.h"
 
 namespace mergepath {
 namespace {
@@ -19,19 +19,6 @@ constexpr size_t kGpuShipRows = size_t(1) << 22;
 constexpr size_t kOwnedBlockKeys = size_t(1) << 16;  // smallest block add() copies into
 
 int index_of(Side side) { return side == Side::A ? 0 : 1; }
-
-class Stopwatch {
-public:
-    double lap_ms() {
-        auto now = std::chrono::steady_clock::now();
-        double ms = std::chrono::duration<double, std::milli>(now - start_).count();
-        start_ = now;
-        return ms;
-    }
-
-private:
-    std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-};
 
 // The keys of one side as they arrived, and how far they have been shipped.
 template <class K>
@@ -159,17 +146,26 @@ struct SortedSides<K>::State {
         charged += bytes;
     }
 
-    // Charges the bytes, then runs append(); a failed append gives the charge back.
-    template <class Append>
-    void charged_append(size_t bytes, Append&& append) {
+    // add / add_chunk: charges the keys' bytes, appends them with to_side (a failure
+    // gives the charge back), ships when due; returns the row number of keys[0].
+    template <class ToSide>
+    uint64_t append(int side, const K* keys, size_t n, ToSide&& to_side) {
+        std::lock_guard<std::mutex> lock(mutex);
+        const uint64_t first_row = input[side].total;
+        if (is_sorted) throw Error("mergepath: keys added to sorted sides");
+        if (n == 0) return first_row;
+        if (!keys) throw Error("mergepath: keys have a size but no data");
+        const size_t bytes = n * sizeof(K);
         charge(bytes);
         try {
-            append();
+            to_side(input[side]);
         } catch (...) {
             ctx->discharge_memory(bytes);
             charged -= bytes;
             throw;
         }
+        ship_if_due(side);
+        return first_row;
     }
 
     // Ships the rest and merges each side's runs. If anything throws, every run and
@@ -207,29 +203,12 @@ void SortedSides<K>::set_ship_rows(size_t rows) {
 
 template <class K>
 uint64_t SortedSides<K>::add(Side side, const K* keys, size_t n) {
-    State& s = *state_;
-    std::lock_guard<std::mutex> lock(s.mutex);
-    SideInput<K>& in = s.input[index_of(side)];
-    const uint64_t first_row = in.total;
-    if (s.is_sorted) throw Error("mergepath: keys added to sorted sides");
-    if (n == 0) return first_row;
-    s.charged_append(n * sizeof(K), [&] { in.append_copy(keys, n); });
-    s.ship_if_due(index_of(side));
-    return first_row;
+    return state_->append(index_of(side), keys, n, [&](SideInput<K>& in) { in.append_copy(keys, n); });
 }
 
 template <class K>
 uint64_t SortedSides<K>::add_chunk(Side side, const K* keys, size_t n) {
-    State& s = *state_;
-    std::lock_guard<std::mutex> lock(s.mutex);
-    SideInput<K>& in = s.input[index_of(side)];
-    const uint64_t first_row = in.total;
-    if (s.is_sorted) throw Error("mergepath: keys added to sorted sides");
-    if (n == 0) return first_row;
-    if (!keys) throw Error("mergepath: a chunk has a size but no keys");
-    s.charged_append(n * sizeof(K), [&] { in.append_chunk(keys, n); });
-    s.ship_if_due(index_of(side));
-    return first_row;
+    return state_->append(index_of(side), keys, n, [&](SideInput<K>& in) { in.append_chunk(keys, n); });
 }
 
 template <class K>

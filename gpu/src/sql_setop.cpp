@@ -5,26 +5,13 @@
 // unique(A) ∩ B and EXCEPT = unique(A) − B, by key + rank.
 #include "mergepath/sql_setop.h"
 
-#include <chrono>
 #include <mutex>
 
 #include "mergepath/ops.h"
+#include "stopwatch.h"
 
 namespace mergepath {
 namespace {
-
-class Stopwatch {
-public:
-    double lap_ms() {
-        auto now = std::chrono::steady_clock::now();
-        double ms = std::chrono::duration<double, std::milli>(now - start_).count();
-        start_ = now;
-        return ms;
-    }
-
-private:
-    std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-};
 
 template <class T>
 std::vector<T> to_host(Context& ctx, View<const T> v) {
