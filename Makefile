@@ -16,10 +16,10 @@ MODULE_big = pg_mergepath
 DATA = $(wildcard sql/pg_mergepath--*.sql)
 # extension/common: GUCs, devices, keys, the C++/ERROR boundary; extension/stage: the
 # sorted-sides stage every node uses (chunks, the library facade, the parallel protocol);
-# extension/setop: the MergePath SetOp node.
-EXT_DIRS = common stage setop
+# extension/setop: the MergePath SetOp node; extension/join: the MergePath Join node.
+EXT_DIRS = common stage setop join
 OBJS = $(patsubst %.cpp,%.o,$(sort $(foreach d,$(EXT_DIRS),$(wildcard extension/$(d)/*.cpp))))
-PGFILEDESC = "pg_mergepath - INTERSECT / EXCEPT [ALL] on GPUs"
+PGFILEDESC = "pg_mergepath - INTERSECT / EXCEPT [ALL] and equi-joins on GPUs"
 
 # Regression tests (sql/*.sql, expected/*.out), in order; setop_setup comes first.
 # setop_nogpu only holds on a machine without a usable GPU (scripts/regress.sh skips

@@ -1,7 +1,8 @@
 // guc.cpp — every configuration parameter of pg_mergepath, declared in one place, with
 // the "pg_mergepath" prefix reserved so that a misspelt name is an error.
 //
-//   pg_mergepath.enabled           use the MergePath SetOp node when it is cheaper
+//   pg_mergepath.enabled           use the MergePath nodes when they are cheaper
+//   pg_mergepath.enable_join       also the MergePath Join node (off: set operations only)
 //   pg_mergepath.device            auto | gpu | cpu: where the set operations run
 //   pg_mergepath.min_rows          estimated input rows below which the node is not offered
 //   pg_mergepath.gpu_memory_limit  GPU memory one backend may hold (0 = no limit)
@@ -20,6 +21,7 @@ extern "C" {
 }
 
 bool mp_enabled = true;
+bool mp_enable_join = true;
 int mp_device_setting = MP_DEVICE_SETTING_AUTO;
 // A first guess: below ~100k input rows the fixed costs of the device path (context,
 // launches, transfers) outweigh what it saves. To be re-measured by the bench issue.
@@ -38,8 +40,12 @@ static const struct config_enum_entry device_options[] = {
 };
 
 static void define_public_gucs(void) {
-    DefineCustomBoolVariable("pg_mergepath.enabled", "Use the MergePath SetOp node for INTERSECT and EXCEPT.",
+    DefineCustomBoolVariable("pg_mergepath.enabled",
+                             "Use the MergePath nodes for INTERSECT, EXCEPT and equi-joins when they are cheaper.",
                              NULL, &mp_enabled, true, PGC_USERSET, 0, NULL, NULL, NULL);
+    DefineCustomBoolVariable("pg_mergepath.enable_join", "Use the MergePath Join node for equi-joins.",
+                             "Needs pg_mergepath.enabled too.", &mp_enable_join, true, PGC_USERSET, 0, NULL, NULL,
+                             NULL);
     DefineCustomEnumVariable("pg_mergepath.device", "Where pg_mergepath runs set operations: auto, gpu or cpu.",
                              "auto uses the GPU when one is usable and the CPU backend otherwise; "
                              "gpu raises an error when no GPU is usable.",

@@ -39,8 +39,9 @@ constexpr uint64_t kSign64 = uint64_t(1) << 63;
 constexpr uint32_t kSign32 = uint32_t(1) << 31;
 constexpr uint64_t kNullHash = 0x6a09e667f3bcc909ULL;  // a NULL column's contribution to the row hash
 
-// The lossless codec of a column, or Hashed.
-MpCodec lossless_codec(Oid type, Oid eqop) {
+}  // namespace
+
+MpCodec mp_lossless_codec(Oid type, Oid eqop) {
     Oid base = getBaseType(type);
     TypeCacheEntry* tc = lookup_type_cache(base, TYPECACHE_EQ_OPR);
     if (tc->eq_opr != eqop) return MpCodec::Hashed;
@@ -65,7 +66,7 @@ MpCodec lossless_codec(Oid type, Oid eqop) {
     }
 }
 
-int codec_bits(MpCodec codec) {
+int mp_codec_bits(MpCodec codec) {
     switch (codec) {
         case MpCodec::Bool: return 1;
         case MpCodec::Char: return 8;
@@ -76,9 +77,15 @@ int codec_bits(MpCodec codec) {
         case MpCodec::UInt64: return 64;
         case MpCodec::Uuid: return 128;
         case MpCodec::Hashed: return 0;
+        case MpCodec::Int16As64:
+        case MpCodec::Int32As64:
+        case MpCodec::Float8:
+        case MpCodec::Float4As8: return 64;
     }
     return 0;
 }
+
+namespace {
 
 // The extended (64-bit, seeded) hash function of the hash opfamily that contains
 // eqop, as get_op_hash_functions() finds the standard one.
@@ -114,12 +121,12 @@ bool mp_keys_choose(int ncols, const Oid* types, const Oid* collations, const Oi
     int value_bits = 0, narrowest = 128;
     bool all_lossless = true, all_hashable = true;
     for (int c = 0; c < ncols; c++) {
-        MpCodec codec = lossless_codec(types[c], eqops[c]);
+        MpCodec codec = mp_lossless_codec(types[c], eqops[c]);
         if ((*why_not = column_problem(c, types[c], collations[c], eqops[c], hashable[c], codec)) != NULL) return false;
         all_lossless = all_lossless && codec != MpCodec::Hashed;
         all_hashable = all_hashable && hashable[c] && OidIsValid(hash_extended_proc(eqops[c]));
-        value_bits += codec_bits(codec);
-        narrowest = Min(narrowest, codec_bits(codec));
+        value_bits += mp_codec_bits(codec);
+        narrowest = Min(narrowest, mp_codec_bits(codec));
     }
     // a row with NULLs: the mask plus every column but (at least) the narrowest
     int null_layout_bits = ncols + value_bits - narrowest;
@@ -144,8 +151,8 @@ void mp_keys_init(MpKeyPlan* plan, int ncols, const Oid* types, const Oid* colla
         col->type = types[c];
         col->collation = collations[c];
         col->eqop = eqops[c];
-        col->codec = choice->lossless ? lossless_codec(types[c], eqops[c]) : MpCodec::Hashed;
-        col->bits = codec_bits(col->codec);
+        col->codec = choice->lossless ? mp_lossless_codec(types[c], eqops[c]) : MpCodec::Hashed;
+        col->bits = mp_codec_bits(col->codec);
         if (!choice->lossless) {
             Oid proc = hash_extended_proc(eqops[c]);
             if (!OidIsValid(proc))
@@ -171,6 +178,16 @@ uint64_t mp_hash_row(const MpKeyPlan* plan, const Datum* values, const bool* isn
     return h;
 }
 
+// A float8 as float8eq compares it: -0 = 0 and NaN = NaN (one bit pattern each), the
+// order of the values kept (NaN above +Infinity, as PostgreSQL sorts it).
+static uint64_t float_key(double d) {
+    uint64_t bits;
+    if (d == 0) d = 0.0;
+    if (std::isnan(d)) bits = UINT64_C(0x7ff8000000000000);
+    else memcpy(&bits, &d, sizeof(bits));
+    return (bits & kSign64) ? ~bits : bits ^ kSign64;
+}
+
 uint64_t mp_encode_column(MpCodec codec, Datum value) {
     switch (codec) {
         case MpCodec::Bool: return DatumGetBool(value) ? 1 : 0;
@@ -180,6 +197,10 @@ uint64_t mp_encode_column(MpCodec codec, Datum value) {
         case MpCodec::UInt32: return DatumGetObjectId(value);
         case MpCodec::Int64: return uint64_t(DatumGetInt64(value)) ^ kSign64;
         case MpCodec::UInt64: return uint64_t(DatumGetInt64(value));
+        case MpCodec::Int16As64: return uint64_t(int64_t(DatumGetInt16(value))) ^ kSign64;
+        case MpCodec::Int32As64: return uint64_t(int64_t(DatumGetInt32(value))) ^ kSign64;
+        case MpCodec::Float8: return float_key(DatumGetFloat8(value));
+        case MpCodec::Float4As8: return float_key(double(DatumGetFloat4(value)));
         case MpCodec::Uuid:
         case MpCodec::Hashed: break;
     }
@@ -196,8 +217,7 @@ Datum mp_decode_column(MpCodec codec, uint64_t bits) {
         case MpCodec::UInt32: return ObjectIdGetDatum(Oid(bits));
         case MpCodec::Int64: return Int64GetDatum(int64(bits ^ kSign64));
         case MpCodec::UInt64: return Int64GetDatum(int64(bits));
-        case MpCodec::Uuid:
-        case MpCodec::Hashed: break;
+        default: break;
     }
     elog(ERROR, "pg_mergepath: codec %d is not a 64-bit lossless codec", int(codec));
     return 0;

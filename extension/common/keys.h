@@ -41,6 +41,12 @@ enum class MpCodec : uint8_t {
     UInt64,   // pg_lsn
     Uuid,     // 128 bits, big-endian
     Hashed,   // not lossless: contributes to the row hash only
+    // join keys only (join_keys.h): values of two types that compare equal across them
+    // encode alike; never decoded
+    Int16As64,  // int2 widened to a sign-flipped int8
+    Int32As64,  // int4 widened to a sign-flipped int8
+    Float8,     // float8, -0 as 0 and every NaN as one NaN, order kept
+    Float4As8,  // float4 widened (exactly) to float8, then as Float8
 };
 
 struct MpKeyColumn {
@@ -76,6 +82,11 @@ uint64_t mp_hash_row(const MpKeyPlan* plan, const Datum* values, const bool* isn
 // ---- lossless encoding --------------------------------------------------------------
 
 using mp_u128 = unsigned __int128;
+
+// The lossless codec of a column compared with eqop (its type's default equality), or
+// Hashed; and a codec's width in bits.
+MpCodec mp_lossless_codec(Oid type, Oid eqop);
+int mp_codec_bits(MpCodec codec);
 
 uint64_t mp_encode_column(MpCodec codec, Datum value);          // codecs up to 64 bits
 Datum mp_decode_column(MpCodec codec, uint64_t bits);           // idem

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "device.h"
+#include "join.h"
 #include "pipeline.h"
 #include "setop.h"
 
@@ -27,6 +28,8 @@ void _PG_init(void) {
     mp_define_gucs();
     mp_register_setop_methods();
     mp_install_setop_path_hook();
+    mp_register_join_methods();
+    mp_install_join_path_hook();
     mp_install_planner_hook();
 }
 

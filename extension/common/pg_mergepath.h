@@ -37,6 +37,7 @@ extern "C" {
 enum MpDeviceSetting { MP_DEVICE_SETTING_AUTO, MP_DEVICE_SETTING_GPU, MP_DEVICE_SETTING_CPU };
 
 extern bool mp_enabled;              // pg_mergepath.enabled
+extern bool mp_enable_join;          // pg_mergepath.enable_join
 extern int mp_device_setting;        // pg_mergepath.device (MpDeviceSetting)
 extern int mp_min_rows;              // pg_mergepath.min_rows
 extern bool mp_hashed_keys;          // pg_mergepath.hashed_keys

@@ -30,6 +30,18 @@ MpChunkRef mp_space_alloc(const MpChunkSpace* space, size_t bytes, void** addres
     return (MpChunkRef)(uintptr_t)*address;
 }
 
+MpChunkRef mp_space_alloc_kept(const MpChunkSpace* space, MpChunkQueue* queue, size_t bytes, void** address) {
+    void* block;
+    MpChunkRef ref = mp_space_alloc(space, sizeof(MpChunk) + bytes, &block);
+    MpChunk* header = (MpChunk*)block;
+    memset(header, 0, sizeof(MpChunk));
+    header->stream = kRowBlockStream;
+    header->capacity = bytes;
+    mp_queue_keep(queue, space, ref);
+    *address = mp_chunk_keys(header);
+    return ref + sizeof(MpChunk);
+}
+
 void mp_queue_init(MpChunkQueue* queue) {
     SpinLockInit(&queue->mutex);
     queue->pushed = queue->all = kNoChunk;
@@ -41,6 +53,14 @@ void mp_queue_push(MpChunkQueue* queue, const MpChunkSpace* space, MpChunkRef re
     chunk->next = queue->pushed;
     chunk->next_all = queue->all;
     queue->pushed = queue->all = ref;
+    SpinLockRelease(&queue->mutex);
+}
+
+void mp_queue_keep(MpChunkQueue* queue, const MpChunkSpace* space, MpChunkRef ref) {
+    MpChunk* chunk = mp_chunk_at(space, ref);
+    SpinLockAcquire(&queue->mutex);
+    chunk->next_all = queue->all;
+    queue->all = ref;
     SpinLockRelease(&queue->mutex);
 }
 
@@ -71,7 +91,7 @@ void mp_queue_free_all(MpChunkQueue* queue, const MpChunkSpace* space) {
 }
 
 void mp_writer_init(MpChunkWriter* w, const MpChunkSpace* space, MpChunkQueue* queue, ConditionVariable* wake,
-                    int stream, int side, int key_size) {
+                    int stream, int side, int key_size, bool with_refs) {
     memset(w, 0, sizeof(*w));
     w->space = space;
     w->queue = queue;
@@ -79,6 +99,7 @@ void mp_writer_init(MpChunkWriter* w, const MpChunkSpace* space, MpChunkQueue* q
     w->stream = stream;
     w->side = side;
     w->key_size = key_size;
+    w->ref_size = with_refs ? sizeof(uint64) : 0;
     w->next_bytes = kFirstChunkBytes;
 }
 
@@ -93,6 +114,7 @@ void mp_writer_flush(MpChunkWriter* w) {
     w->chunk = NULL;
     w->ref = kNoChunk;
     w->keys = NULL;
+    w->refs = NULL;
     w->pos = w->cap = 0;
 }
 
@@ -105,8 +127,11 @@ void mp_writer_next_chunk(MpChunkWriter* w) {
     memset(w->chunk, 0, sizeof(MpChunk));
     w->chunk->stream = w->stream;
     w->chunk->side = w->side;
-    w->chunk->capacity = bytes / w->key_size;
+    w->chunk->key_size = w->key_size;
+    w->chunk->ref_size = w->ref_size;
+    w->chunk->capacity = (bytes / (w->key_size + w->ref_size)) & ~uint64(1);  // even: references stay aligned
     w->keys = mp_chunk_keys(w->chunk);
+    w->refs = w->ref_size ? mp_chunk_refs(w->chunk) : NULL;
     w->cap = w->chunk->capacity;
     w->next_bytes = Min(bytes * 2, kMaxChunkBytes);
 }

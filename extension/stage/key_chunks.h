@@ -27,9 +27,15 @@ struct MpChunk {
     uint32 side;          // 0 left, 1 right
     uint64 count;         // keys written
     uint64 capacity;
-    uint64 unused[3];
-    // keys follow the 64-byte header
+    uint32 key_size;
+    uint32 ref_size;      // 8 when every key carries a row reference (joins), else 0
+    uint64 unused[2];
+    // keys follow the 64-byte header, then (ref_size 8) one row reference per key
 };
+
+// The streams of a chunk (MpChunk.stream): pipeline.h's MpKeyStream numbers 0 and 1;
+// blocks of stored rows (row_arena.h) are chunks of their own stream, never queued.
+constexpr uint32 kRowBlockStream = 2;
 
 // Where chunks are allocated: the parallel query's area, or (dsa == NULL) palloc.
 struct MpChunkSpace {
@@ -50,6 +56,8 @@ struct MpChunkQueue {
 
 void mp_queue_init(MpChunkQueue* queue);
 void mp_queue_push(MpChunkQueue* queue, const MpChunkSpace* space, MpChunkRef ref);
+// Lists a chunk that is never taken (a block of stored rows) only to free it with the rest.
+void mp_queue_keep(MpChunkQueue* queue, const MpChunkSpace* space, MpChunkRef ref);
 // Takes every chunk queued so far: the first pushed of them (walk with ->next, in push
 // order), or kNoChunk.
 MpChunkRef mp_queue_take(MpChunkQueue* queue, const MpChunkSpace* space);
@@ -59,9 +67,16 @@ void mp_queue_free_all(MpChunkQueue* queue, const MpChunkSpace* space);
 void* mp_space_at(const MpChunkSpace* space, MpChunkRef ref);  // NULL for kNoChunk
 inline MpChunk* mp_chunk_at(const MpChunkSpace* space, MpChunkRef ref) { return (MpChunk*)mp_space_at(space, ref); }
 inline char* mp_chunk_keys(MpChunk* chunk) { return (char*)chunk + sizeof(MpChunk); }
+// The row reference of each key (chunks written with row references).
+inline uint64* mp_chunk_refs(MpChunk* chunk) {
+    return (uint64*)(mp_chunk_keys(chunk) + chunk->capacity * chunk->key_size);
+}
 
 // Allocates `bytes` of plain memory in the space (result arrays), returning its ref.
 MpChunkRef mp_space_alloc(const MpChunkSpace* space, size_t bytes, void** address);
+// The same, as a block listed on the queue (never taken) so that it is freed with the
+// queue's chunks: stored rows, result arrays. Returns the ref of the block's data.
+MpChunkRef mp_space_alloc_kept(const MpChunkSpace* space, MpChunkQueue* queue, size_t bytes, void** address);
 
 // One producer's current chunk of one (stream, side).
 struct MpChunkWriter {
@@ -71,14 +86,16 @@ struct MpChunkWriter {
     MpChunk* chunk;
     MpChunkRef ref;
     char* keys;
+    uint64* refs;       // with row references
     uint64 pos, cap;
     uint32 stream, side;
-    uint32 key_size;
+    uint32 key_size, ref_size;
     uint64 next_bytes;  // size of the next chunk
 };
 
+// with_refs: every key carries a 64-bit row reference (mp_writer_put_ref).
 void mp_writer_init(MpChunkWriter* w, const MpChunkSpace* space, MpChunkQueue* queue, ConditionVariable* wake,
-                    int stream, int side, int key_size);
+                    int stream, int side, int key_size, bool with_refs = false);
 // Pushes the current chunk (if it holds keys) and starts a new one.
 void mp_writer_next_chunk(MpChunkWriter* w);
 // Pushes the current chunk, if it holds keys; the writer is then empty.
@@ -93,5 +110,18 @@ inline bool mp_writer_put(MpChunkWriter* w, const K& key) {
         mp_writer_next_chunk(w);
     }
     ((K*)w->keys)[w->pos++] = key;
+    return pushed;
+}
+
+// Appends one key and the reference of its row (a writer made with_refs).
+template <class K>
+inline bool mp_writer_put_ref(MpChunkWriter* w, const K& key, uint64 ref) {
+    bool pushed = false;
+    if (unlikely(w->pos == w->cap)) {
+        pushed = w->pos > 0;
+        mp_writer_next_chunk(w);
+    }
+    ((K*)w->keys)[w->pos] = key;
+    w->refs[w->pos++] = ref;
     return pushed;
 }

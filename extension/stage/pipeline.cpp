@@ -26,10 +26,10 @@ using mergepath::SetOp;
 using mergepath::SqlSetOp;
 
 template <class K>
-class MpKeyPipeline final : public MpPipeline {
+class MpKeyPipeline final : public MpSetOpPipeline {
 public:
     MpKeyPipeline(mergepath::Context* ctx, bool intersect, bool all, bool with_rows)
-        : MpPipeline(ctx), op_(intersect ? SetOp::Intersection : SetOp::Difference), all_(all) {
+        : MpSetOpPipeline(ctx), op_(intersect ? SetOp::Intersection : SetOp::Difference), all_(all) {
         main_.reset(new SqlSetOp<K>(*ctx, op_, all_, with_rows));
         ++mp_live_pipelines;
     }
@@ -114,7 +114,8 @@ template MpResults<uint32_t> mp_results<uint32_t>(MpPipeline*);
 template MpResults<uint64_t> mp_results<uint64_t>(MpPipeline*);
 template MpResults<Key128> mp_results<Key128>(MpPipeline*);
 
-MpPipeline* mp_pipeline_new(int key_bits, mergepath::Context* ctx, bool intersect, bool all, bool with_rows) {
+MpSetOpPipeline* mp_setop_pipeline_new(int key_bits, mergepath::Context* ctx, bool intersect, bool all,
+                                       bool with_rows) {
     switch (key_bits) {
         case 32: return new MpKeyPipeline<uint32_t>(ctx, intersect, all, with_rows);
         case 64: return new MpKeyPipeline<uint64_t>(ctx, intersect, all, with_rows);

@@ -1,8 +1,12 @@
 // pipeline.h — the C++ side of one node's sorted-sides work, behind the facade of
-// stage.h: a mergepath::SqlSetOp<K> for the key width the planner chose (the one
-// place that dispatches on it), and a SqlSetOp<Key128> for the null-layout keys of
-// rows with NULLs, made when the first such chunk arrives. Pure C++, no PostgreSQL
-// calls; every method may throw, so stage.cpp calls them through mp_try() (guard.h).
+// stage.h, for the key width the planner chose (the one place that dispatches on it):
+//  - set operations: a mergepath::SqlSetOp<K>, and a SqlSetOp<Key128> for the
+//    null-layout keys of rows with NULLs, made when the first such chunk arrives
+//    (pipeline.cpp);
+//  - joins: a mergepath::SqlJoin<K> over the main stream (join_pipeline.cpp); rows with
+//    a NULL key never match and stay with the node.
+// Pure C++, no PostgreSQL calls; every method may throw, so stage.cpp calls them
+// through mp_try() (guard.h).
 #pragma once
 
 #include <cstddef>
@@ -10,6 +14,7 @@
 #include <vector>
 
 #include "mergepath/context.h"
+#include "mergepath/sql_join.h"
 #include "mergepath/sql_setop.h"
 
 // The streams of keys a node produces (key_chunks.h has the same numbering).
@@ -27,16 +32,31 @@ public:
     virtual void rebind(mergepath::Context* ctx) = 0;
     virtual mergepath::PipelineTimings timings() const = 0;
 
+protected:
+    explicit MpPipeline(mergepath::Context* ctx) : ctx_(ctx) {}
+    mergepath::Context* ctx_;  // where new streams start
+};
+
+class MpSetOpPipeline : public MpPipeline {
+public:
     // keys-only results of a stream: count, host pointer, or all of them copied into
     // host spans, in order (their bytes add up to the results').
     virtual size_t result_count(MpKeyStream stream) const = 0;
     virtual const void* host_result_keys(MpKeyStream stream) const = 0;
     virtual void download_result_keys(MpKeyStream stream, const std::vector<mergepath::HostSpan>& into) = 0;
 
+protected:
+    using MpPipeline::MpPipeline;
+};
+
+class MpJoinPipeline : public MpPipeline {
+public:
+    virtual size_t side_rows(mergepath::Side side) const = 0;  // keys added to the side
+    // After finish(): each side's sorted row numbers and the B range of every A key.
+    virtual void download_ranges(const mergepath::JoinRangesOut& out) = 0;
 
 protected:
-    explicit MpPipeline(mergepath::Context* ctx) : ctx_(ctx) {}
-    mergepath::Context* ctx_;  // where new streams start
+    using MpPipeline::MpPipeline;
 };
 
 // The with-rows results of the main stream (hashed keys), typed (K must be the width
@@ -53,8 +73,11 @@ struct MpResults {
 template <class K>
 MpResults<K> mp_results(MpPipeline* pipeline);
 
-// A pipeline for main keys of key_bits (32, 64, 128) on ctx.
-MpPipeline* mp_pipeline_new(int key_bits, mergepath::Context* ctx, bool intersect, bool all, bool with_rows);
+// A set-operation pipeline for main keys of key_bits (32, 64, 128) on ctx.
+MpSetOpPipeline* mp_setop_pipeline_new(int key_bits, mergepath::Context* ctx, bool intersect, bool all,
+                                       bool with_rows);
+// A join pipeline (want_b_match: also flag the B keys that match some A key).
+MpJoinPipeline* mp_join_pipeline_new(int key_bits, mergepath::Context* ctx, bool want_b_match);
 
 // Live pipelines of this backend (for pg_mergepath_status() and leak tests).
 extern int64_t mp_live_pipelines;

@@ -20,6 +20,7 @@ static void mp_stage_free(void* arg) {
 
 MpStage* mp_stage_create(MemoryContext cxt, int key_bits, bool intersect, bool all, bool with_rows) {
     MpStage* stage = (MpStage*)MemoryContextAllocZero(cxt, sizeof(MpStage));
+    stage->kind = MpStageKind::SetOp;
     stage->key_bits = key_bits;
     stage->intersect = intersect;
     stage->all = all;
@@ -28,6 +29,22 @@ MpStage* mp_stage_create(MemoryContext cxt, int key_bits, bool intersect, bool a
     stage->callback.arg = stage;
     MemoryContextRegisterResetCallback(cxt, &stage->callback);
     return stage;
+}
+
+MpStage* mp_stage_create_join(MemoryContext cxt, int key_bits, bool want_b_match) {
+    MpStage* stage = mp_stage_create(cxt, key_bits, false, false, true);
+    stage->kind = MpStageKind::Join;
+    stage->want_b_match = want_b_match;
+    return stage;
+}
+
+static MpSetOpPipeline* setop_of(MpStage* stage) { return static_cast<MpSetOpPipeline*>(stage->pipeline); }
+static MpJoinPipeline* join_of(MpStage* stage) { return static_cast<MpJoinPipeline*>(stage->pipeline); }
+
+// The pipeline of the stage's kind (may throw).
+static MpPipeline* new_pipeline(const MpStage* stage, mergepath::Context* ctx) {
+    if (stage->kind == MpStageKind::Join) return mp_join_pipeline_new(stage->key_bits, ctx, stage->want_b_match);
+    return mp_setop_pipeline_new(stage->key_bits, ctx, stage->intersect, stage->all, stage->with_rows);
 }
 
 bool mp_stage_is_open(const MpStage* stage) { return stage->pipeline != nullptr; }
@@ -43,9 +60,9 @@ void mp_stage_open(MpStage* stage, MpDevice device) {
     stage->report.device_start_ms = used == MpDevice::Gpu ? mp_take_gpu_start_ms() : 0;
     MpPipeline* pipeline = nullptr;
     if (!mp_try(&err, [&] {
-            pipeline = mp_pipeline_new(stage->key_bits, ctx, stage->intersect, stage->all, stage->with_rows);
+            pipeline = new_pipeline(stage, ctx);
         }))
-        mp_raise(&err, "starting the set operation");
+        mp_raise(&err, "starting the pipeline");
     stage->pipeline = pipeline;
 }
 
@@ -59,9 +76,9 @@ bool mp_stage_open_early(MpStage* stage) {
 static void redo_on_cpu_or_raise(MpStage* stage, const MpError* err, const char* doing) {
     bool can_redo = stage->report.device == MpDevice::Gpu || mp_debug_cpu_memory_kb > 0;
     if (err->kind != MpErrorKind::DeviceOutOfMemory || !can_redo || stage->contexts[1]) mp_raise(err, doing);
-    ereport(NOTICE, (errmsg("pg_mergepath: out of memory on the %s backend, computing this set operation on the "
-                            "CPU backend",
-                            mp_device_name(stage->report.device)),
+    ereport(NOTICE, (errmsg("pg_mergepath: out of memory on the %s backend, computing this %s on the CPU backend",
+                            mp_device_name(stage->report.device),
+                            stage->kind == MpStageKind::Join ? "join" : "set operation"),
                      errdetail("%s", err->message)));
     MpError err2;
     MpDevice used;
@@ -99,7 +116,8 @@ void mp_stage_adopt(MpStage* stage, const MpChunkSpace* space, MpChunkRef first)
 
 void mp_stage_finish(MpStage* stage) {
     MpPipeline* pipeline = stage->pipeline;
-    run_with_redo(stage, "computing the set operation", [&] { pipeline->finish(); });
+    run_with_redo(stage, stage->kind == MpStageKind::Join ? "computing the join" : "computing the set operation",
+                  [&] { pipeline->finish(); });
     MpError err;
     mergepath::PipelineTimings t;
     if (!mp_try(&err, [&] { t = pipeline->timings(); })) mp_raise(&err, "reading the timings");
@@ -115,7 +133,7 @@ void mp_stage_finish(MpStage* stage) {
 uint64 mp_stage_result_count(MpStage* stage, MpKeyStream stream) {
     MpError err;
     size_t n = 0;
-    MpPipeline* pipeline = stage->pipeline;
+    MpSetOpPipeline* pipeline = setop_of(stage);
     if (!mp_try(&err, [&] { n = pipeline->result_count(stream); })) mp_raise(&err, "reading the results");
     return n;
 }
@@ -123,7 +141,7 @@ uint64 mp_stage_result_count(MpStage* stage, MpKeyStream stream) {
 const void* mp_stage_host_results(MpStage* stage, MpKeyStream stream) {
     MpError err;
     const void* keys = nullptr;
-    MpPipeline* pipeline = stage->pipeline;
+    MpSetOpPipeline* pipeline = setop_of(stage);
     MpStopwatch clock;
     if (!mp_try(&err, [&] { keys = pipeline->host_result_keys(stream); })) mp_raise(&err, "reading the results");
     stage->report.transfer_ms += clock.lap_ms();
@@ -132,7 +150,7 @@ const void* mp_stage_host_results(MpStage* stage, MpKeyStream stream) {
 
 void mp_stage_download_results(MpStage* stage, MpKeyStream stream, const mergepath::HostSpan* spans, int count) {
     MpError err;
-    MpPipeline* pipeline = stage->pipeline;
+    MpSetOpPipeline* pipeline = setop_of(stage);
     MpStopwatch clock;
     if (!mp_try(&err, [&] { pipeline->download_result_keys(stream, {spans, spans + count}); }))
         mp_raise(&err, "reading the results");
@@ -143,7 +161,7 @@ template <class K>
 MpResults<K> mp_stage_results(MpStage* stage) {
     MpResults<K> r;
     MpError err;
-    MpPipeline* pipeline = stage->pipeline;
+    MpPipeline* pipeline = setop_of(stage);
     if (!mp_try(&err, [&] { r = mp_results<K>(pipeline); })) mp_raise(&err, "reading the results");
     return r;
 }
@@ -151,6 +169,23 @@ MpResults<K> mp_stage_results(MpStage* stage) {
 template MpResults<uint32_t> mp_stage_results<uint32_t>(MpStage*);
 template MpResults<uint64_t> mp_stage_results<uint64_t>(MpStage*);
 template MpResults<mergepath::Key128> mp_stage_results<mergepath::Key128>(MpStage*);
+
+uint64 mp_stage_side_rows(MpStage* stage, int side) {
+    MpError err;
+    size_t n = 0;
+    MpJoinPipeline* pipeline = join_of(stage);
+    if (!mp_try(&err, [&] { n = pipeline->side_rows(side == 0 ? mergepath::Side::A : mergepath::Side::B); }))
+        mp_raise(&err, "reading the join's sides");
+    return n;
+}
+
+void mp_stage_download_ranges(MpStage* stage, const mergepath::JoinRangesOut& out) {
+    MpError err;
+    MpJoinPipeline* pipeline = join_of(stage);
+    MpStopwatch clock;
+    if (!mp_try(&err, [&] { pipeline->download_ranges(out); })) mp_raise(&err, "reading the join's ranges");
+    stage->report.results_ms += clock.lap_ms();
+}
 
 void mp_stage_release(MpStage* stage) {
     MpPipeline* pipeline = stage->pipeline;

@@ -35,9 +35,13 @@ struct MpStageReport {
     uint64 runs;              // runs shipped while reading
 };
 
+enum class MpStageKind { SetOp, Join };
+
 struct MpStage {
+    MpStageKind kind;
     int key_bits;
-    bool intersect, all, with_rows;
+    bool intersect, all, with_rows;  // set operations
+    bool want_b_match;               // joins
     MpPipeline* pipeline;              // made when the stage opens
     mergepath::Context* contexts[2];   // acquired: primary, and the CPU one of a redo
     MemoryContextCallback callback;
@@ -46,6 +50,8 @@ struct MpStage {
 
 // A closed stage whose C++ objects live as long as `cxt`.
 MpStage* mp_stage_create(MemoryContext cxt, int key_bits, bool intersect, bool all, bool with_rows);
+// The same for a join (want_b_match: the B keys that match some A key are flagged).
+MpStage* mp_stage_create_join(MemoryContext cxt, int key_bits, bool want_b_match);
 bool mp_stage_is_open(const MpStage* stage);
 // Acquires a context on `device` (auto may fall back to the CPU) and makes the pipeline.
 void mp_stage_open(MpStage* stage, MpDevice device);
@@ -66,5 +72,8 @@ void mp_stage_download_results(MpStage* stage, MpKeyStream stream, const mergepa
 // With-rows results of the main stream (hashed keys), typed.
 template <class K>
 MpResults<K> mp_stage_results(MpStage* stage);
+// Joins: the keys adopted per side, and (after finish) the sorted rows and B ranges.
+uint64 mp_stage_side_rows(MpStage* stage, int side);
+void mp_stage_download_ranges(MpStage* stage, const mergepath::JoinRangesOut& out);
 // Deletes the pipeline early (its results are no longer needed).
 void mp_stage_release(MpStage* stage);

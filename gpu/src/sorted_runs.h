@@ -29,7 +29,7 @@ struct SideArray {
     Buffer<uint64_t> rows;  // empty for keys only
     size_t count = 0;
 
-    View<const K> ckeys() const { return View<const K>(keys.data(), count); }
+    View<const K> ckeys() const { return View<const K>(keys.data(), keys.empty() ? 0 : count); }
     View<const uint64_t> crows() const { return View<const uint64_t>(rows.data(), rows.empty() ? 0 : count); }
 };
 

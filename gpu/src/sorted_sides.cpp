@@ -265,6 +265,13 @@ void SortedSides<K>::release() {
 }
 
 template <class K>
+void SortedSides<K>::release_keys() {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    state_->sorted[0].keys.reset();
+    state_->sorted[1].keys.reset();
+}
+
+template <class K>
 const StageTimings& SortedSides<K>::timings() const { return state_->timings; }
 
 template class SortedSides<uint32_t>;

@@ -79,7 +79,8 @@ public:
     // every key (empty without rows). Valid until release() or rebind().
     View<const K> sorted_keys(Side side) const;
     View<const uint64_t> sorted_rows(Side side) const;
-    void release();  // frees the sorted sides
+    void release();       // frees the sorted sides
+    void release_keys();  // frees the sorted keys only (sorted_keys() is empty after it), keeps the rows
 
     const StageTimings& timings() const;
 

@@ -1,0 +1,78 @@
+// join_keys.cpp — choosing the codecs of a join's key columns (see join_keys.h).
+//
+// An equality operator qualifies when its meaning is equality of our encodings:
+//  - the btree integer family (int2 / int4 / int8 in any mix): same types keep their own
+//    width, mixed types are both widened to int8, whose order and equality they share;
+//  - the btree float family (float4 / float8 in any mix): both as canonical float8
+//    (float4 -> float8 is exact; float8eq says -0 = 0 and NaN = NaN, and so do the bits);
+//  - otherwise the same fixed-width type on both sides, compared with its default
+//    equality, whose codec is lossless for set operations too (keys.cpp): bool, "char",
+//    oid, date, time, timestamp[tz], money, pg_lsn, uuid.
+// Anything else (text, numeric, cross-type date/timestamp, ...) keeps the native join.
+#include "join_keys.h"
+
+extern "C" {
+#include "access/stratnum.h"
+#include "catalog/pg_opfamily_d.h"
+#include "catalog/pg_type_d.h"
+#include "utils/builtins.h"
+}
+
+namespace {
+
+// pg_opfamily.dat's btree float_ops (float4 / float8); pg_opfamily_d.h names no macro for it.
+constexpr Oid kFloatBtreeFamily = 1970;
+
+// The btree family in which opno is the equality, or InvalidOid.
+Oid btree_equality_family(Oid opno) {
+    List* interpretations = get_op_btree_interpretation(opno);
+    ListCell* lc;
+    foreach (lc, interpretations) {
+        OpBtreeInterpretation* in = (OpBtreeInterpretation*)lfirst(lc);
+        if (in->strategy == BTEqualStrategyNumber) return in->opfamily_id;
+    }
+    return InvalidOid;
+}
+
+MpCodec widened_integer(Oid type) {
+    switch (type) {
+        case INT2OID: return MpCodec::Int16As64;
+        case INT4OID: return MpCodec::Int32As64;
+        case INT8OID: return MpCodec::Int64;
+        default: return MpCodec::Hashed;
+    }
+}
+
+MpCodec widened_float(Oid type) {
+    switch (type) {
+        case FLOAT4OID: return MpCodec::Float4As8;
+        case FLOAT8OID: return MpCodec::Float8;
+        default: return MpCodec::Hashed;
+    }
+}
+
+}  // namespace
+
+bool mp_join_key_column(Oid opno, Oid outer_type, Oid inner_type, MpJoinKeyColumn* col, char** why_not) {
+    Oid types[2] = {getBaseType(outer_type), getBaseType(inner_type)};
+    Oid family = btree_equality_family(opno);
+    for (int s = 0; s < 2; s++) {
+        if (family == INTEGER_BTREE_FAM_OID && types[0] != types[1]) col->codec[s] = widened_integer(types[s]);
+        else if (family == kFloatBtreeFamily) col->codec[s] = widened_float(types[s]);
+        else if (types[0] == types[1]) col->codec[s] = mp_lossless_codec(types[s], opno);
+        else col->codec[s] = MpCodec::Hashed;
+    }
+    if (col->codec[0] == MpCodec::Hashed || col->codec[1] == MpCodec::Hashed) {
+        *why_not = psprintf("operator %s on %s and %s has no lossless key encoding", get_opname(opno),
+                            format_type_be(outer_type), format_type_be(inner_type));
+        return false;
+    }
+    col->bits = mp_codec_bits(col->codec[0]);
+    return true;
+}
+
+int mp_join_key_bits(const MpJoinKeyColumn* cols, int ncols) {
+    int bits = 0;
+    for (int c = 0; c < ncols; c++) bits += cols[c].bits;
+    return bits <= 32 ? 32 : bits <= 64 ? 64 : bits <= 128 ? 128 : 0;
+}

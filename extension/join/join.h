@@ -1,0 +1,207 @@
+// join.h — the MergePath Join node: its plan information (planner -> executor), its
+// executor state, and what its files share:
+//   join_path.cpp      planner: which joins qualify, the serial and the partial path, costs
+//   join_plan.cpp      path -> CustomScan plan (children, scan tuple, key columns)
+//   join_exec.cpp      executor lifecycle: begin, exec, end, rescan (the data flow)
+//   join_input.cpp     step 1: reading the children into keys and stored rows
+//   join_combine.cpp   step 2: the stage sorts both sides and searches A in B; the
+//                      ranges and the row directory are put where every emitter reads them
+//   join_emit.cpp      step 3: expanding ranges into pairs, filters, outer-join rows
+//   join_parallel.cpp  the parallel-aware callbacks and a participant's way through
+//   join_explain.cpp   EXPLAIN
+// Calls go down: exec -> input / combine / parallel / emit -> the stage (extension/stage).
+#pragma once
+
+#include "device.h"
+#include "join_keys.h"
+#include "key_chunks.h"
+#include "parallel_stage.h"
+#include "row_arena.h"
+#include "stage.h"
+
+#include "pg_mergepath.h"
+
+// ---- plan information (join_plan.cpp) ----------------------------------------------
+
+// The plan information of one MergePath Join node (CustomScan.custom_private). Side 0
+// is the outer input (A, the plan's lefttree), side 1 the inner one (B, righttree).
+struct MpJoinInfo {
+    JoinType jointype;    // INNER, LEFT, RIGHT, FULL, SEMI, ANTI
+    int key_bits;         // 32, 64, 128
+    bool parallel;        // a partial path: every participant reads, one combines, all emit
+    int nkeys;
+    List* key_columns[2];  // int list: the child's tlist column (0-based) of each key
+    List* codecs[2];       // int list: MpCodec of each key column on each side
+    List* key_widths;      // int list: bits of each key column
+    List* stored[2];       // int list: child columns kept for output and filters; the
+                           // scan tuple is stored[0] ++ stored[1]
+};
+
+List* mp_join_info_to_list(const MpJoinInfo* info);
+void mp_join_info_from_list(List* list, MpJoinInfo* info);
+const char* mp_join_type_name(JoinType jointype);  // "Inner", "Left", ...
+
+void mp_install_join_path_hook(void);
+void mp_register_join_methods(void);
+extern const CustomPathMethods mp_join_path_methods;
+extern const CustomScanMethods mp_join_scan_methods;
+extern const CustomExecMethods mp_join_exec_methods;
+
+// ---- shared state ---------------------------------------------------------------------
+
+// Where the combined results live (shared memory for a parallel node, the backend's for
+// a serial one): refs of the chunk space.
+struct MpJoinResults {
+    uint64 rows[2];           // keyed rows of each side (sorted positions)
+    MpChunkRef a_rows;        // uint64[rows[0]]: row number of each sorted A key
+    MpChunkRef a_lower;       // uint64[rows[0]]: first equal position in sorted B
+    MpChunkRef a_count;       // uint64[rows[0]]: equal keys in B
+    MpChunkRef b_rows;        // uint64[rows[1]]: row number of each sorted B key
+    MpChunkRef b_matched;     // uint8[rows[1]]: right / full joins: a pair with it passed
+    MpChunkRef dir_first[2];  // uint64[dir_count]: first row number of each key chunk
+    MpChunkRef dir_chunk[2];  // MpChunkRef[dir_count]: the chunk (its row references)
+    uint64 dir_count[2];
+};
+
+struct MpJoinShared {
+    MpSharedStage stage;  // phases, the chunk queue, the claims of A batches, counters
+    MpJoinResults results;
+    int emitters;         // participants expanding pairs (under stage.mutex)
+    bool extras_claimed;  // the rows without a match (outer joins) are someone's
+    pg_atomic_uint64 pairs;
+    pg_atomic_uint64 filtered;
+};
+
+// ---- executor state ------------------------------------------------------------------
+
+enum class MpJoinStep { Init, Claim, Pairs, Extras, Done };
+enum class MpExtrasPart { ANulls, BUnmatched, BNulls, Done };
+
+// A participant's place in its claimed batch of sorted A positions, or in the extras.
+struct MpJoinCursor {
+    uint64 a, a_end;  // sorted A positions of the batch
+    uint64 b, b_end;  // sorted B positions still to pair with A position a
+    bool a_started;   // b, b_end are a's
+    bool a_matched;   // a pair of a passed the filter
+    MpExtrasPart part;
+    MpChunkRef chunk;  // null-key rows: the chunk being walked (the queue's all list)
+    uint64 in_chunk;
+    uint64 b_pos;      // unmatched B: next sorted position
+};
+
+// A side's rows in this process: row number -> row reference.
+struct MpJoinDirectory {
+    const uint64* first;  // first row number of each chunk, ascending
+    uint64** refs;        // the row references of each chunk
+    uint64 count;
+};
+
+inline uint64 mp_join_row_ref(const MpJoinDirectory* dir, uint64 row) {
+    uint64 lo = 0, hi = dir->count;  // the last chunk whose first row <= row
+    while (hi - lo > 1) {
+        uint64 mid = (lo + hi) / 2;
+        if (dir->first[mid] <= row) lo = mid;
+        else hi = mid;
+    }
+    return dir->refs[lo][row - dir->first[lo]];
+}
+
+// The combiner's record of the chunks it adopted, in order (row numbers follow it).
+struct MpJoinAdopted {
+    uint64* first;
+    MpChunkRef* chunk;
+    uint64 count, capacity, rows;
+};
+
+// What EXPLAIN ANALYZE counts, over every participant and execution.
+struct MpJoinCounts {
+    uint64 rows_read[2];
+    uint64 null_key_rows;
+    uint64 pairs;
+    uint64 filtered;
+    uint64 rows_emitted;
+    int participants;
+    int combiner;
+};
+
+struct MpJoinState {
+    CustomScanState css;  // must be first
+    MpJoinInfo info;
+    MpJoinKeySide key_side[2];
+    int read_columns[2];      // deform each child's tuple this far
+    int nstored[2];
+    int* stored_columns[2];
+    TupleDesc stored_desc[2];
+    int scan_offset[2];       // where each side's stored columns start in the scan tuple
+    bool outer_side[2];       // rows of this side without a match are emitted
+    bool library_match;       // b_matched comes from the library (right / full, no filter)
+    ExprState* filter;        // the join filter (custom_exprs), or NULL
+    TupleTableSlot* row_slot[2];
+    MpJoinShared* shared;     // the parallel query's (DSM), or NULL
+    MpJoinShared local_shared;
+
+    // this execution (a rescan resets run_cxt)
+    MemoryContext run_cxt;
+    MpStage* stage;
+    MpChunkSpace space;
+    MpChunkWriter writers[2][2];  // [stream][side]; stream 1: rows whose key has a NULL
+    MpRowArena arena[2];
+    MpJoinAdopted adopted[2];
+    // emission
+    MpJoinStep step;
+    MpJoinCursor cur;
+    bool emitting;  // counted in the shared emitters
+    const uint64* a_rows;
+    const uint64* a_lower;
+    const uint64* a_count;
+    const uint64* b_rows;
+    uint8* b_matched;
+    MpJoinDirectory dir[2];
+
+    MpJoinCounts counts;
+    MpStageReport report;
+    double read_ms, expand_ms, emit_ms;
+};
+
+inline MpJoinShared* mp_join_shared(MpJoinState* st) { return st->shared ? st->shared : &st->local_shared; }
+
+inline bool mp_join_timing_on(MpJoinState* st) {
+    Instrumentation* instr = st->css.ss.ps.instrument;
+    return instr != NULL && instr->need_timer;
+}
+// Which join types emit the rows of a side that have no match.
+inline bool mp_join_outer_side(JoinType jt, int side) {
+    if (side == 0) return jt == JOIN_LEFT || jt == JOIN_FULL || jt == JOIN_ANTI;
+    return jt == JOIN_RIGHT || jt == JOIN_FULL;
+}
+
+// join_input.cpp
+struct MpJoinReadCounts {
+    uint64 rows[2];
+    uint64 null_key_rows;
+};
+MpJoinReadCounts mp_join_read_inputs(MpJoinState* st);
+
+// join_combine.cpp
+void mp_join_start_run(MpJoinState* st);     // run context, stage, chunk space, writers, arenas
+void mp_join_adopt_pending(MpJoinState* st);  // early: ships chunks while reading (GPU)
+void mp_join_combine(MpJoinState* st, uint64 keys);  // opens, adopts the rest, finishes, results in place
+void mp_join_take_results(MpJoinState* st);          // every emitter: this process's view of them
+
+// join_parallel.cpp
+void mp_join_shared_init(MpJoinShared* sh);  // a new execution's (a serial node's own too)
+void mp_join_parallel_compute(MpJoinState* st);
+Size mp_join_estimate_dsm(CustomScanState* node, ParallelContext* pcxt);
+void mp_join_initialize_dsm(CustomScanState* node, ParallelContext* pcxt, void* coordinate);
+void mp_join_reinitialize_dsm(CustomScanState* node, ParallelContext* pcxt, void* coordinate);
+void mp_join_initialize_worker(CustomScanState* node, shm_toc* toc, void* coordinate);
+void mp_join_shutdown(CustomScanState* node);
+
+// join_emit.cpp
+void mp_join_start_emit(MpJoinState* st);
+bool mp_join_next(MpJoinState* st, TupleTableSlot* scan);  // the next joined row (before the qual)
+void mp_join_stop_emit(MpJoinState* st);                   // leaves the emitters (an early end)
+void mp_join_restart_emit(MpJoinState* st);                // a serial rescan: the same results again
+
+// join_explain.cpp
+void mp_explain_join(CustomScanState* node, List* ancestors, ExplainState* es);

@@ -1,0 +1,134 @@
+// join_combine.cpp — step 2 of the MergePath Join (see join_exec.cpp): the per-execution
+// setup (run memory context, the stage, where chunks and stored rows live, the writers
+// and arenas) and the combining step: the stage opens on a device, adopts every chunk
+// of keys, sorts both sides and searches sorted A in sorted B; the ranges are then
+// copied where every emitter reads them (the node's memory, or the parallel query's
+// shared memory), with the row directory that turns a row number into its stored row.
+//
+// Row numbers: the library numbers each side's keys in the order their chunks were
+// adopted. The combiner records that order (the first row number and the chunk of each
+// adopted chunk); a row number is then found by a binary search over the chunks, and
+// the chunk holds the row's reference next to its key (key_chunks.h).
+#include "join.h"
+
+#include "timing.h"
+
+void mp_join_start_run(MpJoinState* st) {
+    EState* estate = st->css.ss.ps.state;
+    if (!st->run_cxt)
+        st->run_cxt = AllocSetContextCreate(estate->es_query_cxt, "pg_mergepath Join", ALLOCSET_DEFAULT_SIZES);
+    st->stage = mp_stage_create_join(st->run_cxt, st->info.key_bits, st->library_match);
+    st->space.cxt = st->run_cxt;
+    st->space.dsa = st->shared ? estate->es_query_dsa : NULL;
+    if (st->shared && !st->space.dsa)
+        elog(ERROR, "pg_mergepath: a parallel MergePath Join runs without its dynamic shared memory area");
+    MpJoinShared* sh = mp_join_shared(st);
+    if (!st->shared) mp_join_shared_init(sh);
+    ConditionVariable* wake = st->shared ? &sh->stage.chunk_cv : NULL;
+    MpChunkQueue* queue = &sh->stage.queue;
+    MemoryContext old = MemoryContextSwitchTo(st->run_cxt);
+    for (int side = 0; side < 2; side++) {
+        mp_writer_init(&st->writers[0][side], &st->space, queue, wake, 0, side, st->info.key_bits / 8,
+                       st->nstored[side] > 0);
+        mp_writer_init(&st->writers[1][side], &st->space, queue, wake, 1, side, sizeof(uint64));
+        mp_arena_init(&st->arena[side], &st->space, queue, st->stored_desc[side], st->stored_columns[side]);
+    }
+    MemoryContextSwitchTo(old);
+}
+
+static void* grow(MemoryContext cxt, void* array, size_t bytes) {
+    return array ? repalloc(array, bytes) : MemoryContextAlloc(cxt, bytes);
+}
+
+// Records where each main-stream chunk's rows start, in adoption order.
+static void record_adopted(MpJoinState* st, MpChunkRef first) {
+    for (MpChunkRef ref = first; ref != kNoChunk;) {
+        MpChunk* c = mp_chunk_at(&st->space, ref);
+        MpJoinAdopted* a = &st->adopted[c->side];
+        if (c->stream == uint32(MpKeyStream::Main) && c->count > 0) {
+            if (a->count == a->capacity) {
+                a->capacity = Max(64, a->capacity * 2);
+                a->first = (uint64*)grow(st->run_cxt, a->first, sizeof(uint64) * a->capacity);
+                a->chunk = (MpChunkRef*)grow(st->run_cxt, a->chunk, sizeof(MpChunkRef) * a->capacity);
+            }
+            a->first[a->count] = a->rows;
+            a->chunk[a->count++] = ref;
+            a->rows += c->count;
+        }
+        ref = c->next;
+    }
+}
+
+static void adopt(MpJoinState* st, MpChunkRef first) {
+    record_adopted(st, first);
+    mp_stage_adopt(st->stage, &st->space, first);
+}
+
+void mp_join_adopt_pending(MpJoinState* st) {
+    if (IsParallelWorker() || !mp_stage_open_early(st->stage)) return;
+    adopt(st, mp_queue_take(&mp_join_shared(st)->stage.queue, &st->space));
+}
+
+// A result array of n elements in the space, freed with the chunks.
+static MpChunkRef result_array(MpJoinState* st, uint64 n, size_t element, void** address) {
+    return mp_space_alloc_kept(&st->space, &mp_join_shared(st)->stage.queue, n * element, address);
+}
+
+// The directory of one side into the space.
+static void put_directory(MpJoinState* st, MpJoinResults* r, int side) {
+    const MpJoinAdopted* a = &st->adopted[side];
+    void *first, *chunk;
+    r->dir_count[side] = a->count;
+    r->dir_first[side] = result_array(st, a->count, sizeof(uint64), &first);
+    r->dir_chunk[side] = result_array(st, a->count, sizeof(MpChunkRef), &chunk);
+    if (a->count == 0) return;
+    memcpy(first, a->first, sizeof(uint64) * a->count);
+    memcpy(chunk, a->chunk, sizeof(MpChunkRef) * a->count);
+}
+
+// The ranges and flags from the stage into the space.
+static void put_results(MpJoinState* st) {
+    MpJoinResults* r = &mp_join_shared(st)->results;
+    mergepath::JoinRangesOut out;
+    void* b_matched = NULL;
+    for (int side = 0; side < 2; side++) r->rows[side] = mp_stage_side_rows(st->stage, side);
+    r->a_rows = result_array(st, r->rows[0], sizeof(uint64), (void**)&out.a_rows);
+    r->a_lower = result_array(st, r->rows[0], sizeof(uint64), (void**)&out.a_lower);
+    r->a_count = result_array(st, r->rows[0], sizeof(uint64), (void**)&out.a_count);
+    r->b_rows = result_array(st, r->rows[1], sizeof(uint64), (void**)&out.b_rows);
+    r->b_matched = st->outer_side[1] ? result_array(st, r->rows[1], 1, &b_matched) : kNoChunk;
+    out.b_match = st->library_match ? (uint8_t*)b_matched : nullptr;
+    mp_stage_download_ranges(st->stage, out);
+    if (b_matched && !st->library_match) memset(b_matched, 0, r->rows[1]);  // the emitters set them
+    for (int side = 0; side < 2; side++) put_directory(st, r, side);
+}
+
+void mp_join_combine(MpJoinState* st, uint64 keys) {
+    MpStopwatch clock;
+    mp_stage_open(st->stage, mp_choose_device(keys));
+    adopt(st, mp_queue_take(&mp_join_shared(st)->stage.queue, &st->space));
+    mp_stage_finish(st->stage);
+    put_results(st);
+    mp_stage_release(st->stage);  // everything the emitters need is in the space now
+    st->stage->report.combine_ms = clock.lap_ms();
+}
+
+static void take_directory(MpJoinState* st, const MpJoinResults* r, int side) {
+    MpJoinDirectory* dir = &st->dir[side];
+    const MpChunkRef* chunks = (const MpChunkRef*)mp_space_at(&st->space, r->dir_chunk[side]);
+    dir->count = r->dir_count[side];
+    dir->first = (const uint64*)mp_space_at(&st->space, r->dir_first[side]);
+    dir->refs = (uint64**)MemoryContextAlloc(st->run_cxt, sizeof(uint64*) * Max(1, dir->count));
+    for (uint64 i = 0; i < dir->count; i++) dir->refs[i] = mp_chunk_refs(mp_chunk_at(&st->space, chunks[i]));
+}
+
+void mp_join_take_results(MpJoinState* st) {
+    const MpJoinResults* r = &mp_join_shared(st)->results;
+    st->a_rows = (const uint64*)mp_space_at(&st->space, r->a_rows);
+    st->a_lower = (const uint64*)mp_space_at(&st->space, r->a_lower);
+    st->a_count = (const uint64*)mp_space_at(&st->space, r->a_count);
+    st->b_rows = (const uint64*)mp_space_at(&st->space, r->b_rows);
+    st->b_matched = (uint8*)mp_space_at(&st->space, r->b_matched);
+    for (int side = 0; side < 2; side++)
+        if (st->nstored[side] > 0) take_directory(st, r, side);
+}

@@ -1,0 +1,247 @@
+// join_emit.cpp — step 3 of the MergePath Join (see join_exec.cpp): the joined rows, one
+// per call, expanded from the ranges the sorted search gave, with nothing materialised
+// and nothing allocated per row.
+//
+// Pairs: each emitter claims batches of sorted A positions (a serial node is the only
+// emitter of its own cursor); A position a pairs with sorted B positions
+// [a_lower[a], a_lower[a] + a_count[a]) — the load-balancing expansion done lazily, row
+// by row, so memory stays constant whatever the number of pairs. A row's stored
+// columns are put into the scan tuple once per A row and once per pair for B. Then
+// PostgreSQL's join rules (nodeHashjoin.c's), with the join filter evaluated per pair:
+//   INNER    every pair that passes;
+//   LEFT     and an A row none of whose pairs passed, with NULLs for B (ANTI: only those);
+//   SEMI     an A row once, at its first pair that passes;
+//   RIGHT    every pair that passes, marking its B row; FULL: LEFT and RIGHT.
+// Without a filter, SEMI and ANTI need no pairs at all: a_count says it.
+//
+// Extras: rows of an outer side that never matched — A rows with a NULL key (LEFT,
+// FULL, ANTI), unmatched B rows and B rows with a NULL key (RIGHT, FULL). They can only
+// be known when every pair is done, so the last emitter to run out of batches emits
+// them (no one waits for anyone: a participant that finds batches gone and others still
+// busy just stops, and the last of those takes the extras).
+#include "join.h"
+
+// ---- the scan tuple -----------------------------------------------------------------
+
+static void fill_side(MpJoinState* st, TupleTableSlot* scan, int side, uint64 ref) {
+    int n = st->nstored[side], at = st->scan_offset[side];
+    if (n == 0) return;
+    TupleTableSlot* row = st->row_slot[side];
+    ExecStoreMinimalTuple(mp_arena_row(&st->space, ref), row, false);
+    slot_getallattrs(row);
+    memcpy(scan->tts_values + at, row->tts_values, sizeof(Datum) * n);
+    memcpy(scan->tts_isnull + at, row->tts_isnull, sizeof(bool) * n);
+}
+
+static void fill_row(MpJoinState* st, TupleTableSlot* scan, int side, uint64 row) {
+    if (st->nstored[side] > 0) fill_side(st, scan, side, mp_join_row_ref(&st->dir[side], row));
+}
+
+static void null_side(MpJoinState* st, TupleTableSlot* scan, int side) {
+    for (int c = 0; c < st->nstored[side]; c++) scan->tts_isnull[st->scan_offset[side] + c] = true;
+}
+
+static void store(TupleTableSlot* scan) {
+    ExecClearTuple(scan);  // keeps the values just written (a virtual slot)
+    ExecStoreVirtualTuple(scan);
+}
+
+static bool passes_filter(MpJoinState* st, TupleTableSlot* scan) {
+    if (!st->filter) return true;
+    ExprContext* econtext = st->css.ss.ps.ps_ExprContext;
+    ResetExprContext(econtext);
+    econtext->ecxt_scantuple = scan;
+    if (ExecQual(st->filter, econtext)) return true;
+    st->counts.filtered++;
+    return false;
+}
+
+// ---- emitters -------------------------------------------------------------------------
+
+void mp_join_start_emit(MpJoinState* st) {
+    MpJoinShared* sh = mp_join_shared(st);
+    SpinLockAcquire(&sh->stage.mutex);
+    sh->emitters++;
+    SpinLockRelease(&sh->stage.mutex);
+    st->emitting = true;
+    memset(&st->cur, 0, sizeof(st->cur));
+    st->step = MpJoinStep::Claim;
+}
+
+// Leaves the emitters; true when this one is the last and takes the extras.
+static bool leave_emitters(MpJoinState* st, bool may_take_extras) {
+    MpJoinShared* sh = mp_join_shared(st);
+    SpinLockAcquire(&sh->stage.mutex);
+    bool last = --sh->emitters == 0 && may_take_extras && !sh->extras_claimed;
+    if (last) sh->extras_claimed = true;
+    SpinLockRelease(&sh->stage.mutex);
+    st->emitting = false;
+    return last;
+}
+
+void mp_join_stop_emit(MpJoinState* st) {
+    if (st->emitting) leave_emitters(st, false);
+}
+
+void mp_join_restart_emit(MpJoinState* st) {
+    MpJoinShared* sh = mp_join_shared(st);
+    mp_join_stop_emit(st);
+    pg_atomic_write_u64(&sh->stage.next_emit, 0);
+    sh->emitters = 0;
+    sh->extras_claimed = false;
+    if (st->b_matched && !st->library_match) memset(st->b_matched, 0, sh->results.rows[1]);
+    mp_join_start_emit(st);
+}
+
+// ---- pairs ----------------------------------------------------------------------------
+
+// SEMI / ANTI without a filter: whether A position a is emitted follows from its count.
+static bool decide_without_pairs(MpJoinState* st, TupleTableSlot* scan, uint64 a) {
+    bool matched = st->a_count[a] > 0;
+    if (matched != (st->info.jointype == JOIN_SEMI)) return false;
+    fill_row(st, scan, 0, st->a_rows[a]);
+    null_side(st, scan, 1);
+    store(scan);
+    return true;
+}
+
+// The next pair of the current A row that passes the filter, into scan.
+static bool next_passing_pair(MpJoinState* st, TupleTableSlot* scan) {
+    MpJoinCursor* cur = &st->cur;
+    while (cur->b < cur->b_end) {
+        uint64 j = cur->b++;
+        if ((++st->counts.pairs & 0xFFFF) == 0) CHECK_FOR_INTERRUPTS();  // one A row may have millions
+        fill_row(st, scan, 1, st->b_rows[j]);
+        store(scan);
+        if (!passes_filter(st, scan)) continue;
+        cur->a_matched = true;
+        if (st->b_matched && !st->library_match) st->b_matched[j] = 1;
+        if (st->info.jointype == JOIN_SEMI || st->info.jointype == JOIN_ANTI) cur->b = cur->b_end;
+        return st->info.jointype != JOIN_ANTI;
+    }
+    return false;
+}
+
+static void start_a_row(MpJoinState* st, TupleTableSlot* scan) {
+    MpJoinCursor* cur = &st->cur;
+    cur->b = st->a_lower[cur->a];
+    cur->b_end = cur->b + st->a_count[cur->a];
+    cur->a_matched = false;
+    cur->a_started = true;
+    fill_row(st, scan, 0, st->a_rows[cur->a]);
+}
+
+// The next row from the claimed batch of A positions, or false when it is done.
+static bool next_in_batch(MpJoinState* st, TupleTableSlot* scan) {
+    MpJoinCursor* cur = &st->cur;
+    bool quick = st->filter == NULL && (st->info.jointype == JOIN_SEMI || st->info.jointype == JOIN_ANTI);
+    while (cur->a < cur->a_end) {
+        if (quick) {
+            if (decide_without_pairs(st, scan, cur->a++)) return true;
+            continue;
+        }
+        if (!cur->a_started) start_a_row(st, scan);
+        if (next_passing_pair(st, scan)) return true;
+        cur->a_started = false;
+        cur->a++;
+        if (!cur->a_matched && st->outer_side[0]) {
+            null_side(st, scan, 1);  // the A row's values are still in place
+            store(scan);
+            return true;
+        }
+    }
+    return false;
+}
+
+// ---- extras ---------------------------------------------------------------------------
+
+// The next kept row of `side` whose key has a NULL (the chunks of the other stream).
+static bool next_null_key_row(MpJoinState* st, TupleTableSlot* scan, int side) {
+    MpJoinCursor* cur = &st->cur;
+    while (cur->chunk != kNoChunk) {
+        MpChunk* c = mp_chunk_at(&st->space, cur->chunk);
+        if (c->stream == uint32(MpKeyStream::Nulls) && c->side == uint32(side) && cur->in_chunk < c->count) {
+            uint64 ref = ((const uint64*)mp_chunk_keys(c))[cur->in_chunk++];
+            if (st->nstored[side] > 0) fill_side(st, scan, side, ref);
+            null_side(st, scan, 1 - side);
+            store(scan);
+            return true;
+        }
+        cur->chunk = c->next_all;
+        cur->in_chunk = 0;
+    }
+    return false;
+}
+
+static bool next_unmatched_b(MpJoinState* st, TupleTableSlot* scan) {
+    MpJoinCursor* cur = &st->cur;
+    uint64 rows = mp_join_shared(st)->results.rows[1];
+    while (cur->b_pos < rows) {
+        uint64 j = cur->b_pos++;
+        if (st->b_matched[j]) continue;
+        fill_row(st, scan, 1, st->b_rows[j]);
+        null_side(st, scan, 0);
+        store(scan);
+        return true;
+    }
+    return false;
+}
+
+static void next_part(MpJoinState* st, MpExtrasPart part) {
+    st->cur.part = part;
+    st->cur.chunk = mp_join_shared(st)->stage.queue.all;
+    st->cur.in_chunk = 0;
+}
+
+static bool next_extra(MpJoinState* st, TupleTableSlot* scan) {
+    for (;;) {
+        switch (st->cur.part) {
+            case MpExtrasPart::ANulls:
+                if (st->outer_side[0] && next_null_key_row(st, scan, 0)) return true;
+                next_part(st, MpExtrasPart::BUnmatched);
+                break;
+            case MpExtrasPart::BUnmatched:
+                if (st->outer_side[1] && next_unmatched_b(st, scan)) return true;
+                next_part(st, MpExtrasPart::BNulls);
+                break;
+            case MpExtrasPart::BNulls:
+                if (st->outer_side[1] && next_null_key_row(st, scan, 1)) return true;
+                next_part(st, MpExtrasPart::Done);
+                break;
+            case MpExtrasPart::Done: return false;
+        }
+    }
+}
+
+// ---- the walk -------------------------------------------------------------------------
+
+bool mp_join_next(MpJoinState* st, TupleTableSlot* scan) {
+    MpJoinShared* sh = mp_join_shared(st);
+    for (;;) {
+        switch (st->step) {
+            case MpJoinStep::Claim: {
+                CHECK_FOR_INTERRUPTS();
+                MpJoinCursor* cur = &st->cur;
+                if (mp_shared_claim(&sh->stage, sh->results.rows[0], &cur->a, &cur->a_end)) {
+                    cur->a_started = false;
+                    st->step = MpJoinStep::Pairs;
+                    break;
+                }
+                bool extras = leave_emitters(st, st->outer_side[0] || st->outer_side[1]);
+                if (extras) next_part(st, MpExtrasPart::ANulls);
+                st->step = extras ? MpJoinStep::Extras : MpJoinStep::Done;
+                break;
+            }
+            case MpJoinStep::Pairs:
+                if (next_in_batch(st, scan)) return true;
+                st->step = MpJoinStep::Claim;
+                break;
+            case MpJoinStep::Extras:
+                if (next_extra(st, scan)) return true;
+                st->step = MpJoinStep::Done;
+                break;
+            case MpJoinStep::Init:
+            case MpJoinStep::Done: return false;
+        }
+    }
+}

@@ -1,0 +1,187 @@
+// join_exec.cpp — the executor node "Custom Scan (MergePath Join)": an equi-join computed
+// by sorting both inputs' keys and searching one sorted side in the other, instead of
+// hashing or merging row by row.
+//
+// Data flow (one execution):
+//   children -> keys + stored rows -> sorted sides (device) -> B ranges of A -> rows
+//   1. Both inputs are read to the end, outer (A, lefttree) then inner (B, righttree)
+//      (join_input.cpp). Each row's key columns become one key (join_keys.h) written
+//      into chunks with the reference of the row's stored columns (row_arena.h); rows
+//      with a NULL key never match and are kept aside only for the outer joins.
+//   2. The stage (stage.h; the library's SqlJoin on SortedSides) adopts the chunks —
+//      on the GPU while reading goes on — sorts both sides with their row numbers and
+//      runs the vectorized sorted search of every A key in sorted B: the first equal
+//      B position and the count of equal keys, and for right / full joins which B
+//      keys matched (join_combine.cpp). These ranges, not the pairs, are the result.
+//   3. Output (join_emit.cpp): batches of sorted A positions are expanded against
+//      their B ranges, pair by pair, straight into the scan tuple, with the join
+//      filter and PostgreSQL's outer-join rules; then the rows without a match. The
+//      pair list is never built, so a billion-row result streams in constant memory.
+//
+// A parallel-aware node runs the same steps with every participant reading its share
+// in step 1, one of them running step 2 for all, and each expanding the batches it
+// claims in step 3 (join_parallel.cpp). The C++ objects belong to a per-execution
+// memory context whose reset callback deletes them, so ERROR, cancel, rescan and end
+// all free them; a GPU out of memory moves the work to the CPU backend (stage.cpp).
+#include "join.h"
+
+#include "timing.h"
+
+static void mp_join_begin(CustomScanState* node, EState* estate, int eflags);
+static TupleTableSlot* mp_join_exec(CustomScanState* node);
+static void mp_join_end(CustomScanState* node);
+static void mp_join_rescan(CustomScanState* node);
+
+const CustomExecMethods mp_join_exec_methods = {
+    "MergePath Join",        mp_join_begin, mp_join_exec, mp_join_end, mp_join_rescan, NULL, NULL,
+    mp_join_estimate_dsm,    mp_join_initialize_dsm,      mp_join_reinitialize_dsm,     mp_join_initialize_worker,
+    mp_join_shutdown,        mp_explain_join,
+};
+
+static Node* mp_join_create_state(CustomScan* cscan) {
+    MpJoinState* st = (MpJoinState*)newNode(sizeof(MpJoinState), T_CustomScanState);
+    st->css.methods = &mp_join_exec_methods;
+    mp_join_info_from_list(cscan->custom_private, &st->info);
+    return (Node*)&st->css;
+}
+
+const CustomScanMethods mp_join_scan_methods = {"MergePath Join", mp_join_create_state};
+
+void mp_register_join_methods(void) { RegisterCustomScanMethods(&mp_join_scan_methods); }
+
+static int* int_array(List* list) {
+    int* out = (int*)palloc(sizeof(int) * Max(1, list_length(list)));
+    for (int i = 0; i < list_length(list); i++) out[i] = list_nth_int(list, i);
+    return out;
+}
+
+// One side's key columns and codecs, its stored columns, and how far to deform it.
+static void init_side(MpJoinState* st, int side, TupleDesc child_desc) {
+    MpJoinInfo* info = &st->info;
+    MpCodec* codecs = (MpCodec*)palloc(sizeof(MpCodec) * info->nkeys);
+    for (int k = 0; k < info->nkeys; k++) codecs[k] = MpCodec(list_nth_int(info->codecs[side], k));
+    st->key_side[side] = {info->nkeys, int_array(info->key_columns[side]), codecs, int_array(info->key_widths)};
+    st->nstored[side] = list_length(info->stored[side]);
+    st->stored_columns[side] = int_array(info->stored[side]);
+    TupleDesc desc = CreateTemplateTupleDesc(st->nstored[side]);
+    int last = 0;
+    for (int c = 0; c < st->nstored[side]; c++) {
+        TupleDescCopyEntry(desc, AttrNumber(c + 1), child_desc, AttrNumber(st->stored_columns[side][c] + 1));
+        last = Max(last, st->stored_columns[side][c] + 1);
+    }
+    for (int k = 0; k < info->nkeys; k++) last = Max(last, st->key_side[side].columns[k] + 1);
+    st->stored_desc[side] = desc;
+    st->read_columns[side] = last;
+    st->outer_side[side] = mp_join_outer_side(info->jointype, side);
+    st->row_slot[side] = ExecInitExtraTupleSlot(st->css.ss.ps.state, desc, &TTSOpsMinimalTuple);
+}
+
+static void mp_join_begin(CustomScanState* node, EState* estate, int eflags) {
+    MpJoinState* st = (MpJoinState*)node;
+    CustomScan* cscan = (CustomScan*)node->ss.ps.plan;
+    int child_flags = eflags & ~(EXEC_FLAG_REWIND | EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK);
+    outerPlanState(node) = ExecInitNode(outerPlan(cscan), estate, child_flags);
+    innerPlanState(node) = ExecInitNode(innerPlan(cscan), estate, child_flags);
+    init_side(st, 0, ExecGetResultType(outerPlanState(node)));
+    init_side(st, 1, ExecGetResultType(innerPlanState(node)));
+    st->scan_offset[0] = 0;
+    st->scan_offset[1] = st->nstored[0];
+    st->filter = ExecInitQual(cscan->custom_exprs, &node->ss.ps);
+    st->library_match = st->outer_side[1] && st->filter == NULL;
+    st->report.device = (eflags & EXEC_FLAG_EXPLAIN_ONLY) ? mp_resolve_device() : mp_planning_device();
+    st->counts.combiner = -1;
+    st->step = MpJoinStep::Init;
+}
+
+static void serial_compute(MpJoinState* st) {
+    MpJoinReadCounts read = mp_join_read_inputs(st);
+    st->counts.rows_read[0] += read.rows[0];
+    st->counts.rows_read[1] += read.rows[1];
+    st->counts.null_key_rows += read.null_key_rows;
+    mp_join_combine(st, read.rows[0] + read.rows[1]);
+    st->counts.participants = 1;
+}
+
+static void compute(MpJoinState* st) {
+    mp_join_start_run(st);
+    if (st->shared) mp_join_parallel_compute(st);
+    else serial_compute(st);
+    if (st->stage->report.ran) st->report = st->stage->report;
+    mp_join_take_results(st);
+    mp_join_start_emit(st);
+}
+
+static bool timed_next(MpJoinState* st, TupleTableSlot* scan) {
+    MpStopwatch clock;
+    bool got = mp_join_next(st, scan);
+    st->expand_ms += clock.lap_ms();
+    return got;
+}
+
+static TupleTableSlot* timed_project(MpJoinState* st, ProjectionInfo* projection) {
+    MpStopwatch clock;
+    TupleTableSlot* out = ExecProject(projection);
+    st->emit_ms += clock.lap_ms();
+    return out;
+}
+
+// The next joined row that passes the qual, projected. The clock is read only under
+// EXPLAIN ANALYZE with timing (it costs as much as a row's expansion).
+static TupleTableSlot* mp_join_exec(CustomScanState* node) {
+    MpJoinState* st = (MpJoinState*)node;
+    if (st->step == MpJoinStep::Init) compute(st);
+    ExprContext* econtext = node->ss.ps.ps_ExprContext;
+    ExprState* qual = node->ss.ps.qual;
+    ProjectionInfo* projection = node->ss.ps.ps_ProjInfo;
+    TupleTableSlot* scan = node->ss.ss_ScanTupleSlot;
+    bool timing = mp_join_timing_on(st);
+    for (;;) {
+        ResetExprContext(econtext);
+        if (!(timing ? timed_next(st, scan) : mp_join_next(st, scan))) return NULL;
+        econtext->ecxt_scantuple = scan;
+        if (qual && !ExecQual(qual, econtext)) {
+            InstrCountFiltered1(node, 1);
+            continue;
+        }
+        st->counts.rows_emitted++;
+        if (!projection) return scan;
+        return timing ? timed_project(st, projection) : ExecProject(projection);
+    }
+}
+
+// Frees this execution's C++ objects, chunks and stored rows (the reset callback runs).
+static void reset_run(MpJoinState* st) {
+    mp_join_stop_emit(st);
+    if (st->run_cxt) MemoryContextReset(st->run_cxt);
+    st->stage = NULL;
+    memset(st->writers, 0, sizeof(st->writers));
+    memset(st->arena, 0, sizeof(st->arena));
+    memset(st->adopted, 0, sizeof(st->adopted));
+    memset(st->dir, 0, sizeof(st->dir));
+    st->a_rows = st->a_lower = st->a_count = st->b_rows = NULL;
+    st->b_matched = NULL;
+    st->step = MpJoinStep::Init;
+}
+
+static void mp_join_end(CustomScanState* node) {
+    MpJoinState* st = (MpJoinState*)node;
+    reset_run(st);
+    if (st->run_cxt) MemoryContextDelete(st->run_cxt);
+    st->run_cxt = NULL;
+    ExecEndNode(outerPlanState(node));
+    ExecEndNode(innerPlanState(node));
+}
+
+// Same inputs (no changed parameters): a serial node emits its results again; a
+// parallel node's shared state is reset (ReInitializeDSM) and it computes again, as
+// does a node whose inputs' parameters changed (they rescan on their next ExecProcNode).
+static void mp_join_rescan(CustomScanState* node) {
+    MpJoinState* st = (MpJoinState*)node;
+    PlanState* outer = outerPlanState(node);
+    PlanState* inner = innerPlanState(node);
+    if (st->step == MpJoinStep::Init) return;
+    if (!st->shared && outer->chgParam == NULL && inner->chgParam == NULL) return mp_join_restart_emit(st);
+    reset_run(st);
+    if (outer->chgParam == NULL) ExecReScan(outer);
+    if (inner->chgParam == NULL) ExecReScan(inner);
+}

@@ -1,0 +1,85 @@
+// join_explain.cpp — what EXPLAIN shows for a MergePath Join node:
+//   Join Type: Inner | Left | ...     the SQL join
+//   Join Keys: (a.k = b.k) AND ...    the equality clauses, sorted and searched
+//   Join Filter: ...                  the other clauses of the join, per pair
+//   Device: gpu | cpu                 where it sorts and searches (with ANALYZE: used)
+//   Keys: 64-bit                      the key width
+//   Parallel: ...                     a parallel-aware node: who reads, combines, emits
+// and with ANALYZE: rows read from each input (all participants), rows with a NULL key,
+// the pairs expanded, rows removed by the join filter, participants and the combiner,
+// runs shipped while reading, an out-of-memory redo, and (with TIMING) milliseconds of
+// the device's start, reading (this process), shipping, combining, transfers, copying
+// the ranges out, sorting, the sorted search, expanding pairs into rows, and emitting
+// (qual and projection; this process).
+#include "join.h"
+
+extern "C" {
+#include "nodes/makefuncs.h"
+#include "utils/ruleutils.h"
+}
+
+// "child_column_expr" of one side's key k, deparsed through the child's target list.
+static char* deparse_key(MpJoinState* st, List* context, bool useprefix, int side, int k) {
+    Plan* child = side == 0 ? outerPlan(st->css.ss.ps.plan) : innerPlan(st->css.ss.ps.plan);
+    int col = list_nth_int(st->info.key_columns[side], k);
+    TargetEntry* tle = (TargetEntry*)list_nth(child->targetlist, col);
+    return deparse_expression((Node*)tle->expr, context, useprefix, false);
+}
+
+static void explain_keys(MpJoinState* st, List* ancestors, ExplainState* es) {
+    List* context = set_deparse_context_plan(es->deparse_cxt, st->css.ss.ps.plan, ancestors);
+    bool useprefix = list_length(es->rtable) > 1 || es->verbose;
+    StringInfoData buf;
+    initStringInfo(&buf);
+    for (int k = 0; k < st->info.nkeys; k++)
+        appendStringInfo(&buf, "%s(%s = %s)", k ? " AND " : "", deparse_key(st, context, useprefix, 0, k),
+                         deparse_key(st, context, useprefix, 1, k));
+    ExplainPropertyText("Join Keys", buf.data, es);
+    List* filter = ((CustomScan*)st->css.ss.ps.plan)->custom_exprs;
+    if (filter != NIL)
+        ExplainPropertyText("Join Filter",
+                            deparse_expression((Node*)make_ands_explicit(filter), context, useprefix, false), es);
+}
+
+static void explain_counts(MpJoinState* st, ExplainState* es) {
+    ExplainPropertyUInteger("Outer Input Rows", NULL, st->counts.rows_read[0], es);
+    ExplainPropertyUInteger("Inner Input Rows", NULL, st->counts.rows_read[1], es);
+    if (st->counts.null_key_rows > 0) ExplainPropertyUInteger("Rows With NULL Keys", NULL, st->counts.null_key_rows, es);
+    ExplainPropertyUInteger("Pairs", NULL, st->counts.pairs, es);
+    if (st->filter) ExplainPropertyUInteger("Rows Removed by Join Filter", NULL, st->counts.filtered, es);
+    if (st->info.parallel) {
+        ExplainPropertyInteger("Participants", NULL, st->counts.participants, es);
+        if (st->report.ran)
+            ExplainPropertyText("Combined By",
+                                st->counts.combiner < 0 ? "leader" : psprintf("worker %d", st->counts.combiner), es);
+    }
+    if (st->report.runs > 0) ExplainPropertyUInteger("Sorted Runs", NULL, st->report.runs, es);
+    if (st->report.oom_redo) ExplainPropertyText("Out Of Memory", "redone on the cpu backend", es);
+}
+
+static void explain_times(MpJoinState* st, ExplainState* es) {
+    const MpStageReport* r = &st->report;
+    if (r->device_wait_ms > 0) ExplainPropertyFloat("Device Wait", "ms", r->device_wait_ms, 3, es);
+    if (r->device_start_ms > 0) ExplainPropertyFloat("Device Start", "ms", r->device_start_ms, 3, es);
+    ExplainPropertyFloat("Read Time", "ms", st->read_ms, 3, es);
+    if (r->runs > 0) ExplainPropertyFloat("Ship Time", "ms", r->ship_ms, 3, es);
+    ExplainPropertyFloat("Combine Time", "ms", r->combine_ms, 3, es);
+    ExplainPropertyFloat("Transfer Time", "ms", r->transfer_ms, 3, es);
+    ExplainPropertyFloat("Results Time", "ms", r->results_ms, 3, es);
+    ExplainPropertyFloat("Sort Time", "ms", r->sort_ms, 3, es);
+    ExplainPropertyFloat("Search Time", "ms", r->kernel_ms, 3, es);
+    ExplainPropertyFloat("Expand Time", "ms", st->expand_ms, 3, es);
+    ExplainPropertyFloat("Emit Time", "ms", st->emit_ms, 3, es);
+}
+
+void mp_explain_join(CustomScanState* node, List* ancestors, ExplainState* es) {
+    MpJoinState* st = (MpJoinState*)node;
+    ExplainPropertyText("Join Type", mp_join_type_name(st->info.jointype), es);
+    explain_keys(st, ancestors, es);
+    ExplainPropertyText("Device", mp_device_name(st->report.device), es);
+    ExplainPropertyText("Keys", psprintf("%d-bit", st->info.key_bits), es);
+    if (st->info.parallel) ExplainPropertyText("Parallel", "every participant reads, one combines, all emit", es);
+    if (!es->analyze) return;
+    explain_counts(st, es);
+    if (es->timing) explain_times(st, es);
+}

@@ -1,0 +1,67 @@
+// join_input.cpp — step 1 of the MergePath Join (see join_exec.cpp): reading this
+// process's share of both inputs into key chunks and stored rows.
+//
+// Per row, straight from the child's slot, deformed only as far as the key and stored
+// columns reach: the row's stored columns are formed into the side's arena (when the
+// join emits or filters on any column of that side) and its key goes into the main
+// stream's chunk with the row's reference. A row with a NULL in a key column never
+// matches: it is kept (its reference, in the other stream) only when its side's
+// unmatched rows are emitted (outer joins), else dropped. Nothing is allocated per row.
+// When a chunk fills, the combining process may adopt the chunks pushed so far (the
+// GPU then sorts them while the input is still being read).
+#include "join.h"
+
+#include "timing.h"
+
+// One side, keys of type K. Returns the rows read.
+template <class K>
+static uint64 read_side(MpJoinState* st, PlanState* child, int side, uint64* null_key_rows) {
+    MpChunkWriter* main = &st->writers[int(MpKeyStream::Main)][side];
+    MpChunkWriter* nulls = &st->writers[int(MpKeyStream::Nulls)][side];
+    MpRowArena* arena = &st->arena[side];
+    const MpJoinKeySide* keys = &st->key_side[side];
+    const int read_columns = st->read_columns[side];
+    const bool stores = st->nstored[side] > 0, keeps_nulls = st->outer_side[side];
+    uint64 rows = 0, null_keys = 0;
+    for (;;) {
+        CHECK_FOR_INTERRUPTS();
+        TupleTableSlot* slot = ExecProcNode(child);
+        if (TupIsNull(slot)) break;
+        rows++;
+        slot_getsomeattrs(slot, read_columns);
+        bool pushed;
+        if (unlikely(mp_join_key_has_null(keys, slot->tts_isnull))) {
+            null_keys++;
+            if (!keeps_nulls) continue;
+            pushed = mp_writer_put(nulls, stores ? mp_arena_put(arena, slot) : uint64(0));
+        }
+        else {
+            K key = mp_encode_join_key<K>(keys, slot->tts_values);
+            pushed = stores ? mp_writer_put_ref(main, key, mp_arena_put(arena, slot)) : mp_writer_put(main, key);
+        }
+        if (unlikely(pushed)) mp_join_adopt_pending(st);
+    }
+    *null_key_rows += null_keys;
+    return rows;
+}
+
+static uint64 read_one_side(MpJoinState* st, PlanState* child, int side, uint64* null_key_rows) {
+    switch (st->info.key_bits) {
+        case 32: return read_side<uint32_t>(st, child, side, null_key_rows);
+        case 64: return read_side<uint64_t>(st, child, side, null_key_rows);
+        default: return read_side<mergepath::Key128>(st, child, side, null_key_rows);
+    }
+}
+
+MpJoinReadCounts mp_join_read_inputs(MpJoinState* st) {
+    MpStopwatch clock;
+    MpJoinReadCounts counts = {{0, 0}, 0};
+    PlanState* children[2] = {outerPlanState(&st->css), innerPlanState(&st->css)};
+    for (int side = 0; side < 2; side++) {
+        counts.rows[side] = read_one_side(st, children[side], side, &counts.null_key_rows);
+        mp_writer_flush(&st->writers[int(MpKeyStream::Main)][side]);
+        mp_writer_flush(&st->writers[int(MpKeyStream::Nulls)][side]);
+    }
+    if (mp_join_timing_on(st)) st->read_ms += clock.lap_ms();
+    return counts;
+}

@@ -1,0 +1,269 @@
+// join_path.cpp — the planner side of the MergePath Join: set_join_pathlist_hook offers
+// a CustomPath next to PostgreSQL's hash, merge and nested-loop paths of every join rel
+// whose join is an equi-join we can key exactly.
+//
+// Which joins: INNER, LEFT, RIGHT, FULL, SEMI and ANTI (the unique-ified forms of a
+// semi-join are left to PostgreSQL: it also offers JOIN_SEMI itself). The keys are the
+// hashable equality clauses between the two sides (PostgreSQL's hash clauses); each
+// must have a lossless encoding on both sides (join_keys.h: integers of any width mix,
+// floats, and the fixed-width types) and plain columns as operands (an equality of
+// expressions is checked per pair, in the filter), and together fit 128 bits. A join with no such clause, or with one we cannot encode, keeps the native
+// plans. Other clauses become the join filter (outer joins: the clauses of the join
+// itself), or the node's qual (outer joins: the pushed-down WHERE clauses), exactly as
+// create_hashjoin_plan splits them. Never a parameterized path: not when either input
+// needs LATERAL parameters, nor pseudoconstant clauses (their gating plan is made for
+// join paths only), nor placeholder variables. Every reason is logged at DEBUG1.
+//
+// Cost (units as for the set-op node, setop_path.cpp): both inputs' total costs; per
+// input row cpu_tuple_cost / 2 for reading it plus key encoding (0.05
+// cpu_operator_cost per key column) and, when the side stores columns, 0.1 per row for
+// forming its stored tuple; per input row the device work per 64-bit key word (GPU 0.1,
+// CPU 0.1 + 0.4 / threads cpu_operator_cost); per output row cpu_tuple_cost, as every
+// native join charges, plus the join filter's cost per candidate pair. Reading,
+// encoding and emitting are shared by the participants of a partial path (divided by
+// PostgreSQL's parallel divisor), the device work is done once.
+// All of it is linear in the estimated rows of each side, as the native hash join's
+// cost is: an estimate that is 10x off scales both the same way, so it changes which
+// join wins only where the native plan's cost is not linear (a nested loop over an
+// index on a side estimated tiny, which PostgreSQL then prefers for either estimate).
+// pg_mergepath.min_rows (both inputs' estimated rows) keeps tiny joins native, where
+// the fixed costs (device start, launches) dominate.
+#include "join.h"
+
+extern "C" {
+#include "nodes/nodeFuncs.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/restrictinfo.h"
+}
+
+static set_join_pathlist_hook_type prev_set_join_pathlist_hook = NULL;
+
+namespace {
+
+// What the restriction list of a join becomes.
+struct JoinClauses {
+    List* outer_keys;  // key expressions of the outer side, per key
+    List* inner_keys;
+    int nkeys;
+    MpJoinKeyColumn* columns;
+    List* filter;      // bare clauses: the join filter
+    List* qual;        // bare clauses: the node's qual
+};
+
+Node* strip_relabel(Node* expr) {
+    while (IsA(expr, RelabelType)) expr = (Node*)((RelabelType*)expr)->arg;
+    return expr;
+}
+
+// A hashable equality clause between the two sides; sets which operand is the outer one.
+bool is_key_clause(RestrictInfo* rinfo, RelOptInfo* outerrel, RelOptInfo* innerrel, bool* outer_is_left) {
+    if (!rinfo->can_join || !OidIsValid(rinfo->hashjoinoperator)) return false;
+    if (!IsA(rinfo->clause, OpExpr) || list_length(((OpExpr*)rinfo->clause)->args) != 2) return false;
+    if (bms_is_subset(rinfo->left_relids, outerrel->relids) && bms_is_subset(rinfo->right_relids, innerrel->relids))
+        *outer_is_left = true;
+    else if (bms_is_subset(rinfo->left_relids, innerrel->relids) &&
+             bms_is_subset(rinfo->right_relids, outerrel->relids))
+        *outer_is_left = false;
+    else return false;
+    return true;
+}
+
+// Adds one key clause (an equality of expressions rather than columns goes to the
+// filter); false with *why_not when its columns cannot be keyed.
+bool add_key(JoinClauses* jc, RestrictInfo* rinfo, bool outer_is_left, char** why_not) {
+    OpExpr* op = (OpExpr*)rinfo->clause;
+    Node* outer_expr = (Node*)(outer_is_left ? linitial(op->args) : lsecond(op->args));
+    Node* inner_expr = (Node*)(outer_is_left ? lsecond(op->args) : linitial(op->args));
+    if (!IsA(strip_relabel(outer_expr), Var) || !IsA(strip_relabel(inner_expr), Var)) {
+        jc->filter = lappend(jc->filter, rinfo->clause);  // an expression: checked per pair
+        return true;
+    }
+    MpJoinKeyColumn col;
+    if (!mp_join_key_column(op->opno, exprType(outer_expr), exprType(inner_expr), &col, why_not)) return false;
+    jc->columns[jc->nkeys++] = col;
+    jc->outer_keys = lappend(jc->outer_keys, outer_expr);
+    jc->inner_keys = lappend(jc->inner_keys, inner_expr);
+    return true;
+}
+
+// Splits the restriction list; false with *why_not when the join is not ours.
+bool split_clauses(RelOptInfo* joinrel, RelOptInfo* outerrel, RelOptInfo* innerrel, JoinType jointype,
+                   List* restrictlist, JoinClauses* jc, char** why_not) {
+    memset(jc, 0, sizeof(*jc));
+    jc->columns = (MpJoinKeyColumn*)palloc(sizeof(MpJoinKeyColumn) * Max(1, list_length(restrictlist)));
+    bool outer_join = IS_OUTER_JOIN(jointype);
+    ListCell* lc;
+    foreach (lc, restrictlist) {
+        RestrictInfo* rinfo = lfirst_node(RestrictInfo, lc);
+        bool pushed_down = outer_join && RINFO_IS_PUSHED_DOWN(rinfo, joinrel->relids);
+        bool outer_is_left;
+        if (rinfo->pseudoconstant) {
+            *why_not = pstrdup("it has a pseudoconstant clause");
+            return false;
+        }
+        if (!pushed_down && is_key_clause(rinfo, outerrel, innerrel, &outer_is_left)) {
+            if (!add_key(jc, rinfo, outer_is_left, why_not)) return false;
+            continue;
+        }
+        if (pushed_down) jc->qual = lappend(jc->qual, rinfo->clause);
+        else jc->filter = lappend(jc->filter, rinfo->clause);
+    }
+    if (jc->nkeys == 0) {
+        *why_not = pstrdup("it has no hashable equality clause");
+        return false;
+    }
+    if (mp_join_key_bits(jc->columns, jc->nkeys) == 0) {
+        *why_not = pstrdup("its keys need more than 128 bits");
+        return false;
+    }
+    return true;
+}
+
+bool has_placeholders(List* exprs) {
+    List* vars = pull_var_clause((Node*)exprs, PVC_INCLUDE_PLACEHOLDERS);
+    ListCell* lc;
+    foreach (lc, vars)
+        if (IsA(lfirst(lc), PlaceHolderVar)) return true;
+    return false;
+}
+
+// Why the join is not ours before looking at its clauses, or NULL.
+const char* refuse_early(RelOptInfo* joinrel, RelOptInfo* outerrel, RelOptInfo* innerrel, JoinType jointype,
+                         List* restrictlist) {
+    if (jointype != JOIN_INNER && jointype != JOIN_LEFT && jointype != JOIN_RIGHT && jointype != JOIN_FULL &&
+        jointype != JOIN_SEMI && jointype != JOIN_ANTI)
+        return "a unique-ified join (PostgreSQL plans the semi-join itself)";
+    if (!bms_is_empty(joinrel->lateral_relids)) return "it needs LATERAL parameters";
+    if (!outerrel->cheapest_total_path || !innerrel->cheapest_total_path) return "an input has no path";
+    if (outerrel->cheapest_total_path->param_info || innerrel->cheapest_total_path->param_info)
+        return "an input needs parameters (LATERAL)";
+    if (has_placeholders(joinrel->reltarget->exprs)) return "it computes placeholder variables";
+    ListCell* lc;
+    foreach (lc, restrictlist)
+        if (has_placeholders(list_make1(lfirst_node(RestrictInfo, lc)->clause)))
+            return "a clause has placeholder variables";
+    return NULL;
+}
+
+// The inputs of a path and its parallelism.
+struct Inputs {
+    Path* outer;
+    Path* inner;
+    int workers;  // 0: a serial path
+};
+
+// costsize.c's get_parallel_divisor (static there).
+double parallel_divisor(int workers) {
+    double divisor = workers;
+    if (parallel_leader_participation && 1.0 - 0.3 * workers > 0) divisor += 1.0 - 0.3 * workers;
+    return divisor;
+}
+
+Cost path_cost(PlannerInfo* root, RelOptInfo* joinrel, const Inputs& in, const JoinClauses* jc, int key_bits) {
+    double divisor = in.workers > 0 ? parallel_divisor(in.workers) : 1.0;
+    double rows = in.outer->rows + in.inner->rows;  // per participant for partial inputs
+    if (in.workers > 0) rows *= divisor;
+    double words = Max(1.0, key_bits / 64.0);
+    double device_units = mp_planning_device() == MpDevice::Gpu ? 0.1 : 0.1 + 0.4 / mp_cpu_thread_count();
+    Cost read = cpu_tuple_cost * 0.5 + cpu_operator_cost * (0.05 * jc->nkeys + 0.1);
+    QualCost filter;
+    cost_qual_eval(&filter, jc->filter, root);
+    Cost emit = cpu_tuple_cost + filter.per_tuple;
+    return in.outer->total_cost + in.inner->total_cost + rows / divisor * read +
+           rows * cpu_operator_cost * words * device_units + joinrel->rows / divisor * emit + filter.startup;
+}
+
+CustomPath* make_path(PlannerInfo* root, RelOptInfo* joinrel, JoinType jointype, const Inputs& in,
+                      const JoinClauses* jc) {
+    int key_bits = mp_join_key_bits(jc->columns, jc->nkeys);
+    CustomPath* cp = makeNode(CustomPath);
+    double divisor = in.workers > 0 ? parallel_divisor(in.workers) : 1.0;
+    cp->path.pathtype = T_CustomScan;
+    cp->path.parent = joinrel;
+    cp->path.pathtarget = joinrel->reltarget;
+    cp->path.param_info = NULL;
+    cp->path.parallel_aware = in.workers > 0;
+    cp->path.parallel_safe = joinrel->consider_parallel && in.outer->parallel_safe && in.inner->parallel_safe;
+    cp->path.parallel_workers = in.workers;
+    cp->path.rows = clamp_row_est(joinrel->rows / divisor);
+    cp->path.total_cost = path_cost(root, joinrel, in, jc, key_bits);
+    cp->path.startup_cost = cp->path.total_cost;  // nothing comes out before both inputs are read
+    cp->path.pathkeys = NIL;
+    cp->flags = 0;
+    cp->custom_paths = list_make2(in.outer, in.inner);
+    List *codecs[2] = {NIL, NIL}, *widths = NIL;
+    for (int k = 0; k < jc->nkeys; k++) {
+        codecs[0] = lappend_int(codecs[0], int(jc->columns[k].codec[0]));
+        codecs[1] = lappend_int(codecs[1], int(jc->columns[k].codec[1]));
+        widths = lappend_int(widths, jc->columns[k].bits);
+    }
+    List* ints = list_make4(makeInteger(int(jointype)), makeInteger(key_bits), makeInteger(in.workers > 0 ? 1 : 0),
+                            makeInteger(jc->nkeys));
+    cp->custom_private = list_make5(ints, codecs[0], codecs[1], widths, jc->outer_keys);
+    cp->custom_private = lappend(lappend(lappend(cp->custom_private, jc->inner_keys), jc->filter), jc->qual);
+    cp->methods = &mp_join_path_methods;
+    return cp;
+}
+
+// The partial path over both inputs' cheapest partial paths, or NULL (reason at DEBUG1).
+CustomPath* partial_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel, RelOptInfo* innerrel,
+                         JoinType jointype, const JoinClauses* jc, const char* what) {
+    const char* why_not = NULL;
+    if (max_parallel_workers_per_gather <= 0) why_not = "max_parallel_workers_per_gather is 0";
+    else if (!joinrel->consider_parallel) why_not = "the join is not parallel safe";
+    else if (outerrel->partial_pathlist == NIL || innerrel->partial_pathlist == NIL)
+        why_not = "an input has no partial path";
+    if (why_not) {
+        elog(DEBUG1, "pg_mergepath: %s: no parallel MergePath Join: %s", what, why_not);
+        return NULL;
+    }
+    Inputs in = {(Path*)linitial(outerrel->partial_pathlist), (Path*)linitial(innerrel->partial_pathlist), 0};
+    if (in.outer->param_info || in.inner->param_info) return NULL;
+    in.workers = Max(1, Min(max_parallel_workers_per_gather, in.outer->parallel_workers + in.inner->parallel_workers));
+    return make_path(root, joinrel, jointype, in, jc);
+}
+
+void consider_join(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel, RelOptInfo* innerrel,
+                   JoinType jointype, JoinPathExtraData* extra) {
+    const char* what = psprintf("%s join", mp_join_type_name(jointype));
+    const char* early = refuse_early(joinrel, outerrel, innerrel, jointype, extra->restrictlist);
+    JoinClauses jc;
+    char* why_not = NULL;
+    if (early) why_not = pstrdup(early);
+    else if (split_clauses(joinrel, outerrel, innerrel, jointype, extra->restrictlist, &jc, &why_not)) {
+        double rows = outerrel->rows + innerrel->rows;
+        if (rows < mp_min_rows)
+            why_not = psprintf("%.0f estimated input rows < pg_mergepath.min_rows (%d)", rows, mp_min_rows);
+    }
+    if (why_not) {
+        elog(DEBUG1, "pg_mergepath: %s not replaced: %s", what, why_not);
+        return;
+    }
+    Inputs serial = {outerrel->cheapest_total_path, innerrel->cheapest_total_path, 0};
+    CustomPath* path = make_path(root, joinrel, jointype, serial, &jc);
+    CustomPath* partial = partial_path(root, joinrel, outerrel, innerrel, jointype, &jc, what);
+    elog(DEBUG1, "pg_mergepath: %s: offering MergePath Join (%d keys, %d-bit), cost %.2f%s", what, jc.nkeys,
+         mp_join_key_bits(jc.columns, jc.nkeys), path->path.total_cost,
+         partial ? psprintf(", parallel with %d workers %.2f per participant", partial->path.parallel_workers,
+                            partial->path.total_cost)
+                 : "");
+    add_path(joinrel, &path->path);
+    if (partial) add_partial_path(joinrel, &partial->path);
+}
+
+void mp_set_join_pathlist(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel, RelOptInfo* innerrel,
+                          JoinType jointype, JoinPathExtraData* extra) {
+    if (prev_set_join_pathlist_hook) prev_set_join_pathlist_hook(root, joinrel, outerrel, innerrel, jointype, extra);
+    if (!mp_enabled || !mp_enable_join) return;
+    consider_join(root, joinrel, outerrel, innerrel, jointype, extra);
+}
+
+}  // namespace
+
+void mp_install_join_path_hook(void) {
+    prev_set_join_pathlist_hook = set_join_pathlist_hook;
+    set_join_pathlist_hook = mp_set_join_pathlist;
+}

@@ -1,0 +1,48 @@
+// join_pipeline.cpp — drives mergepath::SqlJoin for one execution of a join node (see
+// pipeline.h): main-stream chunks of both sides go to the stage (runs shipped and
+// sorted on the GPU while reading), finish() sorts both sides and runs the vectorized
+// sorted search of every A key in sorted B; the ranges are then copied out for the
+// node to expand into pairs. Chunks of the other stream (rows whose key has a NULL)
+// never match and are not the library's business.
+#include "pipeline.h"
+
+#include <memory>
+
+namespace {
+
+template <class K>
+class MpKeyJoinPipeline final : public MpJoinPipeline {
+public:
+    MpKeyJoinPipeline(mergepath::Context* ctx, bool want_b_match) : MpJoinPipeline(ctx) {
+        join_.reset(new mergepath::SqlJoin<K>(*ctx));
+        join_->set_want_b_match(want_b_match);
+        ++mp_live_pipelines;
+    }
+    ~MpKeyJoinPipeline() override { --mp_live_pipelines; }
+
+    void add_chunk(MpKeyStream stream, mergepath::Side side, const void* keys, size_t n) override {
+        if (stream == MpKeyStream::Main) join_->add_chunk(side, static_cast<const K*>(keys), n);
+    }
+    void finish() override { join_->finish(); }
+    void rebind(mergepath::Context* ctx) override {
+        join_->rebind(*ctx);
+        ctx_ = ctx;
+    }
+    mergepath::PipelineTimings timings() const override { return join_->timings(); }
+    size_t side_rows(mergepath::Side side) const override { return join_->rows(side); }
+    void download_ranges(const mergepath::JoinRangesOut& out) override { join_->download(out); }
+
+private:
+    std::unique_ptr<mergepath::SqlJoin<K>> join_;
+};
+
+}  // namespace
+
+MpJoinPipeline* mp_join_pipeline_new(int key_bits, mergepath::Context* ctx, bool want_b_match) {
+    switch (key_bits) {
+        case 32: return new MpKeyJoinPipeline<uint32_t>(ctx, want_b_match);
+        case 64: return new MpKeyJoinPipeline<uint64_t>(ctx, want_b_match);
+        case 128: return new MpKeyJoinPipeline<mergepath::Key128>(ctx, want_b_match);
+        default: throw mergepath::Error("pg_mergepath: unsupported key width");
+    }
+}

@@ -1,0 +1,36 @@
+// row_arena.h — the rows a join keeps: the columns it emits later, packed as
+// MinimalTuples one after another into large blocks of a chunk space (key_chunks.h:
+// the backend's memory for a serial node, the parallel query's shared memory for a
+// parallel one, so every participant can read every stored row). A row is addressed by
+// a 64-bit reference (the block's address plus the row's offset), which travels with
+// its key through the sorted-sides stage. No allocation per row: the tuple is formed
+// straight into the block. Blocks are listed on the node's chunk queue (never taken)
+// so that they are freed with its chunks.
+#pragma once
+
+#include "key_chunks.h"
+
+#include "pg_mergepath.h"
+
+struct MpRowArena {
+    const MpChunkSpace* space;
+    MpChunkQueue* queue;  // where blocks are listed for freeing
+    TupleDesc desc;       // of the stored columns
+    int ncols;
+    const int* columns;   // stored column c is the child's column columns[c] (0-based)
+    Datum* values;        // scratch for one row
+    bool* isnull;
+    MpChunkRef block_ref;
+    char* block;          // the current block's data (after its header)
+    uint64 used, capacity;
+    uint64 next_bytes;
+    uint64 bytes_stored;
+};
+
+void mp_arena_init(MpRowArena* arena, const MpChunkSpace* space, MpChunkQueue* queue, TupleDesc desc,
+                   const int* columns);
+// Stores the arena's columns of the child's row (deformed far enough) and returns the
+// row's reference.
+uint64 mp_arena_put(MpRowArena* arena, TupleTableSlot* child);
+// The stored row of a reference, in this process's address space.
+inline MinimalTuple mp_arena_row(const MpChunkSpace* space, uint64 ref) { return (MinimalTuple)mp_space_at(space, ref); }

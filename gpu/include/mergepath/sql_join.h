@@ -1,0 +1,85 @@
+// sql_join.h — the SQL equi-join stage the PostgreSQL extension drives, a consumer of
+// the sorted-sides stage (sorted_sides.h) like the set-operation pipeline: batches or
+// chunks of unsorted join keys of the outer (A) and inner (B) input are added as they
+// are read; finish() sorts both sides with their row numbers (runs shipped while
+// reading, merged with Merge Path) and runs the vectorized sorted search of sorted A in
+// sorted B (one Merge Path walk per bound), so every key of A knows the range of equal
+// keys in sorted B and every key of B whether some key of A equals it.
+//
+// The result is ranges, not pairs: the caller expands a[a_rows[i]] against
+// b[b_rows[a_lower[i] + k]] for k < a_count[i] at its own pace, and emits the
+// unmatched rows of an outer join from a_count[i] == 0 and b_match[j] == 0. Row
+// numbers are positions in the order keys were added to their side; equal keys keep
+// ascending row numbers (the sort is stable), so the pairs of one A row come in
+// ascending B row order.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "mergepath/context.h"
+#include "mergepath/sorted_sides.h"
+#include "mergepath/sql_setop.h"
+#include "mergepath/types.h"
+
+namespace mergepath {
+
+// Host arrays the caller owns: a_* sized rows(Side::A), b_* sized rows(Side::B).
+struct JoinRangesOut {
+    uint64_t* a_rows;   // row number of each key of sorted A (row = position in the order added to A)
+    uint64_t* a_lower;  // first position in sorted B whose key equals it (lower bound)
+    uint64_t* a_count;  // how many keys of sorted B equal it (upper bound - lower bound)
+    uint64_t* b_rows;   // row number of each key of sorted B
+    uint8_t* b_match;   // 1 iff sorted B[j] equals some key of A; may be nullptr (then not copied)
+};
+
+template <class K>
+class SqlJoin {
+public:
+    explicit SqlJoin(Context& ctx);
+    ~SqlJoin();
+    SqlJoin(const SqlJoin&) = delete;
+    SqlJoin& operator=(const SqlJoin&) = delete;
+
+    // set_ship_rows(): see SortedSides (ship a run once this many keys of a side wait).
+    static constexpr size_t kBackendDefault = SortedSides<K>::kBackendDefault;
+    static constexpr size_t kNoShipping = SortedSides<K>::kNoShipping;
+    void set_ship_rows(size_t rows);
+
+    // As SqlSetOp::add / add_chunk: a batch copied, or a chunk read in place until
+    // finish() has succeeded; safe from several threads at once; a throw (OutOfMemory)
+    // adds nothing.
+    void add(Side side, const K* keys, size_t n);
+    void add_chunk(Side side, const K* keys, size_t n);
+    size_t rows(Side side) const;  // keys added so far to that side
+
+    // Whether finish() computes b_match (default true; an inner or left join needs no
+    // flags for B). Set before finish().
+    void set_want_b_match(bool want);
+    // Sorts both sides and searches sorted A in sorted B (once). The ranges, the flags
+    // and the sorted rows stay in the context's space until download() or destruction;
+    // the sorted keys are freed.
+    void finish();
+
+    // As SqlSetOp::rebind: after an out-of-memory, moves the keys added so far (with
+    // their row numbers) to another context; finish() may run again. Not after a
+    // finish() that succeeded.
+    void rebind(Context& ctx);
+    Context& context() const;
+
+    // After a successful finish(): copies the sorted rows, ranges and (when out.b_match
+    // is set; finish() must have computed them) flags into `out`. May be repeated.
+    // Throws Error before a successful finish().
+    void download(const JoinRangesOut& out);
+
+    // transfer_ms, sort_ms, runs and ship_ms as SqlSetOp reports them (transfer_ms
+    // includes download()); kernel_ms is the sorted search.
+    PipelineTimings timings() const;
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
+};
+
+}  // namespace mergepath

@@ -1,0 +1,143 @@
+// sql_join.cpp — the SQL equi-join stage (see sql_join.h), a thin consumer of the
+// sorted-sides stage: finish() sorts both sides there with their row numbers, then runs
+// the vectorized sorted search (a Merge Path walk of sorted A against sorted B per
+// bound: lower, upper, and B's match flags) and frees the sorted keys, which nothing
+// reads afterwards. The bounds, flags and sorted rows stay in the context's space until
+// download() copies them out; the count of each A key is upper - lower, taken on the host.
+#include "mergepath/sql_join.h"
+
+#include "mergepath/ops.h"
+#include "stopwatch.h"
+
+namespace mergepath {
+namespace {
+
+template <class T>
+void copy_to_host(Context& ctx, View<const T> from, T* to) {
+    if (from.size) ctx.copy_out(to, from.data, from.size * sizeof(T));
+}
+
+// Turns upper bounds into counts: count[i] = upper[i] - lower[i], in place.
+void upper_to_count(uint64_t* upper_then_count, const uint64_t* lower, size_t n) {
+    for (size_t i = 0; i < n; ++i) upper_then_count[i] -= lower[i];
+}
+
+void require_host_array(const void* p, size_t n, const char* what) {
+    if (n && !p) throw Error(std::string("mergepath: SqlJoin::download needs ") + what);
+}
+
+}  // namespace
+
+template <class K>
+struct SqlJoin<K>::State {
+    SortedSides<K> sides;
+    bool want_b_match = true;
+    bool attempted = false, finished = false, succeeded = false;
+    SearchResult ranges;      // a_lower, a_upper and (if wanted) b_match, in the context's space
+    PipelineTimings timings;  // the search and the downloads; the stage keeps its own
+
+    explicit State(Context& c) : sides(c, /*with_rows=*/true) {}
+    Context& ctx() { return sides.context(); }
+    void run();
+    void download(const JoinRangesOut& out);
+};
+
+template <class K>
+void SqlJoin<K>::State::run() {
+    sides.sort();
+    Stopwatch clock;
+    SearchOutputs want{/*lower=*/true, /*upper=*/true, /*a_match=*/false, /*b_match=*/want_b_match};
+    ranges = sorted_search<K>(ctx(), sides.sorted_keys(Side::A), sides.sorted_keys(Side::B), want);
+    sides.release_keys();
+    timings.kernel_ms += clock.lap_ms();
+}
+
+template <class K>
+void SqlJoin<K>::State::download(const JoinRangesOut& out) {
+    const size_t na = sides.rows(Side::A), nb = sides.rows(Side::B);
+    require_host_array(out.a_rows, na, "a_rows");
+    require_host_array(out.a_lower, na, "a_lower");
+    require_host_array(out.a_count, na, "a_count");
+    require_host_array(out.b_rows, nb, "b_rows");
+    if (out.b_match && !want_b_match)
+        throw Error("mergepath: SqlJoin::download of b_match, which finish() did not compute");
+    Stopwatch clock;
+    copy_to_host(ctx(), sides.sorted_rows(Side::A), out.a_rows);
+    copy_to_host(ctx(), View<const uint64_t>(ranges.a_lower.data(), na), out.a_lower);
+    copy_to_host(ctx(), View<const uint64_t>(ranges.a_upper.data(), na), out.a_count);
+    copy_to_host(ctx(), sides.sorted_rows(Side::B), out.b_rows);
+    if (out.b_match) copy_to_host(ctx(), View<const uint8_t>(ranges.b_match.data(), nb), out.b_match);
+    upper_to_count(out.a_count, out.a_lower, na);
+    timings.transfer_ms += clock.lap_ms();
+}
+
+template <class K>
+SqlJoin<K>::SqlJoin(Context& ctx) : state_(new State(ctx)) {}
+
+template <class K>
+SqlJoin<K>::~SqlJoin() = default;
+
+template <class K>
+void SqlJoin<K>::set_ship_rows(size_t rows) { state_->sides.set_ship_rows(rows); }
+
+template <class K>
+void SqlJoin<K>::add(Side side, const K* keys, size_t n) {
+    if (state_->attempted) throw Error("mergepath: SqlJoin::add after finish");
+    state_->sides.add(side, keys, n);
+}
+
+template <class K>
+void SqlJoin<K>::add_chunk(Side side, const K* keys, size_t n) {
+    if (state_->attempted) throw Error("mergepath: SqlJoin::add after finish");
+    state_->sides.add_chunk(side, keys, n);
+}
+
+template <class K>
+size_t SqlJoin<K>::rows(Side side) const { return state_->sides.rows(side); }
+
+template <class K>
+void SqlJoin<K>::set_want_b_match(bool want) {
+    if (state_->finished) throw Error("mergepath: SqlJoin::set_want_b_match after finish");
+    state_->want_b_match = want;
+}
+
+template <class K>
+void SqlJoin<K>::finish() {
+    if (state_->finished) throw Error("mergepath: SqlJoin::finish called twice");
+    state_->finished = state_->attempted = true;
+    state_->run();
+    state_->succeeded = true;
+}
+
+template <class K>
+void SqlJoin<K>::rebind(Context& ctx) {
+    if (state_->succeeded) throw Error("mergepath: SqlJoin::rebind after a successful finish");
+    state_->sides.rebind(ctx);
+    state_->finished = false;
+}
+
+template <class K>
+Context& SqlJoin<K>::context() const { return state_->sides.context(); }
+
+template <class K>
+void SqlJoin<K>::download(const JoinRangesOut& out) {
+    if (!state_->succeeded) throw Error("mergepath: SqlJoin::download before a successful finish");
+    state_->download(out);
+}
+
+template <class K>
+PipelineTimings SqlJoin<K>::timings() const {
+    PipelineTimings t = state_->timings;
+    const StageTimings& stage = state_->sides.timings();
+    t.runs = stage.runs;
+    t.ship_ms = stage.ship_ms;
+    t.transfer_ms += stage.transfer_ms;
+    t.sort_ms += stage.sort_ms;
+    return t;
+}
+
+template class SqlJoin<uint32_t>;
+template class SqlJoin<uint64_t>;
+template class SqlJoin<Key128>;
+
+}  // namespace mergepath
