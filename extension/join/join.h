@@ -96,15 +96,24 @@ struct MpJoinDirectory {
     uint64 count;
 };
 
-inline uint64 mp_join_row_ref(const MpJoinDirectory* dir, uint64 row) {
+// Where the reference of a row number is kept (in its chunk, next to its key).
+inline const uint64* mp_join_ref_slot(const MpJoinDirectory* dir, uint64 row) {
     uint64 lo = 0, hi = dir->count;  // the last chunk whose first row <= row
     while (hi - lo > 1) {
         uint64 mid = (lo + hi) / 2;
         if (dir->first[mid] <= row) lo = mid;
         else hi = mid;
     }
-    return dir->refs[lo][row - dir->first[lo]];
+    return &dir->refs[lo][row - dir->first[lo]];
 }
+
+// The references of sorted positions [lo, hi) of a side, resolved ahead of use in one
+// pass (the loads overlap, and the rows' tuples are prefetched) instead of one
+// dependent chain of cache misses per pair.
+struct MpRowWindow {
+    uint64 lo, hi;
+    uint64* refs;  // kMpEmitBatch
+};
 
 // The combiner's record of the chunks it adopted, in order (row numbers follow it).
 struct MpJoinAdopted {
@@ -136,7 +145,6 @@ struct MpJoinState {
     bool outer_side[2];       // rows of this side without a match are emitted
     bool library_match;       // b_matched comes from the library (right / full, no filter)
     ExprState* filter;        // the join filter (custom_exprs), or NULL
-    TupleTableSlot* row_slot[2];
     MpJoinShared* shared;     // the parallel query's (DSM), or NULL
     MpJoinShared local_shared;
 
@@ -157,6 +165,7 @@ struct MpJoinState {
     const uint64* b_rows;
     uint8* b_matched;
     MpJoinDirectory dir[2];
+    MpRowWindow window[2];
 
     MpJoinCounts counts;
     MpStageReport report;

@@ -129,6 +129,10 @@ void mp_join_take_results(MpJoinState* st) {
     st->a_count = (const uint64*)mp_space_at(&st->space, r->a_count);
     st->b_rows = (const uint64*)mp_space_at(&st->space, r->b_rows);
     st->b_matched = (uint8*)mp_space_at(&st->space, r->b_matched);
-    for (int side = 0; side < 2; side++)
-        if (st->nstored[side] > 0) take_directory(st, r, side);
+    for (int side = 0; side < 2; side++) {
+        if (st->nstored[side] == 0) continue;
+        take_directory(st, r, side);
+        st->window[side].refs = (uint64*)MemoryContextAlloc(st->run_cxt, sizeof(uint64) * kMpEmitBatch);
+        st->window[side].lo = st->window[side].hi = 0;
+    }
 }

@@ -23,18 +23,44 @@
 
 // ---- the scan tuple -----------------------------------------------------------------
 
+// Deforms a stored row straight into the side's columns of the scan tuple.
 static void fill_side(MpJoinState* st, TupleTableSlot* scan, int side, uint64 ref) {
-    int n = st->nstored[side], at = st->scan_offset[side];
-    if (n == 0) return;
-    TupleTableSlot* row = st->row_slot[side];
-    ExecStoreMinimalTuple(mp_arena_row(&st->space, ref), row, false);
-    slot_getallattrs(row);
-    memcpy(scan->tts_values + at, row->tts_values, sizeof(Datum) * n);
-    memcpy(scan->tts_isnull + at, row->tts_isnull, sizeof(bool) * n);
+    int at = st->scan_offset[side];
+    MinimalTuple tuple = mp_arena_row(&st->space, ref);
+    HeapTupleData heap;
+    heap.t_len = tuple->t_len + MINIMAL_TUPLE_OFFSET;
+    heap.t_data = (HeapTupleHeader)((char*)tuple - MINIMAL_TUPLE_OFFSET);
+    heap_deform_tuple(&heap, st->stored_desc[side], scan->tts_values + at, scan->tts_isnull + at);
 }
 
-static void fill_row(MpJoinState* st, TupleTableSlot* scan, int side, uint64 row) {
-    if (st->nstored[side] > 0) fill_side(st, scan, side, mp_join_row_ref(&st->dir[side], row));
+// Resolves the references of sorted positions [lo, hi) of a side (see MpRowWindow):
+// first where each is kept (prefetched), then the references (their tuples prefetched).
+static void resolve_window(MpJoinState* st, int side, uint64 lo, uint64 hi) {
+    MpRowWindow* w = &st->window[side];
+    const uint64* rows = side == 0 ? st->a_rows : st->b_rows;
+    const MpJoinDirectory* dir = &st->dir[side];
+    for (uint64 p = lo; p < hi; p++) {
+        const uint64* slot = mp_join_ref_slot(dir, rows[p]);
+        __builtin_prefetch(slot);
+        w->refs[p - lo] = (uint64)(uintptr_t)slot;
+    }
+    for (uint64 i = 0; i < hi - lo; i++) {
+        w->refs[i] = *(const uint64*)(uintptr_t)w->refs[i];
+        __builtin_prefetch(mp_space_at(&st->space, w->refs[i]));
+    }
+    w->lo = lo;
+    w->hi = hi;
+}
+
+// The stored row of sorted position pos of a side into the scan tuple.
+static void fill_row(MpJoinState* st, TupleTableSlot* scan, int side, uint64 pos) {
+    if (st->nstored[side] == 0) return;
+    MpRowWindow* w = &st->window[side];
+    if (pos < w->lo || pos >= w->hi) {
+        uint64 rows = mp_join_shared(st)->results.rows[side];
+        resolve_window(st, side, pos, Min(pos + kMpEmitBatch, rows));
+    }
+    fill_side(st, scan, side, w->refs[pos - w->lo]);
 }
 
 static void null_side(MpJoinState* st, TupleTableSlot* scan, int side) {
@@ -99,7 +125,7 @@ void mp_join_restart_emit(MpJoinState* st) {
 static bool decide_without_pairs(MpJoinState* st, TupleTableSlot* scan, uint64 a) {
     bool matched = st->a_count[a] > 0;
     if (matched != (st->info.jointype == JOIN_SEMI)) return false;
-    fill_row(st, scan, 0, st->a_rows[a]);
+    fill_row(st, scan, 0, a);
     null_side(st, scan, 1);
     store(scan);
     return true;
@@ -111,7 +137,7 @@ static bool next_passing_pair(MpJoinState* st, TupleTableSlot* scan) {
     while (cur->b < cur->b_end) {
         uint64 j = cur->b++;
         if ((++st->counts.pairs & 0xFFFF) == 0) CHECK_FOR_INTERRUPTS();  // one A row may have millions
-        fill_row(st, scan, 1, st->b_rows[j]);
+        fill_row(st, scan, 1, j);
         store(scan);
         if (!passes_filter(st, scan)) continue;
         cur->a_matched = true;
@@ -128,7 +154,7 @@ static void start_a_row(MpJoinState* st, TupleTableSlot* scan) {
     cur->b_end = cur->b + st->a_count[cur->a];
     cur->a_matched = false;
     cur->a_started = true;
-    fill_row(st, scan, 0, st->a_rows[cur->a]);
+    fill_row(st, scan, 0, cur->a);
 }
 
 // The next row from the claimed batch of A positions, or false when it is done.
@@ -179,7 +205,7 @@ static bool next_unmatched_b(MpJoinState* st, TupleTableSlot* scan) {
     while (cur->b_pos < rows) {
         uint64 j = cur->b_pos++;
         if (st->b_matched[j]) continue;
-        fill_row(st, scan, 1, st->b_rows[j]);
+        fill_row(st, scan, 1, j);
         null_side(st, scan, 0);
         store(scan);
         return true;

@@ -73,7 +73,6 @@ static void init_side(MpJoinState* st, int side, TupleDesc child_desc) {
     st->stored_desc[side] = desc;
     st->read_columns[side] = last;
     st->outer_side[side] = mp_join_outer_side(info->jointype, side);
-    st->row_slot[side] = ExecInitExtraTupleSlot(st->css.ss.ps.state, desc, &TTSOpsMinimalTuple);
 }
 
 static void mp_join_begin(CustomScanState* node, EState* estate, int eflags) {
@@ -158,6 +157,7 @@ static void reset_run(MpJoinState* st) {
     memset(st->arena, 0, sizeof(st->arena));
     memset(st->adopted, 0, sizeof(st->adopted));
     memset(st->dir, 0, sizeof(st->dir));
+    memset(st->window, 0, sizeof(st->window));
     st->a_rows = st->a_lower = st->a_count = st->b_rows = NULL;
     st->b_matched = NULL;
     st->step = MpJoinStep::Init;

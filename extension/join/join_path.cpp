@@ -192,7 +192,7 @@ CustomPath* make_path(PlannerInfo* root, RelOptInfo* joinrel, JoinType jointype,
     cp->path.total_cost = path_cost(root, joinrel, in, jc, key_bits);
     cp->path.startup_cost = cp->path.total_cost;  // nothing comes out before both inputs are read
     cp->path.pathkeys = NIL;
-    cp->flags = 0;
+    cp->flags = CUSTOMPATH_SUPPORT_PROJECTION;  // the node projects its scan tuple itself
     cp->custom_paths = list_make2(in.outer, in.inner);
     List *codecs[2] = {NIL, NIL}, *widths = NIL;
     for (int k = 0; k < jc->nkeys; k++) {

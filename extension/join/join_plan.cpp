@@ -133,6 +133,9 @@ static Plan* mp_plan_join_path(PlannerInfo*, RelOptInfo* rel, CustomPath* best_p
     info.key_widths = (List*)list_nth(priv, 3);
     info.key_columns[0] = key_column_list(child_tlists[0], (List*)list_nth(priv, 4));
     info.key_columns[1] = key_column_list(child_tlists[1], (List*)list_nth(priv, 5));
+    // With CP_IGNORE_TLIST (a projection above will replace our target list) tlist is
+    // NIL: the scan tuple then holds every column of the path's target.
+    if (tlist == NIL) tlist = make_tlist_from_pathtarget(best_path->path.pathtarget);
     List* needed = pull_var_clause((Node*)list_concat(list_concat(list_copy(tlist), filter), qual),
                                    PVC_RECURSE_PLACEHOLDERS);
     CustomScan* cscan = makeNode(CustomScan);

@@ -9,8 +9,6 @@ extern "C" {
 
 namespace {
 
-constexpr uint64 kEmitBatch = 4096;
-
 int phase_of(MpSharedStage* s) {
     SpinLockAcquire(&s->mutex);
     int phase = s->phase;
@@ -93,9 +91,9 @@ void mp_shared_publish(MpSharedStage* s) {
 void mp_shared_wait_results(MpSharedStage* s) { wait_past(s, MP_PHASE_COMBINE, NULL, NULL); }
 
 bool mp_shared_claim(MpSharedStage* s, uint64 total, uint64* begin, uint64* end) {
-    uint64 b = pg_atomic_fetch_add_u64(&s->next_emit, kEmitBatch);
+    uint64 b = pg_atomic_fetch_add_u64(&s->next_emit, kMpEmitBatch);
     if (b >= total) return false;
     *begin = b;
-    *end = Min(b + kEmitBatch, total);
+    *end = Min(b + kMpEmitBatch, total);
     return true;
 }

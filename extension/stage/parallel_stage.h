@@ -81,5 +81,8 @@ void mp_shared_publish(MpSharedStage* s);
 // Everyone else: waits until the results are in place.
 void mp_shared_wait_results(MpSharedStage* s);
 
+// Result rows per claim: enough to amortise the atomic, small enough to spread the work.
+constexpr uint64 kMpEmitBatch = 4096;
+
 // Claims the next batch of result rows [*begin, *end) of `total`; false when none is left.
 bool mp_shared_claim(MpSharedStage* s, uint64 total, uint64* begin, uint64* end);
