@@ -86,7 +86,7 @@ struct MpJoinCursor {
     MpExtrasPart part;
     MpChunkRef chunk;  // null-key rows: the chunk being walked (the queue's all list)
     uint64 in_chunk;
-    uint64 b_pos;      // unmatched B: next sorted position
+    uint64 b_pos, b_pos_end;  // unmatched B: sorted positions still to look at
 };
 
 // A side's rows in this process: row number -> row reference.

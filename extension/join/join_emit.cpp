@@ -14,11 +14,13 @@
 //   RIGHT    every pair that passes, marking its B row; FULL: LEFT and RIGHT.
 // Without a filter, SEMI and ANTI need no pairs at all: a_count says it.
 //
-// Extras: rows of an outer side that never matched — A rows with a NULL key (LEFT,
-// FULL, ANTI), unmatched B rows and B rows with a NULL key (RIGHT, FULL). They can only
-// be known when every pair is done, so the last emitter to run out of batches emits
-// them (no one waits for anyone: a participant that finds batches gone and others still
-// busy just stops, and the last of those takes the extras).
+// Unmatched B rows (RIGHT, FULL): without a filter the sorted search's match flags say
+// which they are, so batches of B positions are claimed after the A batches, by every
+// emitter. With a filter they are known only when every pair is done: then, like the
+// other extras — rows of an outer side whose key has a NULL (A: LEFT, FULL, ANTI; B:
+// RIGHT, FULL) — the last emitter to run out of batches emits them (no one waits for
+// anyone: a participant that finds batches gone and others still busy just stops, and
+// the last of those takes the extras).
 #include "join.h"
 
 // ---- the scan tuple -----------------------------------------------------------------
@@ -201,8 +203,7 @@ static bool next_null_key_row(MpJoinState* st, TupleTableSlot* scan, int side) {
 
 static bool next_unmatched_b(MpJoinState* st, TupleTableSlot* scan) {
     MpJoinCursor* cur = &st->cur;
-    uint64 rows = mp_join_shared(st)->results.rows[1];
-    while (cur->b_pos < rows) {
+    while (cur->b_pos < cur->b_pos_end) {
         uint64 j = cur->b_pos++;
         if (st->b_matched[j]) continue;
         fill_row(st, scan, 1, j);
@@ -215,6 +216,8 @@ static bool next_unmatched_b(MpJoinState* st, TupleTableSlot* scan) {
 
 static void next_part(MpJoinState* st, MpExtrasPart part) {
     st->cur.part = part;
+    st->cur.b_pos = 0;
+    st->cur.b_pos_end = mp_join_shared(st)->results.rows[1];
     st->cur.chunk = mp_join_shared(st)->stage.queue.all;
     st->cur.in_chunk = 0;
 }
@@ -227,7 +230,7 @@ static bool next_extra(MpJoinState* st, TupleTableSlot* scan) {
                 next_part(st, MpExtrasPart::BUnmatched);
                 break;
             case MpExtrasPart::BUnmatched:
-                if (st->outer_side[1] && next_unmatched_b(st, scan)) return true;
+                if (st->outer_side[1] && !st->library_match && next_unmatched_b(st, scan)) return true;
                 next_part(st, MpExtrasPart::BNulls);
                 break;
             case MpExtrasPart::BNulls:
@@ -241,15 +244,31 @@ static bool next_extra(MpJoinState* st, TupleTableSlot* scan) {
 
 // ---- the walk -------------------------------------------------------------------------
 
-bool mp_join_next(MpJoinState* st, TupleTableSlot* scan) {
+// Claims the next batch of positions: sorted A positions [0, rows[0]), then, when the
+// unmatched B rows are known from the start (right / full joins without a filter: the
+// library's match flags), sorted B positions, so that those rows are emitted by every
+// participant too rather than by the last one alone.
+static bool claim_batch(MpJoinState* st) {
     MpJoinShared* sh = mp_join_shared(st);
+    MpJoinCursor* cur = &st->cur;
+    const uint64 rows_a = sh->results.rows[0];
+    const uint64 total = rows_a + (st->library_match ? sh->results.rows[1] : 0);
+    uint64 begin, end;
+    if (!mp_shared_claim(&sh->stage, total, &begin, &end)) return false;
+    cur->a = Min(begin, rows_a);
+    cur->a_end = Min(end, rows_a);
+    cur->a_started = false;
+    cur->b_pos = Max(begin, rows_a) - rows_a;
+    cur->b_pos_end = Max(end, rows_a) - rows_a;
+    return true;
+}
+
+bool mp_join_next(MpJoinState* st, TupleTableSlot* scan) {
     for (;;) {
         switch (st->step) {
             case MpJoinStep::Claim: {
                 CHECK_FOR_INTERRUPTS();
-                MpJoinCursor* cur = &st->cur;
-                if (mp_shared_claim(&sh->stage, sh->results.rows[0], &cur->a, &cur->a_end)) {
-                    cur->a_started = false;
+                if (claim_batch(st)) {
                     st->step = MpJoinStep::Pairs;
                     break;
                 }
@@ -259,7 +278,7 @@ bool mp_join_next(MpJoinState* st, TupleTableSlot* scan) {
                 break;
             }
             case MpJoinStep::Pairs:
-                if (next_in_batch(st, scan)) return true;
+                if (next_in_batch(st, scan) || next_unmatched_b(st, scan)) return true;
                 st->step = MpJoinStep::Claim;
                 break;
             case MpJoinStep::Extras:
