@@ -8,6 +8,16 @@
 #        bash scripts/bench-device.sh                 # 10M x 10M, shapes in order until the budget
 #        bash scripts/bench-device.sh --rows 1M       # quick check; any mp_bench option
 #                                                     # given here overrides the defaults
+#        bash scripts/bench-device.sh --joins         # the join benchmark: the six joins at
+#                                                     # 10M x 10M int8 uniform, then the fact x
+#                                                     # dimension join 100M x 1M (fact_dim_sum)
+#    --joins (first argument) only changes the defaults of BENCH_OPS (joins,fact_dim_sum),
+#    BENCH_SHAPES (int8) and BENCH_FACT_DIM (100M:1M); the environment and later options
+#    still override them, e.g. BENCH_FACT_DIM= bash scripts/bench-device.sh --joins (the six
+#    joins alone), or BENCH_OPS=fact_dim_sum bash scripts/bench-device.sh --joins (the fact x
+#    dimension join alone). In the pg_mergepath variants pg_mergepath.enable_join = on (left
+#    out when the staged build does not define it: their join plans are then native, marked
+#    ‡, like any pg_mergepath plan without the node, never a failure).
 #    It starts PostgreSQL 15 (pg-up; shared_preload_libraries=pg_mergepath when the
 #    extension is staged, shared_buffers=16GB, 16 workers), generates the tables (16 at a
 #    time) and sets their parallel_workers (BENCH_TABLE_WORKERS), and runs the matrix:
@@ -27,8 +37,11 @@
 #    one line per GPU every 200 ms).
 #
 # Environment: BENCH_ROWS (10M), BENCH_SHAPES (int8,int4,pair,text,numeric; in priority
-# order), BENCH_DISTS (uniform), BENCH_OPS (query ids for --ops, comma list; default: the
-# runner's, the four set operations), BENCH_VARIANTS (for --variants; default: the
+# order), BENCH_DISTS (uniform), BENCH_OPS (query ids or groups for --ops, comma list, e.g.
+# joins or join_inner,join_full; default: the runner's, the four set operations; --joins:
+# joins,fact_dim_sum), BENCH_FACT_DIM (--fact-dim FACT_ROWS:DIM_ROWS[:MATCH], e.g. 100M:1M:
+# the fact x dimension pair, generated only when set; --joins: 100M:1M), BENCH_SKIP (for
+# --skip SHAPE/DIST/QUERY,...), BENCH_VARIANTS (for --variants; default: the
 # runner's, stock,tuned,gpu,cpu), BENCH_TABLE_WORKERS (16: the tables' parallel_workers),
 # BENCH_PAR_WORKERS (16: max_parallel_workers_per_gather of the pg_mergepath variants and
 # of the parallel read floor), BENCH_REPS (3 timed runs per variant), BENCH_VARIANT_S (15:
@@ -52,6 +65,13 @@ if [ "${1:-}" = --prepare ]; then
     echo "bench-device: warning: no pg_mergepath.so in .device/stage: its variants will be n/a" >&2
   echo "bench-device: .device/ holds $(du -sh .device | cut -f1) (carry limit 64 MiB)"
   exit 0
+fi
+
+preset=
+if [ "${1:-}" = --joins ]; then
+  preset=joins
+  shift
+  : "${BENCH_OPS=joins,fact_dim_sum}" "${BENCH_SHAPES=int8}" "${BENCH_FACT_DIM=100M:1M}"
 fi
 
 out=${OUT:-$root/bench-out}
@@ -119,7 +139,7 @@ trap stop_gpu_sampler EXIT
 
 total=${BENCH_TOTAL_S:-540}
 budget=$(( total - ($(date +%s) - t0) - 15 ))
-log "runner budget ${budget} s"
+log "runner budget ${budget} s${preset:+; preset $preset}; ops ${BENCH_OPS:-(default)}${BENCH_FACT_DIM:+; fact x dimension $BENCH_FACT_DIM}"
 args=(--conn "host=127.0.0.1 port=5432 user=postgres dbname=postgres"
       --rows "${BENCH_ROWS:-10M}" --shapes "${BENCH_SHAPES:-int8,int4,pair,text,numeric}"
       --dists "${BENCH_DISTS:-uniform}" --reps "${BENCH_REPS:-3}" --stock-reps 1
@@ -128,6 +148,8 @@ args=(--conn "host=127.0.0.1 port=5432 user=postgres dbname=postgres"
       --table-workers "${BENCH_TABLE_WORKERS:-16}" --par-workers "${BENCH_PAR_WORKERS:-16}" --peak-rss
       --out "$out/RESULTS.md" --log "$out/bench.log")
 [ -n "${BENCH_OPS:-}" ] && args+=(--ops "$BENCH_OPS")
+[ -n "${BENCH_FACT_DIM:-}" ] && args+=(--fact-dim "$BENCH_FACT_DIM")
+[ -n "${BENCH_SKIP:-}" ] && args+=(--skip "$BENCH_SKIP")
 [ -n "${BENCH_VARIANTS:-}" ] && args+=(--variants "$BENCH_VARIANTS")
 [ -n "${BENCH_REQUIRE_GPU:-}" ] && args+=(--require gpu)
 start_gpu_sampler

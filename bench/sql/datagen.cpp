@@ -11,6 +11,16 @@
 //        (8..40 characters, unique per v; md5 would be 2x slower to generate)
 //   numeric round((v-K)/100, 2 or 3)  (scales mixed per row: 1.50 and 1.500 are equal)
 // A column is NULL when another hash of i falls below null_frac.
+// Fact x dimension (fact_dim), both sides (k int8, p1 int8, p2 int4), no NULLs:
+//   dimension row i (1..D): v = i - 1, k = hashint8extended(v, seed') (unique: a 64-bit
+//        hash of 1M values collides with probability ~3e-8; the rows are in no key
+//        order), p1 = a hash of v mod 1e9, p2 = another mod 1e6
+//   fact row i: v = h mod D (uniform over the dimension's rows) for a fraction `match`
+//        of the rows (drawn by another hash of i), else D + h mod D (a key the dimension
+//        lacks); k = hashint8extended(v, seed') as above; p1, p2 hashes of i
+// Both are created empty and filled by INSERT ... SELECT parts of 2M rows, which the
+// driver runs concurrently (a 100M-row fact table in one CREATE TABLE AS would take one
+// core minutes).
 #include "datagen.hpp"
 
 #include <algorithm>
@@ -18,6 +28,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <mutex>
 #include <sstream>
 #include <stdexcept>
@@ -74,7 +85,11 @@ static std::string fmt_double(double x) {
     return buf;
 }
 
+static int64_t permille(double f) { return static_cast<int64_t>(std::llround(f * 1000)); }
+
 std::string Dataset::tag() const {
+    if (fact_dim)
+        return "factdim_" + rows_tag(rows) + "_" + rows_tag(dim_rows) + "_m" + std::to_string(permille(match));
     std::string t = std::string(shape_name(shape)) + "_" + dist_name(dist) + "_" + rows_tag(rows) +
                     "_n" + std::to_string(static_cast<long long>(std::llround(null_frac * 1000)));
     return t;
@@ -82,13 +97,26 @@ std::string Dataset::tag() const {
 
 std::string Dataset::table(char side) const { return schema + "." + tag() + "_" + side; }
 
+int64_t Dataset::side_rows(char side) const { return fact_dim && side == 'b' ? dim_rows : rows; }
+
 std::vector<std::string> Dataset::columns() const {
+    if (fact_dim) return {"k"};
     if (shape == Shape::Pair) return {"k1", "k2"};
     return {"k"};
 }
 
+std::vector<std::string> Dataset::all_columns() const {
+    if (fact_dim) return {"k", "p1", "p2"};
+    return columns();
+}
+
 std::string Dataset::comment() const {
     std::ostringstream o;
+    if (fact_dim) {
+        o << "mp_bench v1 fact-dim rows=" << rows << " dim=" << dim_rows << " match=" << fmt_double(match)
+          << " seed=" << seed;
+        return o.str();
+    }
     o << "mp_bench v1 shape=" << shape_name(shape) << " dist=" << dist_name(dist) << " rows=" << rows
       << " null=" << fmt_double(null_frac) << " seed=" << seed;
     if (dist == Dist::Zipf) o << " s=" << fmt_double(zipf_s);
@@ -96,7 +124,68 @@ std::string Dataset::comment() const {
     return o.str();
 }
 
+// the comment: the parameters and a hash of the SQL, so that a changed generator does
+// not reuse stale tables
+static std::string comment_sql(const Dataset& d, char side, const std::string& sql) {
+    uint64_t fnv = 1469598103934665603ull;
+    for (unsigned char ch : sql) fnv = (fnv ^ ch) * 1099511628211ull;
+    char hex[32];
+    std::snprintf(hex, sizeof hex, " sql=%016llx", static_cast<unsigned long long>(fnv));
+    return "COMMENT ON TABLE " + d.table(side) + " IS '" + d.comment() + hex + "'";
+}
+
+static const int64_t kPartRows = 2000000;  // rows per fill part of a fact x dimension table
+
+static Dataset::TableSql fact_dim_sql(const Dataset& d, char side) {
+    const std::string t = d.table(side);
+    const int64_t S = d.seed * 1000;
+    const std::string D = std::to_string(std::max<int64_t>(1, d.dim_rows)) + "::int8";
+    auto hs = [&](const std::string& x, int64_t s) {
+        return "hashint8extended(" + x + ", " + std::to_string(S + s) + ")";
+    };
+    auto h = [&](int64_t s) { return "(" + hs("i", s) + " & 9223372036854775807)"; };
+    auto frac = [&](int64_t s) {
+        return "((" + hs("i", s) + " & 4503599627370495)::float8 / 4503599627370496.0)";
+    };
+    std::string v, p1, p2;
+    if (side == 'b') {  // dimension
+        v = "i - 1";
+        p1 = hs("v", 55) + " % 1000000000";
+        p2 = "(" + hs("v", 56) + " % 1000000)::int4";
+    } else {  // fact
+        v = "CASE WHEN " + frac(51) + " < " + fmt_double(d.match) + " THEN " + h(52) + " % " + D + " ELSE " + D +
+            " + " + h(52) + " % " + D + " END";
+        p1 = hs("i", 53) + " % 1000000000";
+        p2 = "(" + hs("i", 54) + " % 1000000)::int4";
+    }
+    Dataset::TableSql ts;
+    ts.create = {"DROP TABLE IF EXISTS " + t,
+                 "CREATE UNLOGGED TABLE " + t +
+                     " (k int8, p1 int8, p2 int4) WITH (autovacuum_enabled = false)"};
+    const int64_t n = d.side_rows(side);
+    for (int64_t lo = 1; lo <= n; lo += kPartRows) {
+        const int64_t hi = std::min(n, lo + kPartRows - 1);
+        ts.fill.push_back("INSERT INTO " + t + " SELECT " + hs("v", 50) + ", " + p1 + ", " + p2 +
+                          " FROM (SELECT i, " + v + " AS v FROM generate_series(" + std::to_string(lo) +
+                          "::int8, " + std::to_string(hi) + "::int8) AS g(i) OFFSET 0) q");
+    }
+    std::string all;
+    for (auto& x : ts.create) all += x + ";";
+    for (auto& x : ts.fill) all += x + ";";
+    ts.comment = comment_sql(d, side, all);
+    return ts;
+}
+
 std::vector<std::string> Dataset::create_sql(char side) const {
+    TableSql ts = table_sql(side);
+    std::vector<std::string> out = ts.create;
+    out.insert(out.end(), ts.fill.begin(), ts.fill.end());
+    out.push_back(ts.comment);
+    return out;
+}
+
+Dataset::TableSql Dataset::table_sql(char side) const {
+    if (fact_dim) return fact_dim_sql(*this, side);
     const int sidx = (dist == Dist::Identical || side == 'a') ? 0 : 1;
     const int64_t K = std::max<int64_t>(1, rows / 2);
     const std::string Ks = std::to_string(K) + "::int8";
@@ -169,14 +258,45 @@ std::vector<std::string> Dataset::create_sql(char side) const {
     std::string ctas = "CREATE UNLOGGED TABLE " + t + " WITH (autovacuum_enabled = false) AS SELECT " +
                        sel + " FROM (SELECT i, " + v + " AS v FROM generate_series(1::int8, " +
                        std::to_string(rows) + "::int8) AS g(i) OFFSET 0) q";
-    // the comment records the parameters and a hash of the SQL, so that a changed generator
-    // does not reuse stale tables
-    uint64_t fnv = 1469598103934665603ull;
-    for (unsigned char ch : ctas) fnv = (fnv ^ ch) * 1099511628211ull;
-    char hex[32];
-    std::snprintf(hex, sizeof hex, " sql=%016llx", static_cast<unsigned long long>(fnv));
-    return {"DROP TABLE IF EXISTS " + t, ctas,
-            "COMMENT ON TABLE " + t + " IS '" + comment() + hex + "'"};
+    TableSql ts;
+    ts.create = {"DROP TABLE IF EXISTS " + t, ctas};
+    ts.comment = comment_sql(*this, side, ctas);
+    return ts;
+}
+
+// Runs tasks[0..n) over `jobs` connections, each task on one of them; the first error
+// stops the rest and is thrown.
+static void run_parallel(const std::string& conninfo, int jobs,
+                         const std::vector<std::function<void(Conn&)>>& tasks) {
+    if (tasks.empty()) return;
+    jobs = std::max(1, std::min<int>(jobs, static_cast<int>(tasks.size())));
+    std::atomic<size_t> next{0};
+    std::mutex mu;
+    std::string first_error;
+    std::vector<std::thread> threads;
+    for (int j = 0; j < jobs; ++j)
+        threads.emplace_back([&] {
+            try {
+                Conn c(conninfo);
+                c.must("SET synchronous_commit = off");
+                for (size_t k; (k = next++) < tasks.size();) {
+                    {
+                        std::lock_guard<std::mutex> g(mu);
+                        if (!first_error.empty()) return;
+                    }
+                    tasks[k](c);
+                }
+            } catch (const std::exception& e) {
+                std::lock_guard<std::mutex> g(mu);
+                if (first_error.empty()) first_error = e.what();
+            }
+        });
+    for (auto& t : threads) t.join();
+    if (!first_error.empty()) throw std::runtime_error("data generation failed: " + first_error);
+}
+
+static double since(std::chrono::steady_clock::time_point a) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count();
 }
 
 GenStats generate(const std::string& conninfo, const std::vector<Dataset>& sets, int jobs,
@@ -190,19 +310,20 @@ GenStats generate(const std::string& conninfo, const std::vector<Dataset>& sets,
     struct Job {
         const Dataset* d;
         char side;
+        Dataset::TableSql sql;
     };
     std::vector<Job> todo;
     {
         Conn c(conninfo);
         for (const auto& d : sets)
             for (char side : {'a', 'b'}) {
+                Dataset::TableSql ts = d.table_sql(side);
                 bool reuse = false;
                 if (!regen) {
                     QResult r = c.exec("SELECT obj_description('" + d.table(side) +
                                        "'::regclass, 'pg_class')");
-                    const std::string want = d.create_sql(side).back();
                     reuse = r.ok && !r.rows.empty() &&
-                            want == "COMMENT ON TABLE " + d.table(side) + " IS '" + r.at(0, 0) + "'";
+                            ts.comment == "COMMENT ON TABLE " + d.table(side) + " IS '" + r.at(0, 0) + "'";
                     // UNLOGGED tables come back empty after a crash restart (a device
                     // call's end kills the server): never reuse an empty table.
                     if (reuse) {
@@ -213,46 +334,60 @@ GenStats generate(const std::string& conninfo, const std::vector<Dataset>& sets,
                 if (reuse) {
                     ++st.reused;
                 } else {
-                    todo.push_back({&d, side});
+                    todo.push_back({&d, side, std::move(ts)});
                 }
             }
     }
     if (!todo.empty()) {
-        jobs = std::max(1, std::min<int>(jobs, static_cast<int>(todo.size())));
-        logf("generating %zu tables with %d connections", todo.size(), jobs);
-        std::atomic<size_t> next{0};
-        std::mutex mu;
-        std::string first_error;
-        std::vector<std::thread> threads;
-        for (int j = 0; j < jobs; ++j)
-            threads.emplace_back([&] {
-                try {
-                    Conn c(conninfo);
-                    c.must("SET synchronous_commit = off");
-                    for (size_t k; (k = next++) < todo.size();) {
-                        const Job& jb = todo[k];
-                        {
-                            std::lock_guard<std::mutex> g(mu);
-                            if (!first_error.empty()) return;
-                        }
-                        auto a = std::chrono::steady_clock::now();
-                        for (const auto& s : jb.d->create_sql(jb.side)) c.must(s);
-                        c.must("VACUUM (ANALYZE) " + jb.d->table(jb.side));
-                        double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - a)
-                                       .count();
-                        logf("  %-32s %lld rows in %.1f s", jb.d->table(jb.side).c_str(),
-                             static_cast<long long>(jb.d->rows), s);
-                    }
-                } catch (const std::exception& e) {
-                    std::lock_guard<std::mutex> g(mu);
-                    if (first_error.empty()) first_error = e.what();
+        size_t parts = 0;
+        for (const Job& jb : todo) parts += jb.sql.fill.size();
+        jobs = std::max(1, jobs);
+        logf("generating %zu tables with %d connections%s", todo.size(), jobs,
+             parts ? (" (" + std::to_string(parts) + " fill parts of fact x dimension tables)").c_str() : "");
+        auto finish = [](Conn& c, const Job& jb, std::chrono::steady_clock::time_point a, const char* how) {
+            c.must(jb.sql.comment);
+            c.must("VACUUM (ANALYZE) " + jb.d->table(jb.side));
+            logf("  %-32s %lld rows in %.1f s%s", jb.d->table(jb.side).c_str(),
+                 static_cast<long long>(jb.d->side_rows(jb.side)), since(a), how);
+        };
+        // tables made in parts: created empty first (one connection), then their parts
+        // run concurrently with the whole tables (parts first: they are the bulk), then
+        // each is commented and vacuumed
+        std::vector<const Job*> parted;
+        auto fill_start = std::chrono::steady_clock::now();
+        {
+            Conn c(conninfo);
+            for (const Job& jb : todo)
+                if (!jb.sql.fill.empty()) {
+                    for (const auto& q : jb.sql.create) c.must(q);
+                    parted.push_back(&jb);
                 }
-            });
-        for (auto& t : threads) t.join();
-        if (!first_error.empty()) throw std::runtime_error("data generation failed: " + first_error);
+        }
+        std::vector<std::function<void(Conn&)>> tasks;
+        for (const Job* jb : parted)
+            for (const std::string& q : jb->sql.fill) tasks.push_back([&q](Conn& c) { c.must(q); });
+        for (const Job& jb : todo)
+            if (jb.sql.fill.empty())
+                tasks.push_back([&jb, &finish](Conn& c) {
+                    auto a = std::chrono::steady_clock::now();
+                    for (const auto& q : jb.sql.create) c.must(q);
+                    finish(c, jb, a, "");
+                });
+        run_parallel(conninfo, jobs, tasks);
+        if (!parted.empty()) {
+            logf("  fill parts done in %.1f s; VACUUM ANALYZE of the tables made in parts", since(fill_start));
+            tasks.clear();
+            for (const Job* jb : parted)
+                tasks.push_back([jb, &finish](Conn& c) {
+                    auto a = std::chrono::steady_clock::now();
+                    finish(c, *jb, a, (" (comment + VACUUM ANALYZE, after " +
+                                       std::to_string(jb->sql.fill.size()) + " parts)").c_str());
+                });
+            run_parallel(conninfo, jobs, tasks);
+        }
         st.created = static_cast<int>(todo.size());
     }
-    st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    st.seconds = since(t0);
     return st;
 }
 

@@ -1,7 +1,8 @@
 // mp_bench.cpp — end-to-end SQL benchmark of pg_mergepath against stock PostgreSQL.
 //
 // Generates the data (datagen.hpp), then for every dataset (rows x distribution x key
-// shape) and every query of queries.hpp runs each variant — stock (pg_mergepath off,
+// shape, and the fact x dimension pairs of --fact-dim) and every query of queries.hpp
+// that applies to it (set operations, joins; fact x dimension joins) runs each variant — stock (pg_mergepath off,
 // default settings), stock tuned (work_mem 4GB, 8 workers), pg_mergepath device=gpu,
 // pg_mergepath device=cpu (both with --par-workers workers per Gather, so that the parallel
 // node can be planned) — plus two floors that only read both inputs: one process, and
@@ -61,7 +62,25 @@ const char* kUsage = R"(usage: mp_bench [options]
   --zipf-s S          Zipf exponent (default 1.0)
   --seed N            data seed (default 42)
   --text-collation C  collation of the text key column (default: database default)
-  --ops LIST          query ids of queries.hpp, or 'all' (default: the four set ops)
+  --ops LIST          query ids of queries.hpp and groups: setops (the four set ops),
+                      joins (join_inner,join_left,join_right,join_full,join_semi,
+                      join_anti), factdim (fact_dim_sum,fact_dim_rows), all (default:
+                      setops, and fact_dim_sum for --fact-dim; a fact x dimension query
+                      runs on the --fact-dim pairs only, the others on the
+                      --rows x --dists x --shapes pairs only, and a dataset with no query
+                      is not generated: --ops fact_dim_sum --fact-dim 100M:1M runs that
+                      alone)
+  --fact-dim LIST     fact x dimension pairs FACT_ROWS:DIM_ROWS[:MATCH], e.g. 100M:1M
+                      (MATCH: the fraction of fact rows whose key is in the dimension,
+                      default --fact-dim-match); both sides (k int8, p1 int8, p2 int4),
+                      dimension keys unique, fact keys uniform over them. Only generated
+                      when given (100M rows: ~5 GB); with --ops not naming a fact x
+                      dimension query, fact_dim_sum runs on them
+  --fact-dim-match F  default MATCH of --fact-dim (0.95)
+  --skip LIST         (dataset, query) pairs not to run, as SHAPE/DIST/QUERY patterns (each
+                      part a name or *; QUERY an id or a group), e.g. text/zipf/joins
+                      (default: none; --small: int4/zipf/joins,text/zipf/joins,
+                      numeric/zipf/joins)
   --variants LIST     stock,tuned,gpu,cpu (default all; the first stock one is the reference)
   --reps N            timed runs per variant after the verifying warm-up (default 5)
   --stock-reps N      timed runs for the stock variants (default = --reps); 0: a stock
@@ -100,7 +119,10 @@ const char* kUsage = R"(usage: mp_bench [options]
   --out FILE          also write the markdown report to FILE
   --log FILE          plans, EXPLAIN ANALYZE, per-run times (default: none)
   --small             CI preset: 20k rows, all shapes, dists uniform,zipf,disjoint,identical,
-                      uniform:0.1, variants stock,tuned,cpu, reps 1
+                      uniform:0.1, ops setops,joins,factdim with --fact-dim 200k:20k,
+                      --skip int4/zipf/joins,text/zipf/joins,numeric/zipf/joins (a Zipf
+                      join outputs 4.6M rows here: int8 and pair keep them), variants
+                      stock,tuned,cpu, reps 1
 )";
 
 struct Options {
@@ -108,6 +130,13 @@ struct Options {
     std::vector<int64_t> rows = {1000000};
     std::vector<Shape> shapes = {Shape::Int4, Shape::Int8, Shape::Pair, Shape::Text, Shape::Numeric};
     std::vector<std::pair<Dist, double>> dists;  // null frac < 0: use null_frac
+    struct FactDim {
+        int64_t fact, dim;
+        double match;  // < 0: fact_dim_match
+    };
+    std::vector<FactDim> fact_dims;
+    double fact_dim_match = 0.95;
+    std::vector<std::vector<std::string>> skip;  // --skip: {shape, dist, query} patterns
     double null_frac = 0, zipf_s = 1.0;
     int64_t seed = 42;
     std::string text_collation, schema = "mp_bench";
@@ -170,12 +199,15 @@ Options parse_args(int argc, char** argv) {
             args.push_back(s);
         }
     }
-    std::string ops = "", variants = "stock,tuned,gpu,cpu", dists = "uniform";
+    std::string ops = "", variants = "stock,tuned,gpu,cpu", dists = "uniform", fact_dims, skip;
     if (std::find(args.begin(), args.end(), "--small") != args.end()) {
         o.small = true;
         o.rows = {20000};
         dists = "uniform,zipf,disjoint,identical,uniform:0.1";
         variants = "stock,tuned,cpu";
+        ops = "setops,joins,factdim";
+        fact_dims = "200k:20k";
+        skip = "int4/zipf/joins,text/zipf/joins,numeric/zipf/joins";
         o.reps = 1;
     }
     for (size_t i = 0; i < args.size(); ++i) {
@@ -204,6 +236,9 @@ Options parse_args(int argc, char** argv) {
         else if (k == "--seed") o.seed = std::atoll(val().c_str());
         else if (k == "--text-collation") o.text_collation = val();
         else if (k == "--ops") ops = val();
+        else if (k == "--fact-dim") fact_dims = val();
+        else if (k == "--skip") skip = val();
+        else if (k == "--fact-dim-match") o.fact_dim_match = std::atof(val().c_str());
         else if (k == "--variants") variants = val();
         else if (k == "--reps") o.reps = std::atoi(val().c_str());
         else if (k == "--stock-reps") o.stock_reps = std::atoi(val().c_str());
@@ -238,18 +273,50 @@ Options parse_args(int argc, char** argv) {
         if (!parse_dist(s.substr(0, c), d)) usage_error("unknown distribution '" + s + "'");
         o.dists.push_back({d, c == std::string::npos ? -1.0 : std::atof(s.c_str() + c + 1)});
     }
-    if (ops.empty() || ops == "all") {
+    for (auto& s : split(fact_dims)) {
+        auto f = split(s, ':');
+        if (f.size() < 2 || f.size() > 3) usage_error("bad --fact-dim '" + s + "' (FACT_ROWS:DIM_ROWS[:MATCH])");
+        double m = f.size() == 3 ? std::atof(f[2].c_str()) : -1.0;
+        if (f.size() == 3 && (m < 0 || m > 1)) usage_error("bad MATCH in --fact-dim '" + s + "' (0..1)");
+        o.fact_dims.push_back({parse_count(f[0]), parse_count(f[1]), m});
+    }
+    if (o.fact_dim_match < 0 || o.fact_dim_match > 1) usage_error("--fact-dim-match must be in 0..1");
+    for (auto& s : split(skip)) {
+        auto f = split(s, '/');
+        if (f.size() != 3) usage_error("bad --skip '" + s + "' (SHAPE/DIST/QUERY)");
+        Shape sh;
+        Dist di;
+        if (f[0] != "*" && !parse_shape(f[0], sh)) usage_error("unknown shape in --skip '" + s + "'");
+        if (f[1] != "*" && !parse_dist(f[1], di)) usage_error("unknown distribution in --skip '" + s + "'");
+        if (f[2] != "*" && std::none_of(query_table().begin(), query_table().end(), [&](const QueryDef& q) {
+                return f[2] == q.id || f[2] == q.group;
+            }))
+            usage_error("unknown query or group in --skip '" + s + "'");
+        o.skip.push_back(f);
+    }
+    // --ops: ids and groups, in the order given, each query once
+    auto add_op = [&](const QueryDef* q) {
+        if (std::find(o.ops.begin(), o.ops.end(), q) == o.ops.end()) o.ops.push_back(q);
+    };
+    if (ops.empty()) {
         for (const auto& q : query_table())
-            if (ops == "all" || q.default_on) o.ops.push_back(&q);
+            if (q.default_on && q.scope == Scope::Pairs) add_op(&q);
     } else {
         for (auto& s : split(ops)) {
-            const QueryDef* f = nullptr;
+            bool found = false;
             for (const auto& q : query_table())
-                if (s == q.id) f = &q;
-            if (!f) usage_error("unknown query '" + s + "'");
-            o.ops.push_back(f);
+                if (s == "all" || s == q.id || s == q.group) {
+                    add_op(&q);
+                    found = true;
+                }
+            if (!found) usage_error("unknown query or group '" + s + "'");
         }
     }
+    // --fact-dim without a fact x dimension query in --ops: its default ones
+    if (!o.fact_dims.empty() &&
+        std::none_of(o.ops.begin(), o.ops.end(), [](const QueryDef* q) { return q->scope == Scope::FactDim; }))
+        for (const auto& q : query_table())
+            if (q.default_on && q.scope == Scope::FactDim) add_op(&q);
     if (o.par_workers < 0) usage_error("--par-workers must be >= 0");
     if (o.table_workers < 0) usage_error("--table-workers must be >= 0");
     for (auto& s : split(variants)) {
@@ -415,6 +482,20 @@ struct RowResult {
     std::map<std::string, Cell> cells;  // by variant id
 };
 
+// --skip: is (dataset, query) one not to run? (pairs of --rows x --dists x --shapes only)
+bool skipped_by(const Options& o, const Dataset& d, const QueryDef& q) {
+    if (d.fact_dim) return false;
+    for (const auto& p : o.skip) {
+        Shape sh = d.shape;
+        Dist di = d.dist;
+        if ((p[0] == "*" || (parse_shape(p[0], sh) && sh == d.shape)) &&
+            (p[1] == "*" || (parse_dist(p[1], di) && di == d.dist)) &&
+            (p[2] == "*" || p[2] == q.id || p[2] == q.group))
+            return true;
+    }
+    return false;
+}
+
 std::string build_sql(const Dataset& d, const QueryDef& q) {
     std::vector<std::string> ac, bc, on;
     for (auto& col : d.columns()) {
@@ -431,8 +512,12 @@ std::string build_sql(const Dataset& d, const QueryDef& q) {
 }
 
 // count, order-independent checksum (hash_record_extended is consistent with the types'
-// equality: 1.5 and 1.50 hash alike), and for ordered queries the number of inversions
-std::string checksum_sql(const std::string& q, bool ordered) {
+// equality: 1.5 and 1.50 hash alike), and for ordered queries the number of inversions.
+// An aggregate query (one row, its count in column n): that count and the row's hash.
+std::string checksum_sql(const QueryDef& def, const std::string& q) {
+    const bool ordered = def.ordered;
+    if (def.aggregate)
+        return "SELECT s.n, hash_record_extended(s, 0), 0 FROM (" + q + ") s";
     if (!ordered)
         return "SELECT count(*), coalesce(sum(hash_record_extended(s, 0)), 0), 0 FROM (" + q + ") s";
     return "SELECT count(*), coalesce(sum(h), 0), count(*) FILTER (WHERE p > r) FROM "
@@ -482,6 +567,14 @@ private:
     int passed_ = 0, failed_ = 0, na_ = 0, skipped_ = 0, nocustom_ = 0, cut_ = 0;
     bool mp_loaded_ = false;
     std::string mp_missing_, mp_how_;
+    // optional_settings() that the loaded pg_mergepath does not define: left out
+    std::set<std::string> absent_settings_;
+    std::vector<std::string> variant_sets(const Variant& v) const {
+        std::vector<std::string> out;
+        for (const std::string& s : v.sets)
+            if (!absent_settings_.count(s.substr(0, s.find(' ')))) out.push_back(s);
+        return out;
+    }
     int backend_pid_ = 0;           // of the connection that runs the variants (--peak-rss)
     std::set<std::string> rss_notes_;  // why a peak RSS is missing
     double ref_s_ = 0;
@@ -491,6 +584,8 @@ private:
     double estimate_s() const { return ds_max_s_ > 0 ? ds_max_s_ : min_avg_s_; }
     std::vector<std::string> notes_;  // footnotes, numbered from 1
     std::string date_, host_, gpu_, cpu_, pgver_, settings_, gen_line_, ref_line_, table_workers_;
+
+    bool skipped(const Dataset& d, const QueryDef& q) const { return skipped_by(o_, d, q); }
 
     void L(const std::string& s) {
         if (log_) {
@@ -566,13 +661,31 @@ void Runner::collect_header(Conn& c, const std::vector<Dataset>& sets, const Gen
     std::vector<std::string> kv;
     for (auto& r : s.rows) kv.push_back(r[0] + "=" + r[1]);
     settings_ = join(kv, ", ");
-    std::vector<std::string> rows;
-    for (int64_t n : o_.rows) rows.push_back(std::to_string(n));
+    std::set<int64_t> rows;
+    size_t pairs = 0;
+    std::vector<std::string> fds;
+    for (const Dataset& d : sets) {
+        if (!d.fact_dim) {
+            rows.insert(d.rows);
+            ++pairs;
+            continue;
+        }
+        char m[32];
+        std::snprintf(m, sizeof m, "%g%%", d.match * 100);
+        fds.push_back(std::to_string(d.rows) + " x " + std::to_string(d.dim_rows) + " rows, " + m +
+                      " of fact keys in the dimension");
+    }
+    std::vector<std::string> rs;
+    for (int64_t n : rows) rs.push_back(std::to_string(n));
     char g[64];
     std::snprintf(g, sizeof g, "%.1f s", gs.seconds);
-    gen_line_ = std::to_string(sets.size()) + " datasets x 2 tables of " + join(rows, ", ") +
-                " rows (" + std::to_string(gs.created) + " tables generated, " +
-                std::to_string(gs.reused) + " reused, " + g + ")";
+    gen_line_ = pairs ? std::to_string(pairs) + " datasets x 2 tables of " + join(rs, ", ") + " rows" : "";
+    if (!fds.empty())
+        gen_line_ += std::string(pairs ? "; " : "") + "fact x dimension (a = fact, b = dimension, " +
+                     "each k int8, p1 int8, p2 int4; dimension keys unique, fact keys uniform over " +
+                     "them): " + join(fds, "; ");
+    gen_line_ += " (" + std::to_string(gs.created) + " tables generated, " + std::to_string(gs.reused) +
+                 " reused, " + g + ")";
     table_workers_ = table_workers_now(c, sets);
 }
 
@@ -634,9 +747,9 @@ void Runner::reference_phase(std::vector<Item*>& items) {
                 Conn c(o_.conn);
                 for (size_t k; (k = next++) < tasks.size();) {
                     Task& t = tasks[k];
-                    QResult r = c.exec(settings_sql(o_, t.v->sets, budget_timeout_ms()));
+                    QResult r = c.exec(settings_sql(o_, variant_sets(*t.v), budget_timeout_ms()));
                     if (!r.ok && r.sqlstate == "57014")  // a late cancel meant for the last task
-                        r = c.exec(settings_sql(o_, t.v->sets, budget_timeout_ms()));
+                        r = c.exec(settings_sql(o_, variant_sets(*t.v), budget_timeout_ms()));
                     if (r.ok) {
                         {
                             std::lock_guard<std::mutex> g(mu);
@@ -644,7 +757,7 @@ void Runner::reference_phase(std::vector<Item*>& items) {
                             t.start = std::chrono::steady_clock::now();
                             t.started = true;
                         }
-                        r = c.exec(checksum_sql(t.it->sql, t.it->q->ordered));
+                        r = c.exec(checksum_sql(*t.it->q, t.it->sql));
                     }
                     Answer a;
                     a.ok = r.ok;
@@ -752,11 +865,12 @@ void Runner::run_floors(Conn& c, const Dataset& d, Cell& floor, Cell& par_floor)
 // timed runs; returns the counts ("" when it did not run).
 std::string Runner::run_floor(Conn& c, const Dataset& d, const std::string& name,
                               const std::vector<std::string>& sets, Cell& cell) {
+    // every column a query may read: the keys, and a fact x dimension pair's payloads
     std::vector<std::string> counts;
-    for (auto& col : d.columns()) counts.push_back("count(" + col + ")");
+    for (auto& col : d.all_columns()) counts.push_back("count(" + col + ")");
     std::string sql = subst(floor_sql(), {{"A", d.table('a')},
                                           {"B", d.table('b')},
-                                          {"COLS", join(d.columns(), ", ")},
+                                          {"COLS", join(d.all_columns(), ", ")},
                                           {"COUNTS", join(counts, ", ")}});
     L("==== " + d.tag() + " | " + name + " ====\nsettings: " + join(sets, "; ") + "\n" + sql);
     QResult s = c.exec(settings_sql(o_, sets, budget_timeout_ms()));
@@ -835,11 +949,13 @@ Cell Runner::run_variant(Conn& c, Item& it, const Variant& v, bool reference, do
     long cutoff = 0;
     if (!v.mp && !reference && o_.stock_cutoff > 0 && ref_ms > 0)
         cutoff = std::max(1000L, static_cast<long>(o_.stock_cutoff * ref_ms));
-    QResult s = c.exec(settings_sql(o_, v.sets, 0));
+    const std::vector<std::string> vsets = variant_sets(v);
+    QResult s = c.exec(settings_sql(o_, vsets, 0));
     if (!s.ok) return unavailable(s.error);
-    L("settings: " + join(v.sets, "; ") + (o_.sets.empty() ? "" : "; " + join(o_.sets, "; ")) +
+    L("settings: " + join(vsets, "; ") + (o_.sets.empty() ? "" : "; " + join(o_.sets, "; ")) +
       (cutoff ? "; cut off at " + std::to_string(cutoff) + " ms" : ""));
-    L("query: " + sql + "\ntimed: SELECT count(*) FROM (query) s");
+    L("query: " + sql + (it.q->aggregate ? "\ntimed: the checksum query (count n + hash of the row)"
+                                          : "\ntimed: SELECT count(*) FROM (query) s"));
     // every statement runs under statement_timeout = min(time budget left, cut-off)
     bool by_cutoff = false;
     auto run = [&](const std::string& q) {
@@ -854,8 +970,10 @@ Cell Runner::run_variant(Conn& c, Item& it, const Variant& v, bool reference, do
     };
 
     // the plans logged are those of the timed statement (an aggregate over the query can
-    // be planned in parallel where the bare query is not)
-    const std::string count_sql = "SELECT count(*) FROM (" + sql + ") s";
+    // be planned in parallel where the bare query is not); an aggregate query is timed by
+    // its checksum query, which checks the whole answer each time
+    const std::string count_sql =
+        it.q->aggregate ? checksum_sql(*it.q, sql) : "SELECT count(*) FROM (" + sql + ") s";
     QResult plan = run("EXPLAIN " + count_sql);
     if (plan.ok) {
         std::string p;
@@ -900,7 +1018,7 @@ Cell Runner::run_variant(Conn& c, Item& it, const Variant& v, bool reference, do
     if (verified_before) cell.checksum_checked = true;
     double verify_ms = 0;
     if (checksum) {
-        QResult r = run(checksum_sql(sql, it.q->ordered));
+        QResult r = run(checksum_sql(*it.q, sql));
         if (!r.ok) return errored(r);
         verify_ms = r.ms;
         Answer a;
@@ -913,8 +1031,9 @@ Cell Runner::run_variant(Conn& c, Item& it, const Variant& v, bool reference, do
         if (reference) {
             ref = a;
         } else if (a.count != ref.count || a.sum != ref.sum || a.disorder != "0") {
-            std::string why = "wrong answer: count " + a.count + " checksum " + a.sum;
-            if (a.disorder != "0") why += " order inversions " + a.disorder;
+            std::string why = r.rows.empty() ? std::string("wrong answer: no row")
+                                             : "wrong answer: count " + a.count + " checksum " + a.sum;
+            if (!r.rows.empty() && a.disorder != "0") why += " order inversions " + a.disorder;
             why += "; stock: count " + ref.count + " checksum " + ref.sum;
             fail(what, cell, why);
             return cell;
@@ -939,9 +1058,11 @@ Cell Runner::run_variant(Conn& c, Item& it, const Variant& v, bool reference, do
     for (int i = 0; i < reps; ++i) {
         QResult r = run(count_sql);
         if (!r.ok) return errored(r);
-        if (r.at(0, 0) != ref.count) {
+        if (r.at(0, 0) != ref.count || (it.q->aggregate && r.at(0, 1) != ref.sum)) {
             fail(what, cell, "wrong answer in timed run " + std::to_string(i + 1) + ": count " +
-                                 r.at(0, 0) + ", stock " + ref.count);
+                                 r.at(0, 0) + (it.q->aggregate ? " checksum " + r.at(0, 1) : "") +
+                                 ", stock " + ref.count +
+                                 (it.q->aggregate ? " checksum " + ref.sum : ""));
             return cell;
         }
         ms.push_back(r.ms);
@@ -1072,9 +1193,13 @@ void Runner::run_item(Conn& c, Item& it, RowResult& row) {
 }
 
 int Runner::run() {
-    // datasets: rows x dists x shapes, in the order given
+    // datasets: rows x dists x shapes, in the order given, when a query of --ops runs on
+    // them; then the fact x dimension pairs of --fact-dim, when one runs on them
+    auto has_scope = [&](Scope sc) {
+        return std::any_of(o_.ops.begin(), o_.ops.end(), [&](const QueryDef* q) { return q->scope == sc; });
+    };
     std::vector<Dataset> sets;
-    for (int64_t r : o_.rows)
+    for (int64_t r : (has_scope(Scope::Pairs) ? o_.rows : std::vector<int64_t>{}))
         for (auto [dist, nf] : o_.dists)
             for (Shape sh : o_.shapes) {
                 Dataset d;
@@ -1088,6 +1213,26 @@ int Runner::run() {
                 d.schema = o_.schema;
                 sets.push_back(d);
             }
+    if (has_scope(Scope::FactDim))
+        for (const auto& fd : o_.fact_dims) {
+            Dataset d;
+            d.fact_dim = true;
+            d.rows = fd.fact;
+            d.dim_rows = fd.dim;
+            d.match = fd.match < 0 ? o_.fact_dim_match : fd.match;
+            d.seed = o_.seed;
+            d.schema = o_.schema;
+            sets.push_back(d);
+        }
+    // a dataset all of whose queries --skip leaves out is not generated either
+    sets.erase(std::remove_if(sets.begin(), sets.end(),
+                              [&](const Dataset& d) {
+                                  return std::none_of(o_.ops.begin(), o_.ops.end(), [&](const QueryDef* q) {
+                                      return (q->scope == Scope::FactDim) == d.fact_dim && !skipped(d, *q);
+                                  });
+                              }),
+               sets.end());
+    if (sets.empty()) usage_error("no dataset to run: the queries of --ops need --fact-dim (or the other way round), or --skip leaves out every one");
     if (o_.print_sql) {
         for (auto& d : sets)
             for (char side : {'a', 'b'})
@@ -1120,6 +1265,17 @@ int Runner::run() {
         if (!mp_loaded_) {
             mp_missing_ = "pg_mergepath is not loaded (shared_preload_libraries)";
             logf("note: %s: its variants are n/a", mp_missing_.c_str());
+        } else {
+            for (const std::string& name : optional_settings()) {
+                QResult g = c.exec("SELECT 1 FROM pg_settings WHERE name = '" + name + "'");
+                if (g.ok && g.rows.empty()) {
+                    absent_settings_.insert(name);
+                    mp_how_ += "; " + name + " is not defined by this pg_mergepath build: not set";
+                    logf("note: %s is not defined by this pg_mergepath build: its variants run "
+                         "without it (a join plan then keeps a native join: marked ‡)",
+                         name.c_str());
+                }
+            }
         }
     }
 
@@ -1148,6 +1304,8 @@ int Runner::run() {
     std::vector<Item> items;
     for (const Dataset& d : sets)
         for (const QueryDef* q : o_.ops) {
+            if ((q->scope == Scope::FactDim) != d.fact_dim) continue;
+            if (skipped(d, *q)) continue;
             Item it;
             it.d = &d;
             it.q = q;
@@ -1171,10 +1329,12 @@ int Runner::run() {
         for (; k < items.size() && items[k].d == &d; ++k) {
             Item& it = items[k];
             RowResult row;
-            row.size = rows_tag(d.rows);
+            row.size = rows_tag(d.rows) + (d.fact_dim ? " x " + rows_tag(d.dim_rows) : "");
             for (auto& ch : row.size) ch = static_cast<char>(std::toupper(ch));
-            row.shape = shape_name(d.shape);
-            row.dist = dist_name(d.dist);
+            row.shape = d.fact_dim ? "int8 +2 payloads" : shape_name(d.shape);
+            char mb[64];
+            std::snprintf(mb, sizeof mb, "fact x dim (%g%% match)", d.match * 100);
+            row.dist = d.fact_dim ? std::string(mb) : std::string(dist_name(d.dist));
             char nb[32];
             std::snprintf(nb, sizeof nb, "%g", d.null_frac);
             row.nulls = nb;
@@ -1245,12 +1405,18 @@ std::string Runner::report() {
       << (o_.quick_stock ? "; stock variants after the first checked by row count only" : "")
       << "), every count checked\n";
     o << "- variants:";
-    for (const Variant* v : o_.variants) o << " **" << v->title << "** (" << join(v->sets, ", ") << ");";
+    for (const Variant* v : o_.variants) o << " **" << v->title << "** (" << join(variant_sets(*v), ", ") << ");";
     o << " **floor**: one process, `SELECT count(cols) FROM (a UNION ALL b)`; **par floor**: the "
          "same with max_parallel_workers_per_gather = "
       << o_.par_workers << " (Parallel Append of two Parallel Seq Scans)";
     if (!o_.sets.empty()) o << "; all variants: " << join(o_.sets, ", ");
-    o << "\n\n";
+    o << "\n";
+    if (!o_.skip.empty()) {
+        std::vector<std::string> pats;
+        for (const auto& p : o_.skip) pats.push_back(join(p, "/"));
+        o << "- not run (--skip, shape/dist/query): " << join(pats, ", ") << "\n";
+    }
+    o << "\n";
 
     o << report_header();
     for (const RowResult& r : rows_) o << report_row(r);
