@@ -11,6 +11,7 @@
 // the chunk holds the row's reference next to its key (key_chunks.h).
 #include "join.h"
 
+#include "prefault.h"
 #include "timing.h"
 
 void mp_join_start_run(MpJoinState* st) {
@@ -86,20 +87,38 @@ static void put_directory(MpJoinState* st, MpJoinResults* r, int side) {
     memcpy(chunk, a->chunk, sizeof(MpChunkRef) * a->count);
 }
 
-// The ranges and flags from the stage into the space.
+// The arrays of one kind, or none (kNoChunk and a null address) when not wanted.
+static MpChunkRef wanted_array(MpJoinState* st, bool wanted, uint64 n, size_t element, void** address,
+                               MpMemoryRange* fresh, int* nfresh) {
+    *address = NULL;
+    if (!wanted) return kNoChunk;
+    MpChunkRef ref = result_array(st, n, element, address);
+    fresh[(*nfresh)++] = {*address, n * element};
+    return ref;
+}
+
+// The ranges and flags from the stage into the space: only what the emitters read.
+// Rows of a side that stores no column need no row numbers; the lower bounds matter
+// only when pairs are looked at one by one (stored B columns or a filter); the match
+// flags of B only for right and full joins.
 static void put_results(MpJoinState* st) {
     MpJoinResults* r = &mp_join_shared(st)->results;
-    mergepath::JoinRangesOut out;
-    void* b_matched = NULL;
     for (int side = 0; side < 2; side++) r->rows[side] = mp_stage_side_rows(st->stage, side);
-    r->a_rows = result_array(st, r->rows[0], sizeof(uint64), (void**)&out.a_rows);
-    r->a_lower = result_array(st, r->rows[0], sizeof(uint64), (void**)&out.a_lower);
-    r->a_count = result_array(st, r->rows[0], sizeof(uint64), (void**)&out.a_count);
-    r->b_rows = result_array(st, r->rows[1], sizeof(uint64), (void**)&out.b_rows);
-    r->b_matched = st->outer_side[1] ? result_array(st, r->rows[1], 1, &b_matched) : kNoChunk;
+    const uint64 na = r->rows[0], nb = r->rows[1];
+    const bool pairs_one_by_one = st->filter != NULL || st->nstored[1] > 0;
+    mergepath::JoinRangesOut out;
+    void* b_matched;
+    MpMemoryRange fresh[5];
+    int nfresh = 0;
+    r->a_rows = wanted_array(st, st->nstored[0] > 0, na, sizeof(uint64), (void**)&out.a_rows, fresh, &nfresh);
+    r->a_lower = wanted_array(st, pairs_one_by_one, na, sizeof(uint64), (void**)&out.a_lower, fresh, &nfresh);
+    r->a_count = wanted_array(st, true, na, sizeof(uint64), (void**)&out.a_count, fresh, &nfresh);
+    r->b_rows = wanted_array(st, st->nstored[1] > 0, nb, sizeof(uint64), (void**)&out.b_rows, fresh, &nfresh);
+    r->b_matched = wanted_array(st, st->outer_side[1], nb, 1, &b_matched, fresh, &nfresh);
     out.b_match = st->library_match ? (uint8_t*)b_matched : nullptr;
+    mp_prefault(fresh, nfresh);
     mp_stage_download_ranges(st->stage, out);
-    if (b_matched && !st->library_match) memset(b_matched, 0, r->rows[1]);  // the emitters set them
+    if (b_matched && !st->library_match) memset(b_matched, 0, nb);  // the emitters set them
     for (int side = 0; side < 2; side++) put_directory(st, r, side);
 }
 

@@ -152,7 +152,7 @@ static bool next_passing_pair(MpJoinState* st, TupleTableSlot* scan) {
 
 static void start_a_row(MpJoinState* st, TupleTableSlot* scan) {
     MpJoinCursor* cur = &st->cur;
-    cur->b = st->a_lower[cur->a];
+    cur->b = st->a_lower ? st->a_lower[cur->a] : 0;  // no lower bounds: the pairs are only counted
     cur->b_end = cur->b + st->a_count[cur->a];
     cur->a_matched = false;
     cur->a_started = true;

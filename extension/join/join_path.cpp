@@ -14,20 +14,24 @@
 // needs LATERAL parameters, nor pseudoconstant clauses (their gating plan is made for
 // join paths only), nor placeholder variables. Every reason is logged at DEBUG1.
 //
-// Cost (units as for the set-op node, setop_path.cpp): both inputs' total costs; per
-// input row cpu_tuple_cost / 2 for reading it plus key encoding (0.05
-// cpu_operator_cost per key column) and, when the side stores columns, 0.1 per row for
-// forming its stored tuple; per input row the device work per 64-bit key word (GPU 0.1,
-// CPU 0.1 + 0.4 / threads cpu_operator_cost); per output row cpu_tuple_cost, as every
-// native join charges, plus the join filter's cost per candidate pair. Reading,
-// encoding and emitting are shared by the participants of a partial path (divided by
+// Cost, in cpu_operator_cost units per row, calibrated against what PostgreSQL charges
+// its hash join (per inner row cpu_operator_cost + cpu_tuple_cost to build, per outer
+// row cpu_operator_cost to probe, per output row cpu_tuple_cost) with the speeds
+// measured on the H100 host and on 2 cores (bench/RESULTS.md: 10M x 10M, 16 workers: 3-5x
+// the parallel hash join; serial, CPU backend, 2M x 2M: 1.0-1.7x the hash join):
+//   reading a row: 0.5 plus 0.05 per key column, plus 0.5 when the side stores columns
+//     (forming its tuple) — where the hash join pays 5 per inner row and 1 per outer;
+//   the device, per row and 64-bit key word: GPU 0.1; CPU 0.1 + 0.4 / threads (sorting);
+//   per output row cpu_tuple_cost, as every native join, plus 0.5 per pair looked at one
+//     by one (stored inner columns or a join filter) and the filter's own cost.
+// Reading and emitting are shared by the participants of a partial path (divided by
 // PostgreSQL's parallel divisor), the device work is done once.
 // All of it is linear in the estimated rows of each side, as the native hash join's
 // cost is: an estimate that is 10x off scales both the same way, so it changes which
 // join wins only where the native plan's cost is not linear (a nested loop over an
 // index on a side estimated tiny, which PostgreSQL then prefers for either estimate).
 // pg_mergepath.min_rows (both inputs' estimated rows) keeps tiny joins native, where
-// the fixed costs (device start, launches) dominate.
+// the fixed costs (device start, launches, shared memory) dominate.
 #include "join.h"
 
 extern "C" {
@@ -162,18 +166,36 @@ double parallel_divisor(int workers) {
     return divisor;
 }
 
+// Whether the join emits or filters on a column of this input (its rows are stored):
+// some Var of the input's rels is in the join's target.
+bool side_stores(RelOptInfo* joinrel, RelOptInfo* input) {
+    List* vars = pull_var_clause((Node*)joinrel->reltarget->exprs, PVC_RECURSE_PLACEHOLDERS);
+    ListCell* lc;
+    foreach (lc, vars)
+        if (IsA(lfirst(lc), Var) && bms_is_member(((Var*)lfirst(lc))->varno, input->relids)) return true;
+    return false;
+}
+
+// Cost of reading one row of a side (see the file comment).
+Cost read_cost(const JoinClauses* jc, bool stores) {
+    return cpu_operator_cost * (0.5 + 0.05 * jc->nkeys + (stores ? 0.5 : 0.0));
+}
+
 Cost path_cost(PlannerInfo* root, RelOptInfo* joinrel, const Inputs& in, const JoinClauses* jc, int key_bits) {
     double divisor = in.workers > 0 ? parallel_divisor(in.workers) : 1.0;
-    double rows = in.outer->rows + in.inner->rows;  // per participant for partial inputs
-    if (in.workers > 0) rows *= divisor;
+    double scale = in.workers > 0 ? divisor : 1.0;  // partial inputs' rows are per participant
+    double rows[2] = {in.outer->rows * scale, in.inner->rows * scale};
+    bool stores[2] = {side_stores(joinrel, in.outer->parent), side_stores(joinrel, in.inner->parent)};
     double words = Max(1.0, key_bits / 64.0);
     double device_units = mp_planning_device() == MpDevice::Gpu ? 0.1 : 0.1 + 0.4 / mp_cpu_thread_count();
-    Cost read = cpu_tuple_cost * 0.5 + cpu_operator_cost * (0.05 * jc->nkeys + 0.1);
     QualCost filter;
     cost_qual_eval(&filter, jc->filter, root);
-    Cost emit = cpu_tuple_cost + filter.per_tuple;
-    return in.outer->total_cost + in.inner->total_cost + rows / divisor * read +
-           rows * cpu_operator_cost * words * device_units + joinrel->rows / divisor * emit + filter.startup;
+    bool one_by_one = jc->filter != NIL || stores[1];
+    Cost per_output = cpu_tuple_cost + filter.per_tuple + (one_by_one ? cpu_operator_cost * 0.5 : 0.0);
+    Cost read = rows[0] * read_cost(jc, stores[0]) + rows[1] * read_cost(jc, stores[1]);
+    Cost device = (rows[0] + rows[1]) * cpu_operator_cost * words * device_units;
+    return in.outer->total_cost + in.inner->total_cost + read / divisor + device +
+           joinrel->rows / divisor * per_output + filter.startup;
 }
 
 CustomPath* make_path(PlannerInfo* root, RelOptInfo* joinrel, JoinType jointype, const Inputs& in,

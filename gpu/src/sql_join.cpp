@@ -6,6 +6,9 @@
 // download() copies them out; the count of each A key is upper - lower, taken on the host.
 #include "mergepath/sql_join.h"
 
+#include <algorithm>
+#include <vector>
+
 #include "mergepath/ops.h"
 #include "stopwatch.h"
 
@@ -22,8 +25,16 @@ void upper_to_count(uint64_t* upper_then_count, const uint64_t* lower, size_t n)
     for (size_t i = 0; i < n; ++i) upper_then_count[i] -= lower[i];
 }
 
-void require_host_array(const void* p, size_t n, const char* what) {
-    if (n && !p) throw Error(std::string("mergepath: SqlJoin::download needs ") + what);
+// The same when the caller wants no lower bounds: they come through a small host
+// buffer, a piece at a time, instead of a second array as large as the counts.
+void upper_to_count_in_pieces(Context& ctx, uint64_t* upper_then_count, View<const uint64_t> lower) {
+    constexpr size_t kPiece = size_t(1) << 17;
+    std::vector<uint64_t> piece(std::min(kPiece, lower.size));
+    for (size_t first = 0; first < lower.size; first += kPiece) {
+        size_t n = std::min(kPiece, lower.size - first);
+        ctx.copy_out(piece.data(), lower.data + first, n * sizeof(uint64_t));
+        upper_to_count(upper_then_count + first, piece.data(), n);
+    }
 }
 
 }  // namespace
@@ -55,19 +66,17 @@ void SqlJoin<K>::State::run() {
 template <class K>
 void SqlJoin<K>::State::download(const JoinRangesOut& out) {
     const size_t na = sides.rows(Side::A), nb = sides.rows(Side::B);
-    require_host_array(out.a_rows, na, "a_rows");
-    require_host_array(out.a_lower, na, "a_lower");
-    require_host_array(out.a_count, na, "a_count");
-    require_host_array(out.b_rows, nb, "b_rows");
     if (out.b_match && !want_b_match)
         throw Error("mergepath: SqlJoin::download of b_match, which finish() did not compute");
     Stopwatch clock;
-    copy_to_host(ctx(), sides.sorted_rows(Side::A), out.a_rows);
-    copy_to_host(ctx(), View<const uint64_t>(ranges.a_lower.data(), na), out.a_lower);
-    copy_to_host(ctx(), View<const uint64_t>(ranges.a_upper.data(), na), out.a_count);
-    copy_to_host(ctx(), sides.sorted_rows(Side::B), out.b_rows);
+    View<const uint64_t> lower(ranges.a_lower.data(), na), upper(ranges.a_upper.data(), na);
+    if (out.a_rows) copy_to_host(ctx(), sides.sorted_rows(Side::A), out.a_rows);
+    if (out.a_lower) copy_to_host(ctx(), lower, out.a_lower);
+    if (out.a_count) copy_to_host(ctx(), upper, out.a_count);
+    if (out.b_rows) copy_to_host(ctx(), sides.sorted_rows(Side::B), out.b_rows);
     if (out.b_match) copy_to_host(ctx(), View<const uint8_t>(ranges.b_match.data(), nb), out.b_match);
-    upper_to_count(out.a_count, out.a_lower, na);
+    if (out.a_count && out.a_lower) upper_to_count(out.a_count, out.a_lower, na);
+    else if (out.a_count) upper_to_count_in_pieces(ctx(), out.a_count, lower);
     timings.transfer_ms += clock.lap_ms();
 }
 

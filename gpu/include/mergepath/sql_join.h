@@ -25,13 +25,15 @@
 
 namespace mergepath {
 
-// Host arrays the caller owns: a_* sized rows(Side::A), b_* sized rows(Side::B).
+// Host arrays the caller owns: a_* sized rows(Side::A), b_* sized rows(Side::B). Each
+// may be nullptr: then it is not copied (a join that emits no column of a side needs no
+// row numbers of it; one that only counts pairs needs no lower bounds).
 struct JoinRangesOut {
     uint64_t* a_rows;   // row number of each key of sorted A (row = position in the order added to A)
     uint64_t* a_lower;  // first position in sorted B whose key equals it (lower bound)
     uint64_t* a_count;  // how many keys of sorted B equal it (upper bound - lower bound)
     uint64_t* b_rows;   // row number of each key of sorted B
-    uint8_t* b_match;   // 1 iff sorted B[j] equals some key of A; may be nullptr (then not copied)
+    uint8_t* b_match;   // 1 iff sorted B[j] equals some key of A (finish() must have computed them)
 };
 
 template <class K>
