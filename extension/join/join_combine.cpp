@@ -141,6 +141,29 @@ static void take_directory(MpJoinState* st, const MpJoinResults* r, int side) {
     for (uint64 i = 0; i < dir->count; i++) dir->refs[i] = mp_chunk_refs(mp_chunk_at(&st->space, chunks[i]));
 }
 
+// Before pairs are expanded with stored columns (random reads all over the blocks of
+// rows and the chunks' references, mostly written by other participants): those pages
+// mapped here in one pass rather than by a minor fault each on first touch.
+static void premap_stored_rows(MpJoinState* st) {
+    if (st->nstored[0] == 0 && st->nstored[1] == 0) return;
+    MpMemoryRange* ranges = NULL;
+    int count = 0, capacity = 0;
+    for (MpChunkRef ref = mp_join_shared(st)->stage.queue.all; ref != kNoChunk;) {
+        MpChunk* c = mp_chunk_at(&st->space, ref);
+        bool rows = c->stream == kRowBlockStream || (c->stream == uint32(MpKeyStream::Main) && st->nstored[c->side] > 0);
+        if (rows) {
+            if (count == capacity) {
+                capacity = Max(64, capacity * 2);
+                ranges = (MpMemoryRange*)grow(st->run_cxt, ranges, sizeof(MpMemoryRange) * capacity);
+            }
+            size_t bytes = c->stream == kRowBlockStream ? c->capacity : c->capacity * (c->key_size + c->ref_size);
+            ranges[count++] = {c, sizeof(MpChunk) + bytes};
+        }
+        ref = c->next_all;
+    }
+    mp_premap(ranges, count, st->shared ? 2 : 8);
+}
+
 void mp_join_take_results(MpJoinState* st) {
     const MpJoinResults* r = &mp_join_shared(st)->results;
     st->a_rows = (const uint64*)mp_space_at(&st->space, r->a_rows);
@@ -148,6 +171,7 @@ void mp_join_take_results(MpJoinState* st) {
     st->a_count = (const uint64*)mp_space_at(&st->space, r->a_count);
     st->b_rows = (const uint64*)mp_space_at(&st->space, r->b_rows);
     st->b_matched = (uint8*)mp_space_at(&st->space, r->b_matched);
+    premap_stored_rows(st);
     for (int side = 0; side < 2; side++) {
         if (st->nstored[side] == 0) continue;
         take_directory(st, r, side);

@@ -21,9 +21,12 @@
 // the parallel hash join; serial, CPU backend, 2M x 2M: 1.0-1.7x the hash join):
 //   reading a row: 0.5 plus 0.05 per key column, plus 0.5 when the side stores columns
 //     (forming its tuple) — where the hash join pays 5 per inner row and 1 per outer;
-//   the device, per row and 64-bit key word: GPU 0.1; CPU 0.1 + 0.4 / threads (sorting);
-//   per output row cpu_tuple_cost, as every native join, plus 0.5 per pair looked at one
-//     by one (stored inner columns or a join filter) and the filter's own cost.
+//   the device, per row and 64-bit key word: GPU 0.1 (in a partial path divided like
+//     the reading: runs ship and sort on the GPU while the participants read); CPU
+//     0.1 + 0.4 / threads (sorting, after the reading);
+//   per output row cpu_tuple_cost / 2 (a row made from two positions, no probe), plus 2
+//     per side whose stored columns it carries (a tuple fetched by reference from
+//     anywhere in the blocks and deformed: cache misses), plus the filter's cost.
 // Reading and emitting are shared by the participants of a partial path (divided by
 // PostgreSQL's parallel divisor), the device work is done once.
 // All of it is linear in the estimated rows of each side, as the native hash join's
@@ -187,13 +190,14 @@ Cost path_cost(PlannerInfo* root, RelOptInfo* joinrel, const Inputs& in, const J
     double rows[2] = {in.outer->rows * scale, in.inner->rows * scale};
     bool stores[2] = {side_stores(joinrel, in.outer->parent), side_stores(joinrel, in.inner->parent)};
     double words = Max(1.0, key_bits / 64.0);
-    double device_units = mp_planning_device() == MpDevice::Gpu ? 0.1 : 0.1 + 0.4 / mp_cpu_thread_count();
+    bool gpu = mp_planning_device() == MpDevice::Gpu;
+    double device_units = gpu ? 0.1 : 0.1 + 0.4 / mp_cpu_thread_count();
     QualCost filter;
     cost_qual_eval(&filter, jc->filter, root);
-    bool one_by_one = jc->filter != NIL || stores[1];
-    Cost per_output = cpu_tuple_cost + filter.per_tuple + (one_by_one ? cpu_operator_cost * 0.5 : 0.0);
+    Cost per_output = cpu_tuple_cost * 0.5 + filter.per_tuple + cpu_operator_cost * 2.0 * (stores[0] + stores[1]);
     Cost read = rows[0] * read_cost(jc, stores[0]) + rows[1] * read_cost(jc, stores[1]);
     Cost device = (rows[0] + rows[1]) * cpu_operator_cost * words * device_units;
+    if (gpu) device /= divisor;  // runs ship and sort while the participants read
     return in.outer->total_cost + in.inner->total_cost + read / divisor + device +
            joinrel->rows / divisor * per_output + filter.startup;
 }

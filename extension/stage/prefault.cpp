@@ -1,5 +1,5 @@
 // prefault.cpp — the ranges cut into pieces of a few MB that a handful of threads
-// populate (see prefault.h).
+// populate, for writing or for reading (see prefault.h).
 #include "prefault.h"
 
 #include <sys/mman.h>
@@ -12,8 +12,11 @@
 #include <thread>
 #include <vector>
 
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22  // Linux 5.14
+#endif
 #ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23  // Linux 5.14
+#define MADV_POPULATE_WRITE 23
 #endif
 
 namespace {
@@ -40,21 +43,24 @@ std::vector<Piece> cut(const MpMemoryRange* ranges, int count) {
     return pieces;
 }
 
-void populate(const Piece& piece) {
+void populate_write(const Piece& piece) {
     if (madvise(piece.data, piece.bytes, MADV_POPULATE_WRITE) == 0) return;
     std::memset(piece.data, 0, piece.bytes);  // nothing is written there yet (see prefault.h)
 }
 
-}  // namespace
+void populate_read(const Piece& piece) { (void)madvise(piece.data, piece.bytes, MADV_POPULATE_READ); }
 
-void mp_prefault(const MpMemoryRange* ranges, int count) noexcept {
+// Runs `populate` over the pieces of the ranges on up to max_threads threads.
+template <class Populate>
+void populate_all(const MpMemoryRange* ranges, int count, unsigned max_threads, Populate populate) noexcept {
     try {
         std::vector<Piece> pieces = cut(ranges, count);
         std::atomic<size_t> next{0};
         auto work = [&] {
             for (size_t i; (i = next.fetch_add(1)) < pieces.size();) populate(pieces[i]);
         };
-        unsigned threads = std::min<size_t>({kMaxThreads, std::max(1u, std::thread::hardware_concurrency()), pieces.size()});
+        unsigned threads = std::min<size_t>(
+            {max_threads, std::max(1u, std::thread::hardware_concurrency()), std::max<size_t>(1, pieces.size())});
         std::vector<std::thread> pool;
         try {
             for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
@@ -62,6 +68,23 @@ void mp_prefault(const MpMemoryRange* ranges, int count) noexcept {
         }
         work();
         for (std::thread& t : pool) t.join();
-    } catch (...) {  // out of memory for the list: the download takes the faults
+    } catch (...) {  // out of memory for the list: the accesses take the faults
     }
+}
+
+}  // namespace
+
+void mp_prefault(const MpMemoryRange* ranges, int count) noexcept {
+    populate_all(ranges, count, kMaxThreads, populate_write);
+}
+
+void mp_premap(const MpMemoryRange* ranges, int count, int threads) noexcept {
+    populate_all(ranges, count, unsigned(std::max(1, threads)), populate_read);
+}
+
+void mp_prefault_block(void* data, size_t bytes) noexcept {
+    const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
+    uintptr_t begin = (uintptr_t(data) + page - 1) & ~(page - 1);
+    uintptr_t end = (uintptr_t(data) + bytes) & ~(page - 1);
+    if (end > begin) (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);
 }

@@ -17,3 +17,12 @@ struct MpMemoryRange {
 // Faults in every page of the ranges (their contents are not kept: call it before
 // anything is written there) and returns when all are mapped.
 void mp_prefault(const MpMemoryRange* ranges, int count) noexcept;
+
+// Maps into this process, on up to `threads` threads, the pages of ranges other
+// processes wrote (MADV_POPULATE_READ: contents kept), so that random reads there do
+// not take a minor fault each the first time. Where the kernel lacks it, nothing.
+void mp_premap(const MpMemoryRange* ranges, int count, int threads) noexcept;
+
+// One block just allocated (a chunk or a block of stored rows): faulted in at once
+// (MADV_POPULATE_WRITE, one call instead of a fault every 4 kB).
+void mp_prefault_block(void* data, size_t bytes) noexcept;

@@ -4,6 +4,8 @@
 // palloc'd copy.
 #include "row_arena.h"
 
+#include "prefault.h"
+
 namespace {
 
 constexpr uint64 kFirstBlockBytes = uint64(256) << 10;
@@ -14,6 +16,7 @@ void next_block(MpRowArena* a, uint64 need) {
     uint64 bytes = Max(a->next_bytes, MAXALIGN(need));
     void* address;
     a->block_ref = mp_space_alloc_kept(a->space, a->queue, bytes, &address);
+    mp_prefault_block(address, bytes);  // one call, not a fault every 4 kB
     a->block = (char*)address;
     a->used = 0;
     a->capacity = bytes;
