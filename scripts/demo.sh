@@ -3,8 +3,8 @@
 # needs, builds and installs the extension, starts a throwaway PostgreSQL 15 cluster in
 # a temporary directory with shared_preload_libraries = 'pg_mergepath', loads two
 # tables of DEMO_ROWS (default 2,000,000) int8 keys with ~2 copies per key, and runs
-# INTERSECT ALL without and with pg_mergepath (EXPLAIN ANALYZE for both), printing the
-# speedup. The cluster is stopped and removed at the end. Uses the GPU when one is
+# an INTERSECT ALL and a join without and with pg_mergepath (EXPLAIN ANALYZE for both),
+# printing the speedups. The cluster is stopped and removed at the end. Uses the GPU when one is
 # usable, else the CPU backend.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,16 +37,19 @@ CREATE TABLE b AS SELECT ((hashint8(-i) & 2147483647) % ($rows / 2))::int8 AS k 
 VACUUM ANALYZE a, b;
 SQL
 
-query="SELECT k FROM a INTERSECT ALL SELECT k FROM b"
 explain() {
-  "${psql[@]}" -c "SET pg_mergepath.enabled = $1" -c "EXPLAIN (ANALYZE, TIMING OFF) $query"
+  "${psql[@]}" -c "SET pg_mergepath.enabled = $1" -c "EXPLAIN (ANALYZE, TIMING OFF) $2"
 }
 time_of() { grep -o 'Execution Time: [0-9.]*' | awk '{print $3}'; }
 
-echo; echo "=== stock PostgreSQL (pg_mergepath.enabled = off)"
-stock=$(explain off); echo "$stock"
-echo; echo "=== with pg_mergepath"
-ours=$(explain on); echo "$ours"
-t_stock=$(echo "$stock" | time_of); t_ours=$(echo "$ours" | time_of)
-echo
-awk -v s="$t_stock" -v o="$t_ours" 'BEGIN { printf "demo: %s\n  stock %.0f ms, pg_mergepath %.0f ms: %.1fx faster\n", "'"$query"'", s, o, s / o }'
+summary=
+for query in "SELECT k FROM a INTERSECT ALL SELECT k FROM b" "SELECT count(*) FROM a JOIN b ON a.k = b.k"; do
+  echo; echo "=== $query: stock PostgreSQL (pg_mergepath.enabled = off)"
+  stock=$(explain off "$query"); echo "$stock"
+  echo; echo "=== $query: with pg_mergepath"
+  ours=$(explain on "$query"); echo "$ours"
+  t_stock=$(echo "$stock" | time_of); t_ours=$(echo "$ours" | time_of)
+  summary+=$(awk -v s="$t_stock" -v o="$t_ours" -v q="$query" \
+    'BEGIN { printf "  %s: stock %.0f ms, pg_mergepath %.0f ms: %.1fx faster\n", q, s, o, s / o }')$'\n'
+done
+echo; echo "demo:"; printf '%s' "$summary"
