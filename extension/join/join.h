@@ -124,13 +124,9 @@ struct MpJoinAdopted {
 
 // What EXPLAIN ANALYZE counts, over every participant and execution.
 struct MpJoinCounts {
-    uint64 rows_read[2];
-    uint64 null_key_rows;
+    MpStageCounts stage;  // rows read, rows with a NULL key, rows emitted, who took part
     uint64 pairs;
     uint64 filtered;
-    uint64 rows_emitted;
-    int participants;
-    int combiner;
 };
 
 struct MpJoinState {

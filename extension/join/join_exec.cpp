@@ -88,17 +88,17 @@ static void mp_join_begin(CustomScanState* node, EState* estate, int eflags) {
     st->filter = ExecInitQual(cscan->custom_exprs, &node->ss.ps);
     st->library_match = st->outer_side[1] && st->filter == NULL;
     st->report.device = (eflags & EXEC_FLAG_EXPLAIN_ONLY) ? mp_resolve_device() : mp_planning_device();
-    st->counts.combiner = -1;
+    st->counts.stage.combiner = -1;
     st->step = MpJoinStep::Init;
 }
 
 static void serial_compute(MpJoinState* st) {
     MpJoinReadCounts read = mp_join_read_inputs(st);
-    st->counts.rows_read[0] += read.rows[0];
-    st->counts.rows_read[1] += read.rows[1];
-    st->counts.null_key_rows += read.null_key_rows;
+    st->counts.stage.rows_read[0] += read.rows[0];
+    st->counts.stage.rows_read[1] += read.rows[1];
+    st->counts.stage.null_rows += read.null_key_rows;
     mp_join_combine(st, read.rows[0] + read.rows[1]);
-    st->counts.participants = 1;
+    st->counts.stage.participants = 1;
 }
 
 static void compute(MpJoinState* st) {
@@ -142,7 +142,7 @@ static TupleTableSlot* mp_join_exec(CustomScanState* node) {
             InstrCountFiltered1(node, 1);
             continue;
         }
-        st->counts.rows_emitted++;
+        st->counts.stage.rows_emitted++;
         if (!projection) return scan;
         return timing ? timed_project(st, projection) : ExecProject(projection);
     }

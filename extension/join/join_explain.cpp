@@ -42,16 +42,16 @@ static void explain_keys(MpJoinState* st, List* ancestors, ExplainState* es) {
 }
 
 static void explain_counts(MpJoinState* st, ExplainState* es) {
-    ExplainPropertyUInteger("Outer Input Rows", NULL, st->counts.rows_read[0], es);
-    ExplainPropertyUInteger("Inner Input Rows", NULL, st->counts.rows_read[1], es);
-    if (st->counts.null_key_rows > 0) ExplainPropertyUInteger("Rows With NULL Keys", NULL, st->counts.null_key_rows, es);
+    ExplainPropertyUInteger("Outer Input Rows", NULL, st->counts.stage.rows_read[0], es);
+    ExplainPropertyUInteger("Inner Input Rows", NULL, st->counts.stage.rows_read[1], es);
+    if (st->counts.stage.null_rows > 0) ExplainPropertyUInteger("Rows With NULL Keys", NULL, st->counts.stage.null_rows, es);
     ExplainPropertyUInteger("Pairs", NULL, st->counts.pairs, es);
     if (st->filter) ExplainPropertyUInteger("Rows Removed by Join Filter", NULL, st->counts.filtered, es);
     if (st->info.parallel) {
-        ExplainPropertyInteger("Participants", NULL, st->counts.participants, es);
+        ExplainPropertyInteger("Participants", NULL, st->counts.stage.participants, es);
         if (st->report.ran)
             ExplainPropertyText("Combined By",
-                                st->counts.combiner < 0 ? "leader" : psprintf("worker %d", st->counts.combiner), es);
+                                st->counts.stage.combiner < 0 ? "leader" : psprintf("worker %d", st->counts.stage.combiner), es);
     }
     if (st->report.runs > 0) ExplainPropertyUInteger("Sorted Runs", NULL, st->report.runs, es);
     if (st->report.oom_redo) ExplainPropertyText("Out Of Memory", "redone on the cpu backend", es);

@@ -30,20 +30,9 @@ void mp_join_initialize_dsm(CustomScanState* node, ParallelContext*, void* coord
 // (rescans add up), and takes who took part; the shared counters start over.
 static void harvest_counts(MpJoinState* st) {
     MpJoinShared* sh = st->shared;
-    MpSharedStage* s = &sh->stage;
-    st->counts.rows_read[0] += pg_atomic_exchange_u64(&s->rows_read[0], 0);
-    st->counts.rows_read[1] += pg_atomic_exchange_u64(&s->rows_read[1], 0);
-    st->counts.null_key_rows += pg_atomic_exchange_u64(&s->null_rows, 0);
-    st->counts.rows_emitted += pg_atomic_exchange_u64(&s->rows_emitted, 0);
+    mp_shared_harvest(&sh->stage, &st->counts.stage, &st->report);
     st->counts.pairs += pg_atomic_exchange_u64(&sh->pairs, 0);
     st->counts.filtered += pg_atomic_exchange_u64(&sh->filtered, 0);
-    SpinLockAcquire(&s->mutex);
-    if (s->participants > 0) {
-        st->counts.participants = s->participants;
-        st->counts.combiner = s->combiner;
-    }
-    SpinLockRelease(&s->mutex);
-    if (s->report.ran) st->report = s->report;
 }
 
 // A rescan of the Gather above: every worker of the last execution has exited.
@@ -68,10 +57,10 @@ void mp_join_shutdown(CustomScanState* node) {
     if (!sh) return;
     mp_join_stop_emit(st);
     if (!IsParallelWorker()) return harvest_counts(st);
-    pg_atomic_fetch_add_u64(&sh->stage.rows_emitted, st->counts.rows_emitted);
+    pg_atomic_fetch_add_u64(&sh->stage.rows_emitted, st->counts.stage.rows_emitted);
     pg_atomic_fetch_add_u64(&sh->pairs, st->counts.pairs);
     pg_atomic_fetch_add_u64(&sh->filtered, st->counts.filtered);
-    st->counts.rows_emitted = st->counts.pairs = st->counts.filtered = 0;
+    st->counts.stage.rows_emitted = st->counts.pairs = st->counts.filtered = 0;
 }
 
 static void adopt_while_waiting(void* arg) { mp_join_adopt_pending((MpJoinState*)arg); }

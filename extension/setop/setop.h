@@ -73,15 +73,7 @@ struct MpResultRun {
     uint64 count;
 };
 
-// What EXPLAIN ANALYZE counts, over every participant of a parallel node and every
-// execution (rescans add up).
-struct MpSetOpCounts {
-    uint64 rows_read[2];
-    uint64 null_rows;
-    uint64 rows_emitted;
-    int participants;
-    int combiner;  // -1 the leader (or the serial node), else a worker's number
-};
+using MpSetOpCounts = MpStageCounts;  // parallel_stage.h
 
 struct MpSetOpState {
     CustomScanState css;  // must be first

@@ -17,20 +17,7 @@ void mp_setop_initialize_dsm(CustomScanState* node, ParallelContext*, void* coor
 
 // The leader adds what the participants of the last execution counted to its totals
 // (rescans add up), and takes who took part; the shared counters start over.
-static void harvest_counts(MpSetOpState* st) {
-    MpSharedStage* s = st->shared;
-    st->counts.rows_read[0] += pg_atomic_exchange_u64(&s->rows_read[0], 0);
-    st->counts.rows_read[1] += pg_atomic_exchange_u64(&s->rows_read[1], 0);
-    st->counts.null_rows += pg_atomic_exchange_u64(&s->null_rows, 0);
-    st->counts.rows_emitted += pg_atomic_exchange_u64(&s->rows_emitted, 0);
-    SpinLockAcquire(&s->mutex);
-    if (s->participants > 0) {
-        st->counts.participants = s->participants;
-        st->counts.combiner = s->combiner;
-    }
-    SpinLockRelease(&s->mutex);
-    if (s->report.ran) st->report = s->report;
-}
+static void harvest_counts(MpSetOpState* st) { mp_shared_harvest(st->shared, &st->counts, &st->report); }
 
 // A rescan of the Gather above: every worker of the last execution has exited.
 void mp_setop_reinitialize_dsm(CustomScanState* node, ParallelContext*, void*) {

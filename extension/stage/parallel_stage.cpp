@@ -53,6 +53,20 @@ void mp_shared_reset(MpSharedStage* s, const MpChunkSpace* space) {
     mp_shared_init(s);
 }
 
+void mp_shared_harvest(MpSharedStage* s, MpStageCounts* counts, MpStageReport* report) {
+    counts->rows_read[0] += pg_atomic_exchange_u64(&s->rows_read[0], 0);
+    counts->rows_read[1] += pg_atomic_exchange_u64(&s->rows_read[1], 0);
+    counts->null_rows += pg_atomic_exchange_u64(&s->null_rows, 0);
+    counts->rows_emitted += pg_atomic_exchange_u64(&s->rows_emitted, 0);
+    SpinLockAcquire(&s->mutex);
+    if (s->participants > 0) {
+        counts->participants = s->participants;
+        counts->combiner = s->combiner;
+    }
+    SpinLockRelease(&s->mutex);
+    if (s->report.ran) *report = s->report;
+}
+
 bool mp_shared_attach(MpSharedStage* s) {
     SpinLockAcquire(&s->mutex);
     bool reads = s->phase == MP_PHASE_READ;

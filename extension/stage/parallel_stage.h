@@ -65,6 +65,20 @@ struct MpSharedStage {
 };
 
 void mp_shared_init(MpSharedStage* s);
+
+// What EXPLAIN ANALYZE counts over every participant of a node and every execution
+// (rescans add up).
+struct MpStageCounts {
+    uint64 rows_read[2];
+    uint64 null_rows;     // rows with a NULL (set ops: in their own stream; joins: in a key)
+    uint64 rows_emitted;
+    int participants;
+    int combiner;  // -1 the leader (or a serial node), else a worker's number
+};
+
+// The leader, after an execution: adds the participants' shared counters to `counts`
+// (they start over), takes who took part and the combiner's report.
+void mp_shared_harvest(MpSharedStage* s, MpStageCounts* counts, MpStageReport* report);
 // Back to READ for a rescan: frees the chunks and results of the last execution.
 void mp_shared_reset(MpSharedStage* s, const MpChunkSpace* space);
 

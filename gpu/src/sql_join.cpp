@@ -41,13 +41,12 @@ void upper_to_count_in_pieces(Context& ctx, uint64_t* upper_then_count, View<con
 
 template <class K>
 struct SqlJoin<K>::State {
-    SortedSides<K> sides;
+    SortedSides<K>& sides;     // the base's
+    PipelineTimings& timings;  // the search and the downloads (the base's own_timings_)
     bool want_b_match = true;
-    bool attempted = false, finished = false, succeeded = false;
-    SearchResult ranges;      // a_lower, a_upper and (if wanted) b_match, in the context's space
-    PipelineTimings timings;  // the search and the downloads; the stage keeps its own
+    SearchResult ranges;  // a_lower, a_upper and (if wanted) b_match, in the context's space
 
-    explicit State(Context& c) : sides(c, /*with_rows=*/true) {}
+    State(SortedSides<K>& s, PipelineTimings& t) : sides(s), timings(t) {}
     Context& ctx() { return sides.context(); }
     void run();
     void download(const JoinRangesOut& out);
@@ -81,68 +80,25 @@ void SqlJoin<K>::State::download(const JoinRangesOut& out) {
 }
 
 template <class K>
-SqlJoin<K>::SqlJoin(Context& ctx) : state_(new State(ctx)) {}
+SqlJoin<K>::SqlJoin(Context& ctx)
+    : SqlStage<K>(ctx, /*with_rows=*/true, "SqlJoin"), state_(new State(this->sides(), this->own_timings_)) {}
 
 template <class K>
 SqlJoin<K>::~SqlJoin() = default;
 
 template <class K>
-void SqlJoin<K>::set_ship_rows(size_t rows) { state_->sides.set_ship_rows(rows); }
-
-template <class K>
-void SqlJoin<K>::add(Side side, const K* keys, size_t n) {
-    if (state_->attempted) throw Error("mergepath: SqlJoin::add after finish");
-    state_->sides.add(side, keys, n);
-}
-
-template <class K>
-void SqlJoin<K>::add_chunk(Side side, const K* keys, size_t n) {
-    if (state_->attempted) throw Error("mergepath: SqlJoin::add after finish");
-    state_->sides.add_chunk(side, keys, n);
-}
-
-template <class K>
-size_t SqlJoin<K>::rows(Side side) const { return state_->sides.rows(side); }
-
-template <class K>
 void SqlJoin<K>::set_want_b_match(bool want) {
-    if (state_->finished) throw Error("mergepath: SqlJoin::set_want_b_match after finish");
+    if (this->finished()) throw Error("mergepath: SqlJoin::set_want_b_match after finish");
     state_->want_b_match = want;
 }
 
 template <class K>
-void SqlJoin<K>::finish() {
-    if (state_->finished) throw Error("mergepath: SqlJoin::finish called twice");
-    state_->finished = state_->attempted = true;
-    state_->run();
-    state_->succeeded = true;
-}
-
-template <class K>
-void SqlJoin<K>::rebind(Context& ctx) {
-    if (state_->succeeded) throw Error("mergepath: SqlJoin::rebind after a successful finish");
-    state_->sides.rebind(ctx);
-    state_->finished = false;
-}
-
-template <class K>
-Context& SqlJoin<K>::context() const { return state_->sides.context(); }
+void SqlJoin<K>::run() { state_->run(); }
 
 template <class K>
 void SqlJoin<K>::download(const JoinRangesOut& out) {
-    if (!state_->succeeded) throw Error("mergepath: SqlJoin::download before a successful finish");
+    this->require_success("download");
     state_->download(out);
-}
-
-template <class K>
-PipelineTimings SqlJoin<K>::timings() const {
-    PipelineTimings t = state_->timings;
-    const StageTimings& stage = state_->sides.timings();
-    t.runs = stage.runs;
-    t.ship_ms = stage.ship_ms;
-    t.transfer_ms += stage.transfer_ms;
-    t.sort_ms += stage.sort_ms;
-    return t;
 }
 
 template class SqlJoin<uint32_t>;

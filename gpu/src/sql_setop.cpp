@@ -26,10 +26,10 @@ int index_of(Side side) { return side == Side::A ? 0 : 1; }
 
 template <class K>
 struct SqlSetOp<K>::State {
-    SortedSides<K> sides;
+    SortedSides<K>& sides;     // the base's
+    PipelineTimings& timings;  // unique, kernel and downloads (the base's own_timings_)
     SetOp op;
     bool all, with_rows;
-    bool attempted = false, finished = false, succeeded = false;
     Buffer<K> result;  // keys-only shape, in the context's space
     size_t result_count = 0;
     mutable std::once_flag host_copy_made;
@@ -37,9 +37,9 @@ struct SqlSetOp<K>::State {
     std::vector<uint64_t> result_positions;
     std::vector<K> sorted_keys[2];
     std::vector<uint64_t> sorted_rows[2];
-    PipelineTimings timings;  // unique, kernel and downloads; the stage keeps its own
 
-    State(Context& c, SetOp o, bool a, bool w) : sides(c, w), op(o), all(a), with_rows(w) {}
+    State(SortedSides<K>& s, PipelineTimings& t, SetOp o, bool a, bool w)
+        : sides(s), timings(t), op(o), all(a), with_rows(w) {}
     Context& ctx() { return sides.context(); }
     void run();
     void keep_rows_shape(TaggedResult<K>& r, UniqueResult<K>& distinct_a);
@@ -82,7 +82,8 @@ void SqlSetOp<K>::State::run() {
 
 template <class K>
 SqlSetOp<K>::SqlSetOp(Context& ctx, SetOp op, bool all, bool with_rows)
-    : state_(new State(ctx, op, all, with_rows)) {
+    : SqlStage<K>(ctx, with_rows, "SqlSetOp"),
+      state_(new State(this->sides(), this->own_timings_, op, all, with_rows)) {
     if (op != SetOp::Intersection && op != SetOp::Difference)
         throw Error("mergepath: SQL set operations are INTERSECT (Intersection) and EXCEPT (Difference)");
 }
@@ -91,40 +92,7 @@ template <class K>
 SqlSetOp<K>::~SqlSetOp() = default;
 
 template <class K>
-void SqlSetOp<K>::set_ship_rows(size_t rows) { state_->sides.set_ship_rows(rows); }
-
-template <class K>
-void SqlSetOp<K>::add(Side side, const K* keys, size_t n) {
-    if (state_->attempted) throw Error("mergepath: SqlSetOp::add after finish");
-    state_->sides.add(side, keys, n);
-}
-
-template <class K>
-void SqlSetOp<K>::add_chunk(Side side, const K* keys, size_t n) {
-    if (state_->attempted) throw Error("mergepath: SqlSetOp::add after finish");
-    state_->sides.add_chunk(side, keys, n);
-}
-
-template <class K>
-size_t SqlSetOp<K>::rows(Side side) const { return state_->sides.rows(side); }
-
-template <class K>
-void SqlSetOp<K>::finish() {
-    if (state_->finished) throw Error("mergepath: SqlSetOp::finish called twice");
-    state_->finished = state_->attempted = true;
-    state_->run();
-    state_->succeeded = true;
-}
-
-template <class K>
-void SqlSetOp<K>::rebind(Context& ctx) {
-    if (state_->succeeded) throw Error("mergepath: SqlSetOp::rebind after a successful finish");
-    state_->sides.rebind(ctx);
-    state_->finished = false;
-}
-
-template <class K>
-Context& SqlSetOp<K>::context() const { return state_->sides.context(); }
+void SqlSetOp<K>::run() { state_->run(); }
 
 template <class K>
 size_t SqlSetOp<K>::result_count() const { return state_->with_rows ? 0 : state_->result_count; }
@@ -164,17 +132,6 @@ template <class K>
 const std::vector<uint64_t>& SqlSetOp<K>::sorted_rows(Side side) const { return state_->sorted_rows[index_of(side)]; }
 template <class K>
 const std::vector<uint64_t>& SqlSetOp<K>::result_positions() const { return state_->result_positions; }
-
-template <class K>
-PipelineTimings SqlSetOp<K>::timings() const {
-    PipelineTimings t = state_->timings;
-    const StageTimings& stage = state_->sides.timings();
-    t.runs = stage.runs;
-    t.ship_ms = stage.ship_ms;
-    t.transfer_ms += stage.transfer_ms;
-    t.sort_ms += stage.sort_ms;
-    return t;
-}
 
 template class SqlSetOp<uint32_t>;
 template class SqlSetOp<uint64_t>;

@@ -20,7 +20,7 @@
 
 #include "mergepath/context.h"
 #include "mergepath/sorted_sides.h"
-#include "mergepath/sql_setop.h"
+#include "mergepath/sql_stage.h"
 #include "mergepath/types.h"
 
 namespace mergepath {
@@ -36,50 +36,27 @@ struct JoinRangesOut {
     uint8_t* b_match;   // 1 iff sorted B[j] equals some key of A (finish() must have computed them)
 };
 
+// Adding keys, finish(), rebind(), timings(): see SqlStage (sql_stage.h); timings'
+// kernel_ms is the sorted search, transfer_ms includes download().
 template <class K>
-class SqlJoin {
+class SqlJoin : public SqlStage<K> {
 public:
     explicit SqlJoin(Context& ctx);
-    ~SqlJoin();
-    SqlJoin(const SqlJoin&) = delete;
-    SqlJoin& operator=(const SqlJoin&) = delete;
-
-    // set_ship_rows(): see SortedSides (ship a run once this many keys of a side wait).
-    static constexpr size_t kBackendDefault = SortedSides<K>::kBackendDefault;
-    static constexpr size_t kNoShipping = SortedSides<K>::kNoShipping;
-    void set_ship_rows(size_t rows);
-
-    // As SqlSetOp::add / add_chunk: a batch copied, or a chunk read in place until
-    // finish() has succeeded; safe from several threads at once; a throw (OutOfMemory)
-    // adds nothing.
-    void add(Side side, const K* keys, size_t n);
-    void add_chunk(Side side, const K* keys, size_t n);
-    size_t rows(Side side) const;  // keys added so far to that side
+    ~SqlJoin() override;
 
     // Whether finish() computes b_match (default true; an inner or left join needs no
     // flags for B). Set before finish().
     void set_want_b_match(bool want);
-    // Sorts both sides and searches sorted A in sorted B (once). The ranges, the flags
-    // and the sorted rows stay in the context's space until download() or destruction;
-    // the sorted keys are freed.
-    void finish();
-
-    // As SqlSetOp::rebind: after an out-of-memory, moves the keys added so far (with
-    // their row numbers) to another context; finish() may run again. Not after a
-    // finish() that succeeded.
-    void rebind(Context& ctx);
-    Context& context() const;
-
     // After a successful finish(): copies the sorted rows, ranges and (when out.b_match
     // is set; finish() must have computed them) flags into `out`. May be repeated.
     // Throws Error before a successful finish().
     void download(const JoinRangesOut& out);
 
-    // transfer_ms, sort_ms, runs and ship_ms as SqlSetOp reports them (transfer_ms
-    // includes download()); kernel_ms is the sorted search.
-    PipelineTimings timings() const;
-
 private:
+    // finish(): sorts both sides and searches sorted A in sorted B. The ranges, the
+    // flags and the sorted rows stay in the context's space until download() or
+    // destruction; the sorted keys are freed.
+    void run() override;
     struct State;
     std::unique_ptr<State> state_;
 };

@@ -22,53 +22,18 @@
 
 #include "mergepath/context.h"
 #include "mergepath/sorted_sides.h"
+#include "mergepath/sql_stage.h"
 #include "mergepath/types.h"
 
 namespace mergepath {
 
-// Host time in milliseconds: transfer_ms, sort_ms and kernel_ms in finish() and the
-// downloads (GPU work queued earlier is waited for where a step needs its result),
-// ship_ms in add().
-struct PipelineTimings {
-    double transfer_ms = 0;  // host <-> device copies (0 on the CPU backend)
-    double sort_ms = 0;      // sorting both sides or merging their runs (and unique for DISTINCT forms)
-    double kernel_ms = 0;    // the set operation itself
-    size_t runs = 0;         // runs shipped by add() while reading, both sides
-    double ship_ms = 0;      // spent inside add() shipping them
-};
-
+// Adding keys, finish(), rebind(), timings(): see SqlStage (sql_stage.h).
 template <class K>
-class SqlSetOp {
+class SqlSetOp : public SqlStage<K> {
 public:
     // op must be SetOp::Intersection or SetOp::Difference (SQL INTERSECT / EXCEPT).
     SqlSetOp(Context& ctx, SetOp op, bool all, bool with_rows);
-    ~SqlSetOp();
-    SqlSetOp(const SqlSetOp&) = delete;
-    SqlSetOp& operator=(const SqlSetOp&) = delete;
-
-    // set_ship_rows(): see SortedSides (ship a run once this many keys of a side wait).
-    static constexpr size_t kBackendDefault = SortedSides<K>::kBackendDefault;
-    static constexpr size_t kNoShipping = SortedSides<K>::kNoShipping;
-    void set_ship_rows(size_t rows);
-
-    // Appends a batch of keys (copied: the caller's buffer is free again on return),
-    // or a chunk read in place (the caller keeps it alive and unchanged until finish()
-    // has succeeded: the pipeline never reads it after that, so the caller may even
-    // reuse its memory for the results), and ships the keys waiting on that side as a run when
-    // there are enough. On the GPU it does not wait for the run's copy or sort. Safe
-    // from several threads at once. If it throws (OutOfMemory: the keys are charged to
-    // the context's budget), the keys were not added.
-    void add(Side side, const K* keys, size_t n);
-    void add_chunk(Side side, const K* keys, size_t n);
-    size_t rows(Side side) const;                   // keys added so far to that side
-    void finish();                                  // runs the operation (once)
-
-    // Moves the pipeline to another context, typically the CPU backend after the GPU
-    // ran out of memory: the keys added so far are kept, unchanged, with their row
-    // numbers, and finish() may run again. Runs shipped so far are dropped; the new
-    // context ships from the first row again. Not after a finish() that succeeded.
-    void rebind(Context& ctx);
-    Context& context() const;
+    ~SqlSetOp() override;
 
     // keys-only shape: the result keys, sorted. host_result_keys() points at them in
     // host memory (on the GPU a copy made on first use); download_result_keys() copies
@@ -83,9 +48,8 @@ public:
     const std::vector<uint64_t>& sorted_rows(Side side) const;
     const std::vector<uint64_t>& result_positions() const;  // into sorted A, ascending
 
-    PipelineTimings timings() const;
-
 private:
+    void run() override;
     struct State;
     std::unique_ptr<State> state_;
 };
