@@ -4,7 +4,8 @@
 -- the last one emits the outer joins' unmatched rows. Parallel plans are forced; every
 -- answer is compared with the native plan, for each join type, and also when no
 -- worker starts, when the leader does not take part, after an ERROR in a worker's
--- input (nothing leaks, the session goes on), and after a cancel while pairs are expanded.
+-- input (nothing leaks, the session goes on), when the device runs out of memory, and
+-- after a cancel while pairs are expanded.
 SET pg_mergepath.min_rows = 0;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
@@ -56,6 +57,19 @@ RESET parallel_leader_participation;
 SELECT count(*) FROM pj_a a JOIN pj_b b ON a.k = b.k WHERE a.p / a.z > 0;
 SELECT live_operations FROM pg_mergepath_status();
 SELECT mp_join_check(mp_pj_sql('left', 'a.k = b.k'));
+
+-- out of memory (the CPU backend's hidden debug budget): the join is redone on the CPU
+-- backend without a budget, with a NOTICE, and gives the native answer
+SET pg_mergepath.device = cpu;
+SET pg_mergepath.debug_cpu_memory_limit = '64kB';
+SELECT mp_join_check(mp_pj_sql('inner', 'a.k = b.k'));
+SELECT mp_join_check(mp_pj_sql('full', 'a.n = b.n AND a.p < b.q'));
+SET max_parallel_workers_per_gather = 0;
+SELECT mp_join_check(mp_pj_sql('right', 'a.k = b.k'));
+SET max_parallel_workers_per_gather = 4;
+RESET pg_mergepath.debug_cpu_memory_limit;
+RESET pg_mergepath.device;
+SELECT live_operations, memory_in_use FROM pg_mergepath_status();
 
 -- cancel while the pairs are expanded (a many-to-many join of 80000 x 60000 rows on
 -- two keys: 2.4G pairs), then the same session works
