@@ -60,6 +60,19 @@ SELECT mp_join_check('SELECT o, (SELECT count(*) FROM ja RIGHT JOIN jb ON ja.k =
 RESET enable_material;
 SET enable_nestloop = off;
 
+-- a join over joins: each key deparsed through its own input (here a join's columns)
+SELECT * FROM mp_explain('SELECT ja.p, j2.p FROM ja JOIN jb ON ja.k = jb.k JOIN ja j2 ON j2.k8 = jb.k8 AND j2.f8 = ja.f8');
+SELECT * FROM mp_explain('SELECT ja.p, j2.p FROM ja JOIN jb ON ja.k = jb.k JOIN ja j2 ON j2.k8 = jb.k8 AND j2.f8 = ja.f8',
+                         'COSTS OFF, VERBOSE');
+SELECT mp_join_check('SELECT ja.p, j2.p FROM ja JOIN jb ON ja.k = jb.k JOIN ja j2 ON j2.k8 = jb.k8 AND j2.f8 = ja.f8');
+-- a consumer that materialises every row it gets (CREATE TABLE AS) while one A row
+-- goes with many pairs
+CREATE TABLE jmat AS SELECT ja.s, ja.p, jb.t, jb.q FROM ja JOIN jb ON ja.k = jb.k;
+SET pg_mergepath.enabled = off;
+SELECT count(*) FROM (SELECT * FROM jmat EXCEPT ALL SELECT ja.s, ja.p, jb.t, jb.q FROM ja JOIN jb ON ja.k = jb.k) x;
+RESET pg_mergepath.enabled;
+DROP TABLE jmat;
+
 -- a scroll cursor: fetched forward, backward, and again
 BEGIN;
 DECLARE cj SCROLL CURSOR FOR SELECT ja.p, jb.q FROM ja JOIN jb ON ja.k8 = jb.k8 WHERE ja.p < 40 ORDER BY ja.p, jb.q;

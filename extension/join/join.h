@@ -162,6 +162,8 @@ struct MpJoinState {
     uint8* b_matched;
     MpJoinDirectory dir[2];
     MpRowWindow window[2];
+    Datum* a_values;  // the current A row's stored columns (join_emit.cpp: put_a)
+    bool* a_isnull;
 
     MpJoinCounts counts;
     MpStageReport report;

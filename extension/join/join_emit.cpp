@@ -25,14 +25,19 @@
 
 // ---- the scan tuple -----------------------------------------------------------------
 
-// Deforms a stored row straight into the side's columns of the scan tuple.
-static void fill_side(MpJoinState* st, TupleTableSlot* scan, int side, uint64 ref) {
-    int at = st->scan_offset[side];
+// Deforms a stored row into values / isnull (a side's columns).
+static void deform_row(MpJoinState* st, int side, uint64 ref, Datum* values, bool* isnull) {
     MinimalTuple tuple = mp_arena_row(&st->space, ref);
     HeapTupleData heap;
     heap.t_len = tuple->t_len + MINIMAL_TUPLE_OFFSET;
     heap.t_data = (HeapTupleHeader)((char*)tuple - MINIMAL_TUPLE_OFFSET);
-    heap_deform_tuple(&heap, st->stored_desc[side], scan->tts_values + at, scan->tts_isnull + at);
+    heap_deform_tuple(&heap, st->stored_desc[side], values, isnull);
+}
+
+// A stored row straight into the side's columns of the scan tuple.
+static void fill_side(MpJoinState* st, TupleTableSlot* scan, int side, uint64 ref) {
+    int at = st->scan_offset[side];
+    deform_row(st, side, ref, scan->tts_values + at, scan->tts_isnull + at);
 }
 
 // Resolves the references of sorted positions [lo, hi) of a side (see MpRowWindow):
@@ -54,7 +59,9 @@ static void resolve_window(MpJoinState* st, int side, uint64 lo, uint64 hi) {
     w->hi = hi;
 }
 
-// The stored row of sorted position pos of a side into the scan tuple.
+// The stored row of sorted position pos of a side: B's straight into the scan tuple; A's
+// into the node's own copy (put_a), as one A row goes with many pairs and the scan
+// tuple's values may be materialised and freed by the consumer between two of them.
 static void fill_row(MpJoinState* st, TupleTableSlot* scan, int side, uint64 pos) {
     if (st->nstored[side] == 0) return;
     MpRowWindow* w = &st->window[side];
@@ -62,7 +69,15 @@ static void fill_row(MpJoinState* st, TupleTableSlot* scan, int side, uint64 pos
         uint64 rows = mp_join_shared(st)->results.rows[side];
         resolve_window(st, side, pos, Min(pos + kMpEmitBatch, rows));
     }
-    fill_side(st, scan, side, w->refs[pos - w->lo]);
+    if (side == 0) deform_row(st, 0, w->refs[pos - w->lo], st->a_values, st->a_isnull);
+    else fill_side(st, scan, 1, w->refs[pos - w->lo]);
+}
+
+// The current A row's columns into the scan tuple.
+static void put_a(MpJoinState* st, TupleTableSlot* scan) {
+    int n = st->nstored[0];
+    memcpy(scan->tts_values, st->a_values, sizeof(Datum) * n);  // A's columns come first
+    memcpy(scan->tts_isnull, st->a_isnull, sizeof(bool) * n);
 }
 
 static void null_side(MpJoinState* st, TupleTableSlot* scan, int side) {
@@ -128,6 +143,7 @@ static bool decide_without_pairs(MpJoinState* st, TupleTableSlot* scan, uint64 a
     bool matched = st->a_count[a] > 0;
     if (matched != (st->info.jointype == JOIN_SEMI)) return false;
     fill_row(st, scan, 0, a);
+    put_a(st, scan);
     null_side(st, scan, 1);
     store(scan);
     return true;
@@ -140,6 +156,7 @@ static bool next_passing_pair(MpJoinState* st, TupleTableSlot* scan) {
         uint64 j = cur->b++;
         if ((++st->counts.pairs & 0xFFFF) == 0) CHECK_FOR_INTERRUPTS();  // one A row may have millions
         fill_row(st, scan, 1, j);
+        put_a(st, scan);
         store(scan);
         if (!passes_filter(st, scan)) continue;
         cur->a_matched = true;
@@ -173,7 +190,8 @@ static bool next_in_batch(MpJoinState* st, TupleTableSlot* scan) {
         cur->a_started = false;
         cur->a++;
         if (!cur->a_matched && st->outer_side[0]) {
-            null_side(st, scan, 1);  // the A row's values are still in place
+            put_a(st, scan);
+            null_side(st, scan, 1);
             store(scan);
             return true;
         }

@@ -85,6 +85,8 @@ static void mp_join_begin(CustomScanState* node, EState* estate, int eflags) {
     init_side(st, 1, ExecGetResultType(innerPlanState(node)));
     st->scan_offset[0] = 0;
     st->scan_offset[1] = st->nstored[0];
+    st->a_values = (Datum*)palloc0(sizeof(Datum) * Max(1, st->nstored[0]));
+    st->a_isnull = (bool*)palloc0(sizeof(bool) * Max(1, st->nstored[0]));
     st->filter = ExecInitQual(cscan->custom_exprs, &node->ss.ps);
     st->library_match = st->outer_side[1] && st->filter == NULL;
     st->report.device = (eflags & EXEC_FLAG_EXPLAIN_ONLY) ? mp_resolve_device() : mp_planning_device();

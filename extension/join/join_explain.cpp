@@ -18,27 +18,30 @@ extern "C" {
 #include "utils/ruleutils.h"
 }
 
-// "child_column_expr" of one side's key k, deparsed through the child's target list.
-static char* deparse_key(MpJoinState* st, List* context, bool useprefix, int side, int k) {
-    Plan* child = side == 0 ? outerPlan(st->css.ss.ps.plan) : innerPlan(st->css.ss.ps.plan);
+// One side's key k: the child's target-list entry, deparsed in the child's own context
+// (a child that is a join refers to its own children there).
+static char* deparse_key(MpJoinState* st, List* ancestors, ExplainState* es, bool useprefix, int side, int k) {
+    Plan* plan = st->css.ss.ps.plan;
+    Plan* child = side == 0 ? outerPlan(plan) : innerPlan(plan);
+    List* context = set_deparse_context_plan(es->deparse_cxt, child, lcons(plan, ancestors));
     int col = list_nth_int(st->info.key_columns[side], k);
     TargetEntry* tle = (TargetEntry*)list_nth(child->targetlist, col);
     return deparse_expression((Node*)tle->expr, context, useprefix, false);
 }
 
 static void explain_keys(MpJoinState* st, List* ancestors, ExplainState* es) {
-    List* context = set_deparse_context_plan(es->deparse_cxt, st->css.ss.ps.plan, ancestors);
     bool useprefix = list_length(es->rtable) > 1 || es->verbose;
     StringInfoData buf;
     initStringInfo(&buf);
     for (int k = 0; k < st->info.nkeys; k++)
-        appendStringInfo(&buf, "%s(%s = %s)", k ? " AND " : "", deparse_key(st, context, useprefix, 0, k),
-                         deparse_key(st, context, useprefix, 1, k));
+        appendStringInfo(&buf, "%s(%s = %s)", k ? " AND " : "", deparse_key(st, ancestors, es, useprefix, 0, k),
+                         deparse_key(st, ancestors, es, useprefix, 1, k));
     ExplainPropertyText("Join Keys", buf.data, es);
     List* filter = ((CustomScan*)st->css.ss.ps.plan)->custom_exprs;
-    if (filter != NIL)
-        ExplainPropertyText("Join Filter",
-                            deparse_expression((Node*)make_ands_explicit(filter), context, useprefix, false), es);
+    if (filter == NIL) return;
+    List* context = set_deparse_context_plan(es->deparse_cxt, st->css.ss.ps.plan, ancestors);
+    ExplainPropertyText("Join Filter", deparse_expression((Node*)make_ands_explicit(filter), context, useprefix, false),
+                        es);
 }
 
 static void explain_counts(MpJoinState* st, ExplainState* es) {
