@@ -201,32 +201,6 @@ Input<K> make_input(const Spec& s, uint64_t seed) {
     return in;
 }
 
-// Batch sizes summing to total: empty, tiny and large batches mixed.
-std::vector<size_t> batch_sizes(size_t total, Rng& rng) {
-    static const size_t mix[] = {0, 1, 2, 3, 7, 13, 64, 65, 999, 1000, 1001, 4097};
-    std::vector<size_t> out{0};
-    for (size_t left = total; left > 0;) {
-        size_t n = std::min(left, mix[rng() % (sizeof mix / sizeof mix[0])]);
-        out.push_back(n);
-        left -= n;
-    }
-    out.push_back(0);
-    return out;
-}
-
-// Runs shipped while adding one side's batches: one whenever ship_rows keys are waiting.
-size_t expected_runs(const std::vector<size_t>& batches, size_t ship_rows) {
-    size_t waiting = 0, runs = 0;
-    for (size_t n : batches) {
-        waiting += n;
-        if (waiting > 0 && waiting >= ship_rows) {
-            ++runs;
-            waiting = 0;
-        }
-    }
-    return runs;
-}
-
 // Adds the input in the given batches, A and B interleaved, add and add_chunk
 // alternating; checks rows() after every call.
 template <class K>

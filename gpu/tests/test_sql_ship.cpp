@@ -43,33 +43,6 @@ struct Input {
     std::vector<size_t> batches_a, batches_b;  // each sums to the side's size
 };
 
-// Batch sizes summing to total: a mix of empty, tiny and large batches, or tiny only.
-std::vector<size_t> batch_sizes(size_t total, Rng& rng, bool tiny_only) {
-    static const size_t mix[] = {0, 1, 2, 3, 6, 7, 8, 13, 64, 999, 1000, 1001, 4097};
-    const size_t choices = tiny_only ? 8 : sizeof mix / sizeof mix[0];
-    std::vector<size_t> out{0};
-    for (size_t left = total; left > 0;) {
-        size_t n = std::min(left, mix[rng() % choices]);
-        out.push_back(n);
-        left -= n;
-    }
-    out.push_back(0);
-    return out;
-}
-
-// Runs shipped while adding: one whenever at least ship_rows keys are waiting.
-size_t expected_runs(const std::vector<size_t>& batches, size_t ship_rows) {
-    size_t waiting = 0, runs = 0;
-    for (size_t n : batches) {
-        waiting += n;
-        if (waiting > 0 && waiting >= ship_rows) {
-            ++runs;
-            waiting = 0;
-        }
-    }
-    return runs;
-}
-
 template <class K>
 std::vector<Input<K>> inputs(uint64_t seed) {
     struct Spec {

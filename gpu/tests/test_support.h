@@ -188,6 +188,35 @@ struct Case {
 
 using Rng = std::mt19937_64;
 
+// Batch sizes summing to total, for adding keys the way a reader does: a mix of empty,
+// tiny and large batches (tiny_only: batches of at most 8 keys).
+inline std::vector<size_t> batch_sizes(size_t total, Rng& rng, bool tiny_only = false) {
+    static const size_t mix[] = {0, 1, 2, 3, 6, 7, 8, 13, 64, 999, 1000, 1001, 4097};
+    const size_t choices = tiny_only ? 8 : sizeof mix / sizeof mix[0];
+    std::vector<size_t> out{0};
+    for (size_t left = total; left > 0;) {
+        size_t n = std::min(left, mix[rng() % choices]);
+        out.push_back(n);
+        left -= n;
+    }
+    out.push_back(0);
+    return out;
+}
+
+// Runs a sorted-sides stage ships while one side's batches are added: one whenever at
+// least ship_rows keys are waiting.
+inline size_t expected_runs(const std::vector<size_t>& batches, size_t ship_rows) {
+    size_t waiting = 0, runs = 0;
+    for (size_t n : batches) {
+        waiting += n;
+        if (waiting > 0 && waiting >= ship_rows) {
+            ++runs;
+            waiting = 0;
+        }
+    }
+    return runs;
+}
+
 // n keys drawn uniformly from `range` distinct values spread over the key domain.
 template <class K>
 std::vector<K> random_keys(Rng& rng, size_t n, uint64_t range, uint64_t offset = 0, uint64_t domain = 0) {
