@@ -38,6 +38,11 @@ struct MpJoinInfo {
 };
 
 List* mp_join_info_to_list(const MpJoinInfo* info);
+// A key's expression without the binary-compatible casts over it (a Var for our keys).
+inline Node* mp_strip_relabel(Node* expr) {
+    while (IsA(expr, RelabelType)) expr = (Node*)((RelabelType*)expr)->arg;
+    return expr;
+}
 void mp_join_info_from_list(List* list, MpJoinInfo* info);
 const char* mp_join_type_name(JoinType jointype);  // "Inner", "Left", ...
 
@@ -137,7 +142,6 @@ struct MpJoinState {
     int nstored[2];
     int* stored_columns[2];
     TupleDesc stored_desc[2];
-    int scan_offset[2];       // where each side's stored columns start in the scan tuple
     bool outer_side[2];       // rows of this side without a match are emitted
     bool library_match;       // b_matched comes from the library (right / full, no filter)
     ExprState* filter;        // the join filter (custom_exprs), or NULL
@@ -169,6 +173,9 @@ struct MpJoinState {
     MpStageReport report;
     double read_ms, expand_ms, emit_ms;
 };
+
+// Where a side's stored columns start in the scan tuple (outer side's first).
+inline int mp_join_scan_offset(const MpJoinState* st, int side) { return side == 0 ? 0 : st->nstored[0]; }
 
 inline MpJoinShared* mp_join_shared(MpJoinState* st) { return st->shared ? st->shared : &st->local_shared; }
 

@@ -36,7 +36,7 @@ static void deform_row(MpJoinState* st, int side, uint64 ref, Datum* values, boo
 
 // A stored row straight into the side's columns of the scan tuple.
 static void fill_side(MpJoinState* st, TupleTableSlot* scan, int side, uint64 ref) {
-    int at = st->scan_offset[side];
+    int at = mp_join_scan_offset(st, side);
     deform_row(st, side, ref, scan->tts_values + at, scan->tts_isnull + at);
 }
 
@@ -81,7 +81,7 @@ static void put_a(MpJoinState* st, TupleTableSlot* scan) {
 }
 
 static void null_side(MpJoinState* st, TupleTableSlot* scan, int side) {
-    for (int c = 0; c < st->nstored[side]; c++) scan->tts_isnull[st->scan_offset[side] + c] = true;
+    for (int c = 0; c < st->nstored[side]; c++) scan->tts_isnull[mp_join_scan_offset(st, side) + c] = true;
 }
 
 static void store(TupleTableSlot* scan) {

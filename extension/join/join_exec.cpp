@@ -83,8 +83,6 @@ static void mp_join_begin(CustomScanState* node, EState* estate, int eflags) {
     innerPlanState(node) = ExecInitNode(innerPlan(cscan), estate, child_flags);
     init_side(st, 0, ExecGetResultType(outerPlanState(node)));
     init_side(st, 1, ExecGetResultType(innerPlanState(node)));
-    st->scan_offset[0] = 0;
-    st->scan_offset[1] = st->nstored[0];
     st->a_values = (Datum*)palloc0(sizeof(Datum) * Max(1, st->nstored[0]));
     st->a_isnull = (bool*)palloc0(sizeof(bool) * Max(1, st->nstored[0]));
     st->filter = ExecInitQual(cscan->custom_exprs, &node->ss.ps);

@@ -36,6 +36,7 @@
 // pg_mergepath.min_rows (both inputs' estimated rows) keeps tiny joins native, where
 // the fixed costs (device start, launches, shared memory) dominate.
 #include "join.h"
+#include "partial_paths.h"
 
 extern "C" {
 #include "nodes/nodeFuncs.h"
@@ -60,11 +61,6 @@ struct JoinClauses {
     List* qual;        // bare clauses: the node's qual
 };
 
-Node* strip_relabel(Node* expr) {
-    while (IsA(expr, RelabelType)) expr = (Node*)((RelabelType*)expr)->arg;
-    return expr;
-}
-
 // A hashable equality clause between the two sides; sets which operand is the outer one.
 bool is_key_clause(RestrictInfo* rinfo, RelOptInfo* outerrel, RelOptInfo* innerrel, bool* outer_is_left) {
     if (!rinfo->can_join || !OidIsValid(rinfo->hashjoinoperator)) return false;
@@ -84,7 +80,7 @@ bool add_key(JoinClauses* jc, RestrictInfo* rinfo, bool outer_is_left, char** wh
     OpExpr* op = (OpExpr*)rinfo->clause;
     Node* outer_expr = (Node*)(outer_is_left ? linitial(op->args) : lsecond(op->args));
     Node* inner_expr = (Node*)(outer_is_left ? lsecond(op->args) : linitial(op->args));
-    if (!IsA(strip_relabel(outer_expr), Var) || !IsA(strip_relabel(inner_expr), Var)) {
+    if (!IsA(mp_strip_relabel(outer_expr), Var) || !IsA(mp_strip_relabel(inner_expr), Var)) {
         jc->filter = lappend(jc->filter, rinfo->clause);  // an expression: checked per pair
         return true;
     }
@@ -162,13 +158,6 @@ struct Inputs {
     int workers;  // 0: a serial path
 };
 
-// costsize.c's get_parallel_divisor (static there).
-double parallel_divisor(int workers) {
-    double divisor = workers;
-    if (parallel_leader_participation && 1.0 - 0.3 * workers > 0) divisor += 1.0 - 0.3 * workers;
-    return divisor;
-}
-
 // Whether the join emits or filters on a column of this input (its rows are stored):
 // some Var of the input's rels is in the join's target.
 bool side_stores(RelOptInfo* joinrel, RelOptInfo* input) {
@@ -185,7 +174,7 @@ Cost read_cost(const JoinClauses* jc, bool stores) {
 }
 
 Cost path_cost(PlannerInfo* root, RelOptInfo* joinrel, const Inputs& in, const JoinClauses* jc, int key_bits) {
-    double divisor = in.workers > 0 ? parallel_divisor(in.workers) : 1.0;
+    double divisor = in.workers > 0 ? mp_parallel_divisor(in.workers) : 1.0;
     double scale = in.workers > 0 ? divisor : 1.0;  // partial inputs' rows are per participant
     double rows[2] = {in.outer->rows * scale, in.inner->rows * scale};
     bool stores[2] = {side_stores(joinrel, in.outer->parent), side_stores(joinrel, in.inner->parent)};
@@ -206,7 +195,7 @@ CustomPath* make_path(PlannerInfo* root, RelOptInfo* joinrel, JoinType jointype,
                       const JoinClauses* jc) {
     int key_bits = mp_join_key_bits(jc->columns, jc->nkeys);
     CustomPath* cp = makeNode(CustomPath);
-    double divisor = in.workers > 0 ? parallel_divisor(in.workers) : 1.0;
+    double divisor = in.workers > 0 ? mp_parallel_divisor(in.workers) : 1.0;
     cp->path.pathtype = T_CustomScan;
     cp->path.parent = joinrel;
     cp->path.pathtarget = joinrel->reltarget;
@@ -248,7 +237,7 @@ CustomPath* partial_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* out
     }
     Inputs in = {(Path*)linitial(outerrel->partial_pathlist), (Path*)linitial(innerrel->partial_pathlist), 0};
     if (in.outer->param_info || in.inner->param_info) return NULL;
-    in.workers = Max(1, Min(max_parallel_workers_per_gather, in.outer->parallel_workers + in.inner->parallel_workers));
+    in.workers = mp_partial_workers(in.outer, in.inner);
     return make_path(root, joinrel, jointype, in, jc);
 }
 

@@ -63,7 +63,7 @@ void mp_join_info_from_list(List* list, MpJoinInfo* info) {
 // The 0-based column of `expr` (a Var, maybe under a RelabelType) in a child's target
 // list, or -1.
 static int child_column(List* child_tlist, Node* expr) {
-    while (IsA(expr, RelabelType)) expr = (Node*)((RelabelType*)expr)->arg;
+    expr = mp_strip_relabel(expr);
     if (!IsA(expr, Var)) return -1;
     Var* var = (Var*)expr;
     ListCell* lc;

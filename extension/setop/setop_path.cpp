@@ -50,6 +50,7 @@
 // sorted SetOp (which has them) keeps winning cost ties, e.g. on tiny inputs.
 #include <algorithm>
 
+#include "partial_paths.h"
 #include "setop.h"
 
 extern "C" {
@@ -131,13 +132,6 @@ RowCost cost_per_row(const SetOpColumns* cols, const MpKeyChoice* keys) {
     return {cpu_tuple_cost * 0.5 + cpu_operator_cost * encode_units, cpu_operator_cost * words * device_units};
 }
 
-// costsize.c's get_parallel_divisor (static there).
-double parallel_divisor(int workers) {
-    double divisor = workers;
-    if (parallel_leader_participation && 1.0 - 0.3 * workers > 0) divisor += 1.0 - 0.3 * workers;
-    return divisor;
-}
-
 List* oid_list(const Oid* oids, int n) {
     List* list = NIL;
     for (int i = 0; i < n; i++) list = lappend_oid(list, oids[i]);
@@ -155,7 +149,7 @@ struct Inputs {
 CustomPath* make_path(RelOptInfo* rel, SetOpPath* sp, const Inputs& in, const SetOpColumns* cols,
                       const MpKeyChoice* keys) {
     CustomPath* cp = makeNode(CustomPath);
-    double divisor = in.workers > 0 ? parallel_divisor(in.workers) : 1.0;
+    double divisor = in.workers > 0 ? mp_parallel_divisor(in.workers) : 1.0;
     RowCost row = cost_per_row(cols, keys);
     cp->path.pathtype = T_CustomScan;
     cp->path.parent = rel;
@@ -206,7 +200,7 @@ Path* partial_setop_path(PlannerInfo* root, RelOptInfo* rel, SetOpPath* sp, Proj
     Inputs in = serial;
     in.left = (Path*)linitial(lrel->partial_pathlist);
     in.right = (Path*)linitial(rrel->partial_pathlist);
-    in.workers = Max(1, Min(max_parallel_workers_per_gather, in.left->parallel_workers + in.right->parallel_workers));
+    in.workers = mp_partial_workers(in.left, in.right);
     return setop_path(root, rel, sp, projection, in, cols, keys);
 }
 

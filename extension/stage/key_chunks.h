@@ -101,14 +101,19 @@ void mp_writer_next_chunk(MpChunkWriter* w);
 // Pushes the current chunk, if it holds keys; the writer is then empty.
 void mp_writer_flush(MpChunkWriter* w);
 
+// Makes room for one more key (a new chunk when the current one is full). Returns true
+// when a chunk was pushed.
+inline bool mp_writer_make_room(MpChunkWriter* w) {
+    if (likely(w->pos < w->cap)) return false;
+    bool pushed = w->pos > 0;
+    mp_writer_next_chunk(w);
+    return pushed;
+}
+
 // Appends one key (K must be key_size bytes). Returns true when a chunk was pushed.
 template <class K>
 inline bool mp_writer_put(MpChunkWriter* w, const K& key) {
-    bool pushed = false;
-    if (unlikely(w->pos == w->cap)) {
-        pushed = w->pos > 0;
-        mp_writer_next_chunk(w);
-    }
+    bool pushed = mp_writer_make_room(w);
     ((K*)w->keys)[w->pos++] = key;
     return pushed;
 }
@@ -116,11 +121,7 @@ inline bool mp_writer_put(MpChunkWriter* w, const K& key) {
 // Appends one key and the reference of its row (a writer made with_refs).
 template <class K>
 inline bool mp_writer_put_ref(MpChunkWriter* w, const K& key, uint64 ref) {
-    bool pushed = false;
-    if (unlikely(w->pos == w->cap)) {
-        pushed = w->pos > 0;
-        mp_writer_next_chunk(w);
-    }
+    bool pushed = mp_writer_make_room(w);
     ((K*)w->keys)[w->pos] = key;
     w->refs[w->pos++] = ref;
     return pushed;

@@ -58,6 +58,5 @@ uint64 mp_arena_put(MpRowArena* a, TupleTableSlot* child) {
                     hasnull ? tuple->t_bits : NULL);
     uint64 ref = a->block_ref + a->used;
     a->used += len;
-    a->bytes_stored += len;
     return ref;
 }

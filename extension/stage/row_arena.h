@@ -24,7 +24,6 @@ struct MpRowArena {
     char* block;          // the current block's data (after its header)
     uint64 used, capacity;
     uint64 next_bytes;
-    uint64 bytes_stored;
 };
 
 void mp_arena_init(MpRowArena* arena, const MpChunkSpace* space, MpChunkQueue* queue, TupleDesc desc,
