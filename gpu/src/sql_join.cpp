@@ -15,11 +15,6 @@
 namespace mergepath {
 namespace {
 
-template <class T>
-void copy_to_host(Context& ctx, View<const T> from, T* to) {
-    if (from.size) ctx.copy_out(to, from.data, from.size * sizeof(T));
-}
-
 // Turns upper bounds into counts: count[i] = upper[i] - lower[i], in place.
 void upper_to_count(uint64_t* upper_then_count, const uint64_t* lower, size_t n) {
     for (size_t i = 0; i < n; ++i) upper_then_count[i] -= lower[i];
@@ -32,7 +27,7 @@ void upper_to_count_in_pieces(Context& ctx, uint64_t* upper_then_count, View<con
     std::vector<uint64_t> piece(std::min(kPiece, lower.size));
     for (size_t first = 0; first < lower.size; first += kPiece) {
         size_t n = std::min(kPiece, lower.size - first);
-        ctx.copy_out(piece.data(), lower.data + first, n * sizeof(uint64_t));
+        ctx.download(View<const uint64_t>(lower.data + first, n), piece.data());
         upper_to_count(upper_then_count + first, piece.data(), n);
     }
 }
@@ -69,11 +64,11 @@ void SqlJoin<K>::State::download(const JoinRangesOut& out) {
         throw Error("mergepath: SqlJoin::download of b_match, which finish() did not compute");
     Stopwatch clock;
     View<const uint64_t> lower(ranges.a_lower.data(), na), upper(ranges.a_upper.data(), na);
-    if (out.a_rows) copy_to_host(ctx(), sides.sorted_rows(Side::A), out.a_rows);
-    if (out.a_lower) copy_to_host(ctx(), lower, out.a_lower);
-    if (out.a_count) copy_to_host(ctx(), upper, out.a_count);
-    if (out.b_rows) copy_to_host(ctx(), sides.sorted_rows(Side::B), out.b_rows);
-    if (out.b_match) copy_to_host(ctx(), View<const uint8_t>(ranges.b_match.data(), nb), out.b_match);
+    if (out.a_rows) ctx().download(sides.sorted_rows(Side::A), out.a_rows);
+    if (out.a_lower) ctx().download(lower, out.a_lower);
+    if (out.a_count) ctx().download(upper, out.a_count);
+    if (out.b_rows) ctx().download(sides.sorted_rows(Side::B), out.b_rows);
+    if (out.b_match) ctx().download(View<const uint8_t>(ranges.b_match.data(), nb), out.b_match);
     if (out.a_count && out.a_lower) upper_to_count(out.a_count, out.a_lower, na);
     else if (out.a_count) upper_to_count_in_pieces(ctx(), out.a_count, lower);
     timings.transfer_ms += clock.lap_ms();
