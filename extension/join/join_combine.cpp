@@ -21,6 +21,7 @@ void mp_join_start_run(MpJoinState* st) {
     st->stage = mp_stage_create_join(st->run_cxt, st->info.key_bits, st->library_match);
     st->space.cxt = st->run_cxt;
     st->space.dsa = st->shared ? estate->es_query_dsa : NULL;
+    st->space.segments = NULL;  // stored rows and keys stay in the query's area
     if (st->shared && !st->space.dsa)
         elog(ERROR, "pg_mergepath: a parallel MergePath Join runs without its dynamic shared memory area");
     MpJoinShared* sh = mp_join_shared(st);

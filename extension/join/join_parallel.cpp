@@ -38,7 +38,7 @@ static void harvest_counts(MpJoinState* st) {
 // A rescan of the Gather above: every worker of the last execution has exited.
 void mp_join_reinitialize_dsm(CustomScanState* node, ParallelContext*, void*) {
     MpJoinState* st = (MpJoinState*)node;
-    MpChunkSpace space = {node->ss.ps.state->es_query_dsa, NULL};
+    MpChunkSpace space = {node->ss.ps.state->es_query_dsa, NULL, NULL};
     harvest_counts(st);
     mp_shared_reset(&st->shared->stage, &space);
     mp_join_shared_init(st->shared);

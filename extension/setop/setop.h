@@ -111,6 +111,8 @@ struct MpSetOpState {
     uint64 emit_pos, emit_end;
     int cursor_stream, cursor_run;
     uint64 cursor_offset;
+    const mergepath::HostSpan* result_spans[2];  // the combiner: where each stream's results go
+    int result_span_count[2];
 
     // hashed keys: the library's with-rows results (while the stage lives)
     const uint64_t* result_positions;  // positions in sorted A
@@ -137,6 +139,7 @@ inline uint64 mp_result_total(const MpSetOpState* st) { return st->result_count[
 struct MpReadCounts {
     uint64 rows[2];
     uint64 null_rows;
+    uint64 alloc_us;  // chunk allocation (key_chunks.h)
 };
 MpReadCounts mp_read_inputs(MpSetOpState* st);
 
@@ -145,7 +148,8 @@ void mp_start_run(MpSetOpState* st);                // run context, stage, chunk
 void mp_adopt_pending(MpSetOpState* st);            // early: ships chunks while reading (GPU)
 void mp_combine(MpSetOpState* st, uint64 keys);     // opens, adopts the rest, finishes
 void mp_keep_local_results(MpSetOpState* st);       // serial: emit from the library's memory
-void mp_put_shared_results(MpSetOpState* st);       // parallel combiner: results into DSM
+void mp_lay_out_shared_results(MpSetOpState* st);   // parallel combiner: where results go in DSM
+void mp_put_shared_results(MpSetOpState* st);       // ... then copies them there, piece by piece
 void mp_take_shared_results(MpSetOpState* st);      // parallel: emit from DSM
 
 // setop_parallel.cpp

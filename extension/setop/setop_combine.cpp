@@ -6,6 +6,7 @@
 // from (a parallel node).
 #include "setop.h"
 
+#include "prefault.h"
 #include "timing.h"
 
 // Writers of both streams and sides into the node's queue; a parallel node's wake the
@@ -25,6 +26,12 @@ void mp_start_run(MpSetOpState* st) {
     st->stage = mp_stage_create(st->run_cxt, st->keys.key_bits, st->intersect, st->all, !st->keys.lossless);
     st->space.cxt = st->run_cxt;
     st->space.dsa = st->shared ? st->css.ss.ps.state->es_query_dsa : NULL;
+    st->space.segments = NULL;
+    if (st->shared) {
+        MemoryContext old = MemoryContextSwitchTo(st->run_cxt);
+        st->space.segments = mp_segments_open(&st->shared->segments);
+        MemoryContextSwitchTo(old);
+    }
     if (st->shared && !st->space.dsa)
         elog(ERROR, "pg_mergepath: a parallel MergePath SetOp runs without its dynamic shared memory area");
     mp_queue_init(&st->local_queue);
@@ -44,10 +51,27 @@ void mp_adopt_pending(MpSetOpState* st) {
     mp_stage_adopt(st->stage, &st->space, mp_queue_take(st->queue, &st->space));
 }
 
+// The chunks from `first` on, mapped here in one pass on threads (see mp_premap).
+static void premap_chunks(MpSetOpState* st, MpChunkRef first) {
+    if (!st->shared) return;
+    int count = 0;
+    for (MpChunkRef ref = first; ref != kNoChunk; ref = mp_chunk_at(&st->space, ref)->next) count++;
+    MpMemoryRange* ranges = (MpMemoryRange*)palloc(sizeof(MpMemoryRange) * Max(count, 1));
+    count = 0;
+    for (MpChunkRef ref = first; ref != kNoChunk; ref = mp_chunk_at(&st->space, ref)->next) {
+        MpChunk* c = mp_chunk_at(&st->space, ref);
+        ranges[count++] = {c, sizeof(MpChunk) + c->count * c->key_size};
+    }
+    mp_premap(ranges, count, kMpCombinerThreads);
+    pfree(ranges);
+}
+
 void mp_combine(MpSetOpState* st, uint64 keys) {
     MpStopwatch clock;
     mp_stage_open(st->stage, mp_choose_device(keys));
-    mp_stage_adopt(st->stage, &st->space, mp_queue_take(st->queue, &st->space));
+    MpChunkRef rest = mp_queue_take(st->queue, &st->space);
+    premap_chunks(st, rest);  // what is left to ship after reading: everyone waits for it
+    mp_stage_adopt(st->stage, &st->space, rest);
     mp_stage_finish(st->stage);
     st->stage->report.combine_ms = clock.lap_ms();
 }
@@ -63,11 +87,12 @@ void mp_keep_local_results(MpSetOpState* st) {
     }
 }
 
-// One stream's results into the chunks of the left input's keys of that stream, which
-// the stage no longer reads (see parallel_stage.h), in one download, listed as runs in
-// shared memory.
-static void put_stream_results(MpSetOpState* st, MpKeyStream stream) {
-    MpSharedResult* out = &st->shared->results[int(stream)];
+// Where one stream's results go: the chunks of the left input's keys of that stream,
+// which the stage no longer reads (see parallel_stage.h), listed as runs in shared
+// memory; their spans are kept for mp_put_shared_results.
+static void lay_out_stream(MpSetOpState* st, MpKeyStream stream) {
+    const int s = int(stream);
+    MpSharedResult* out = &st->shared->results[s];
     const size_t key_bytes = stream == MpKeyStream::Main ? size_t(st->keys.key_bits / 8) : sizeof(mergepath::Key128);
     uint64 n = mp_stage_result_count(st->stage, stream), placed = 0;
     int chunks = 0;
@@ -75,11 +100,13 @@ static void put_stream_results(MpSetOpState* st, MpKeyStream stream) {
         chunks += c->side == 0 && c->stream == uint32(stream);
     out->runs = kNoChunk;
     out->run_count = out->count = 0;
+    st->result_span_count[s] = 0;
     if (n == 0) return;
     void* address = NULL;
     out->runs = mp_space_alloc(&st->space, sizeof(MpSharedRun) * chunks, &address);
     MpSharedRun* runs = (MpSharedRun*)address;
-    mergepath::HostSpan* spans = (mergepath::HostSpan*)palloc(sizeof(mergepath::HostSpan) * chunks);
+    mergepath::HostSpan* spans =
+        (mergepath::HostSpan*)MemoryContextAlloc(st->run_cxt, sizeof(mergepath::HostSpan) * chunks);
     for (MpChunkRef ref = st->queue->all; placed < n && ref != kNoChunk;) {
         MpChunk* c = mp_chunk_at(&st->space, ref);
         if (c->side == 0 && c->stream == uint32(stream)) {
@@ -92,19 +119,54 @@ static void put_stream_results(MpSetOpState* st, MpKeyStream stream) {
     }
     if (placed < n) elog(ERROR, "pg_mergepath: %llu result keys and room for %llu", (unsigned long long)n,
                          (unsigned long long)placed);
-    mp_stage_download_results(st->stage, stream, spans, int(out->run_count));
     out->count = n;
+    st->result_spans[s] = spans;
+    st->result_span_count[s] = int(out->run_count);
+}
+
+void mp_lay_out_shared_results(MpSetOpState* st) {
+    lay_out_stream(st, MpKeyStream::Main);
+    lay_out_stream(st, MpKeyStream::Nulls);
+}
+
+// Bytes of results per download: large enough for the staged copy to overlap its two
+// halves, small enough that the first batches are ready soon.
+constexpr size_t kResultPieceBytes = size_t(8) << 20;
+
+// One stream's results copied in piece by piece, each announced once in place;
+// `before` keys of the other stream come first in the emission order.
+static void download_stream(MpSetOpState* st, MpKeyStream stream, uint64 before) {
+    const int s = int(stream);
+    const mergepath::HostSpan* spans = st->result_spans[s];
+    uint64 placed = 0;
+    const size_t key_bytes = stream == MpKeyStream::Main ? size_t(st->keys.key_bits / 8) : sizeof(mergepath::Key128);
+    for (int i = 0; i < st->result_span_count[s];) {
+        int first = i;
+        size_t bytes = 0;
+        while (i < st->result_span_count[s] && (i == first || bytes < kResultPieceBytes)) bytes += spans[i++].bytes;
+        CHECK_FOR_INTERRUPTS();
+        mp_stage_download_results(st->stage, stream, placed, spans + first, i - first);
+        placed += bytes / key_bytes;
+        mp_shared_results_ready(st->shared, before + placed);
+    }
 }
 
 void mp_put_shared_results(MpSetOpState* st) {
     MpStopwatch clock;
-    put_stream_results(st, MpKeyStream::Main);
-    put_stream_results(st, MpKeyStream::Nulls);
+    // other participants wrote most of these chunks: map their pages here on threads
+    // rather than by a minor fault every 4 kB inside the downloads
+    static_assert(sizeof(mergepath::HostSpan) == sizeof(MpMemoryRange), "a span is a range");
+    for (int s = 0; s < 2; s++)
+        mp_premap(reinterpret_cast<const MpMemoryRange*>(st->result_spans[s]), st->result_span_count[s],
+                  kMpCombinerThreads);
+    download_stream(st, MpKeyStream::Main, 0);
+    download_stream(st, MpKeyStream::Nulls, st->shared->results[0].count);
     mp_stage_release(st->stage);  // the keys are all in shared memory now
     st->stage->report.combine_ms += clock.lap_ms();
 }
 
 void mp_take_shared_results(MpSetOpState* st) {
+    mp_segments_attach_all(st->space.segments);  // before any claim: see chunk_segments.h
     for (int s = 0; s < 2; s++) {
         const MpSharedResult* in = &st->shared->results[s];
         const MpSharedRun* shared_runs = (const MpSharedRun*)mp_space_at(&st->space, in->runs);

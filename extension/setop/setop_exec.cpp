@@ -108,6 +108,7 @@ static void serial_compute(MpSetOpState* st) {
     st->counts.rows_read[0] += read.rows[0];
     st->counts.rows_read[1] += read.rows[1];
     st->counts.null_rows += read.null_rows;
+    st->counts.alloc_us += read.alloc_us;
     mp_combine(st, read.rows[0] + read.rows[1]);
     st->counts.participants = 1;
     if (!st->keys.lossless) return mp_keep_hashed_results(st);
@@ -156,6 +157,8 @@ static TupleTableSlot* mp_exec(CustomScanState* node) {
 
 // Frees this execution's C++ objects, chunks and stored rows (the reset callback runs).
 static void mp_reset_run(MpSetOpState* st) {
+    if (st->space.segments) mp_segments_detach_all(st->space.segments);
+    st->space.segments = NULL;
     if (st->run_cxt) MemoryContextReset(st->run_cxt);
     st->stage = NULL;
     memset(st->store, 0, sizeof(st->store));

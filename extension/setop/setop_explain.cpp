@@ -8,7 +8,7 @@
 // which one combined, the sorted runs shipped while reading, an out-of-memory redo,
 // and (with TIMING) milliseconds spent waiting for the GPU's start and what the start
 // took when it overlapped this query, reading input (this process; shipping included,
-// also shown alone), combining (all of step 2, after reading), in transfers, copying
+// also shown alone), allocating key chunks (every participant's, summed), combining (all of step 2, after reading), in transfers, copying
 // the results into shared memory (parallel), sorting,
 // the set-operation kernel, verifying hashes and emitting rows (this process).
 #include "setop.h"
@@ -38,6 +38,7 @@ static void explain_times(MpSetOpState* st, ExplainState* es) {
     if (r->device_start_ms > 0) ExplainPropertyFloat("Device Start", "ms", r->device_start_ms, 3, es);
     ExplainPropertyFloat("Read Time", "ms", st->read_ms, 3, es);
     if (r->runs > 0) ExplainPropertyFloat("Ship Time", "ms", r->ship_ms, 3, es);
+    ExplainPropertyFloat("Allocation Time", "ms", st->counts.alloc_us / 1000.0, 3, es);
     if (st->info.parallel) ExplainPropertyFloat("Combine Time", "ms", r->combine_ms, 3, es);
     ExplainPropertyFloat("Transfer Time", "ms", r->transfer_ms, 3, es);
     if (st->info.parallel) ExplainPropertyFloat("Results Time", "ms", r->results_ms, 3, es);

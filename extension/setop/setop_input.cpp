@@ -79,12 +79,13 @@ static uint64 read_one_side(MpSetOpState* st, PlanState* child, int side, uint64
 
 MpReadCounts mp_read_inputs(MpSetOpState* st) {
     MpStopwatch clock;
-    MpReadCounts counts = {{0, 0}, 0};
+    MpReadCounts counts = {{0, 0}, 0, 0};
     PlanState* children[2] = {outerPlanState(&st->css), innerPlanState(&st->css)};
     for (int side = 0; side < 2; side++) {
         counts.rows[side] = read_one_side(st, children[side], side, &counts.null_rows);
         mp_writer_flush(&st->writers[int(MpKeyStream::Main)][side]);
         mp_writer_flush(&st->writers[int(MpKeyStream::Nulls)][side]);
+        for (int stream = 0; stream < 2; stream++) counts.alloc_us += st->writers[stream][side].alloc_us;
     }
     if (mp_timing_on(st)) st->read_ms += clock.lap_ms();
     return counts;

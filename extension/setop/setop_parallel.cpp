@@ -22,7 +22,7 @@ static void harvest_counts(MpSetOpState* st) { mp_shared_harvest(st->shared, &st
 // A rescan of the Gather above: every worker of the last execution has exited.
 void mp_setop_reinitialize_dsm(CustomScanState* node, ParallelContext*, void*) {
     MpSetOpState* st = (MpSetOpState*)node;
-    MpChunkSpace space = {node->ss.ps.state->es_query_dsa, NULL};
+    MpChunkSpace space = {node->ss.ps.state->es_query_dsa, NULL, NULL};
     harvest_counts(st);
     mp_shared_reset(st->shared, &space);
 }
@@ -49,9 +49,11 @@ static void combine_for_all(MpSetOpState* st) {
     MpSharedStage* s = st->shared;
     uint64 keys = pg_atomic_read_u64(&s->rows_read[0]) + pg_atomic_read_u64(&s->rows_read[1]);
     mp_combine(st, keys);
+    mp_lay_out_shared_results(st);
+    s->report = st->stage->report;
+    mp_shared_publish(s);  // the others claim batches and wait for their keys
     mp_put_shared_results(st);
     s->report = st->stage->report;
-    mp_shared_publish(s);
 }
 
 // Reads this participant's share and adds its counts to the shared ones.
@@ -61,6 +63,7 @@ static void read_share(MpSetOpState* st) {
     pg_atomic_fetch_add_u64(&s->rows_read[0], read.rows[0]);
     pg_atomic_fetch_add_u64(&s->rows_read[1], read.rows[1]);
     pg_atomic_fetch_add_u64(&s->null_rows, read.null_rows);
+    pg_atomic_fetch_add_u64(&s->alloc_us, read.alloc_us);
 }
 
 void mp_parallel_compute(MpSetOpState* st) {

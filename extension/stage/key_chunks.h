@@ -14,9 +14,12 @@
 // follow the input's order).
 #pragma once
 
+#include "chunk_segments.h"
+
 #include "pg_mergepath.h"
 
-// A chunk's address: a dsa_pointer in shared memory, or a local pointer.
+// A chunk's address: a dsa_pointer in shared memory, a reference into a participant's
+// own segment (chunk_segments.h), or a local pointer.
 typedef uint64 MpChunkRef;
 constexpr MpChunkRef kNoChunk = 0;
 
@@ -37,10 +40,12 @@ struct MpChunk {
 // blocks of stored rows (row_arena.h) are chunks of their own stream, never queued.
 constexpr uint32 kRowBlockStream = 2;
 
-// Where chunks are allocated: the parallel query's area, or (dsa == NULL) palloc.
+// Where chunks are allocated: the parallel query's area, or (dsa == NULL) palloc;
+// with segments, the writers' chunks go into segments of each participant's own.
 struct MpChunkSpace {
     dsa_area* dsa;
     MemoryContext cxt;
+    MpSegmentMap* segments;
 };
 
 // Full chunks waiting to be taken, and the list of every chunk pushed (freed with the
@@ -62,6 +67,8 @@ void mp_queue_keep(MpChunkQueue* queue, const MpChunkSpace* space, MpChunkRef re
 // order), or kNoChunk.
 MpChunkRef mp_queue_take(MpChunkQueue* queue, const MpChunkSpace* space);
 // Frees every chunk ever pushed (shared memory; a local space goes with its context).
+// It stops at the first chunk in a participant's segment: those go with their segments,
+// and the few chunks a full segment table sent to the area go with the query's area.
 void mp_queue_free_all(MpChunkQueue* queue, const MpChunkSpace* space);
 
 void* mp_space_at(const MpChunkSpace* space, MpChunkRef ref);  // NULL for kNoChunk
@@ -91,6 +98,7 @@ struct MpChunkWriter {
     uint32 stream, side;
     uint32 key_size, ref_size;
     uint64 next_bytes;  // size of the next chunk
+    uint64 alloc_us;    // spent allocating and faulting in chunks (EXPLAIN's Allocation Time)
 };
 
 // with_refs: every key carries a 64-bit row reference (mp_writer_put_ref).

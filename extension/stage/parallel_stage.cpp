@@ -36,14 +36,18 @@ void mp_shared_init(MpSharedStage* s) {
     SpinLockInit(&s->mutex);
     ConditionVariableInit(&s->cv);
     ConditionVariableInit(&s->chunk_cv);
+    ConditionVariableInit(&s->ready_cv);
     s->phase = MP_PHASE_READ;
     s->combiner = -1;
     mp_queue_init(&s->queue);
+    mp_segments_init(&s->segments);
     pg_atomic_init_u64(&s->next_emit, 0);
+    pg_atomic_init_u64(&s->results_ready, 0);
     pg_atomic_init_u64(&s->rows_read[0], 0);
     pg_atomic_init_u64(&s->rows_read[1], 0);
     pg_atomic_init_u64(&s->null_rows, 0);
     pg_atomic_init_u64(&s->rows_emitted, 0);
+    pg_atomic_init_u64(&s->alloc_us, 0);
 }
 
 void mp_shared_reset(MpSharedStage* s, const MpChunkSpace* space) {
@@ -58,6 +62,7 @@ void mp_shared_harvest(MpSharedStage* s, MpStageCounts* counts, MpStageReport* r
     counts->rows_read[1] += pg_atomic_exchange_u64(&s->rows_read[1], 0);
     counts->null_rows += pg_atomic_exchange_u64(&s->null_rows, 0);
     counts->rows_emitted += pg_atomic_exchange_u64(&s->rows_emitted, 0);
+    counts->alloc_us += pg_atomic_exchange_u64(&s->alloc_us, 0);
     SpinLockAcquire(&s->mutex);
     if (s->participants > 0) {
         counts->participants = s->participants;
@@ -100,6 +105,20 @@ void mp_shared_publish(MpSharedStage* s) {
     s->phase = MP_PHASE_EMIT;
     SpinLockRelease(&s->mutex);
     ConditionVariableBroadcast(&s->cv);
+}
+
+void mp_shared_results_ready(MpSharedStage* s, uint64 ready) {
+    pg_write_barrier();  // the keys, before the count that shows them
+    pg_atomic_write_u64(&s->results_ready, ready);
+    ConditionVariableBroadcast(&s->ready_cv);
+}
+
+void mp_shared_wait_ready(MpSharedStage* s, uint64 n) {
+    if (pg_atomic_read_u64(&s->results_ready) >= n) return;
+    ConditionVariablePrepareToSleep(&s->ready_cv);
+    while (pg_atomic_read_u64(&s->results_ready) < n) ConditionVariableSleep(&s->ready_cv, PG_WAIT_EXTENSION);
+    ConditionVariableCancelSleep();
+    pg_read_barrier();  // the keys, after seeing the count
 }
 
 void mp_shared_wait_results(MpSharedStage* s) { wait_past(s, MP_PHASE_COMBINE, NULL, NULL); }

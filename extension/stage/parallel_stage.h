@@ -19,7 +19,9 @@
 //            leader that came late) the last reader combines, on the CPU backend.
 //   EMIT     every participant, late ones too, claims batches of result rows from a
 //            shared cursor and emits them, so the Gather (or a Partial Aggregate under
-//            it) above gets its rows from every process at once.
+//            it) above gets its rows from every process at once. A set operation's
+//            combiner publishes as soon as it knows where the results go and copies
+//            them in piece by piece; a participant waits only for the batch it claimed.
 //
 // No participant ever waits while holding rows for the leader to drain: rows are only
 // emitted after the combine, so the tuple queues cannot deadlock the waits. Errors need
@@ -56,11 +58,15 @@ struct MpSharedStage {
     bool leader_reads;         // the leader attached while reading was open
     int combiner;              // -1: the leader, else the combining worker's number
     MpChunkQueue queue;        // full chunks of every participant, not yet adopted
+    MpSharedSegments segments;  // the participants' own chunk segments (set operations)
     MpSharedResult results[2];  // per key stream
     pg_atomic_uint64 next_emit;  // emission cursor over results[0] ++ results[1]
+    pg_atomic_uint64 results_ready;  // set ops: result keys in place, over the same order
+    ConditionVariable ready_cv;      // results_ready moved on
     pg_atomic_uint64 rows_read[2];
     pg_atomic_uint64 null_rows;
     pg_atomic_uint64 rows_emitted;
+    pg_atomic_uint64 alloc_us;  // chunk allocation, every participant
     MpStageReport report;      // the combiner's
 };
 
@@ -72,6 +78,7 @@ struct MpStageCounts {
     uint64 rows_read[2];
     uint64 null_rows;     // rows with a NULL (set ops: in their own stream; joins: in a key)
     uint64 rows_emitted;
+    uint64 alloc_us;      // allocating and faulting in key chunks, summed over participants
     int participants;
     int combiner;  // -1 the leader (or a serial node), else a worker's number
 };
@@ -90,10 +97,18 @@ bool mp_shared_attach(MpSharedStage* s);
 // whenever woken meanwhile (chunks pushed by others can be shipped early).
 bool mp_shared_done_reading(MpSharedStage* s, void (*adopt)(void* arg), void* arg);
 
-// The combiner: results are in place.
+// The combiner: where the results go is known (they may still be coming in).
 void mp_shared_publish(MpSharedStage* s);
+// The combiner (set ops): the first `ready` result keys are in place.
+void mp_shared_results_ready(MpSharedStage* s, uint64 ready);
+// Waits until the first `n` result keys are in place.
+void mp_shared_wait_ready(MpSharedStage* s, uint64 n);
 // Everyone else: waits until the results are in place.
 void mp_shared_wait_results(MpSharedStage* s);
+
+// Threads the combiner maps other participants' pages with (prefault.h) while everyone
+// else waits for it.
+constexpr int kMpCombinerThreads = 8;
 
 // Result rows per claim: enough to amortise the atomic, small enough to spread the work.
 constexpr uint64 kMpEmitBatch = 4096;

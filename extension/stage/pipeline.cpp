@@ -78,9 +78,9 @@ public:
         return nulls_ ? nulls_->host_result_keys() : nullptr;
     }
 
-    void download_result_keys(MpKeyStream stream, const std::vector<mergepath::HostSpan>& into) override {
-        if (stream == MpKeyStream::Main) return main_->download_result_keys(0, views_of<K>(into));
-        if (nulls_) nulls_->download_result_keys(0, views_of<Key128>(into));
+    void download_result_keys(MpKeyStream stream, size_t first, const std::vector<mergepath::HostSpan>& into) override {
+        if (stream == MpKeyStream::Main) return main_->download_result_keys(first, views_of<K>(into));
+        if (nulls_) nulls_->download_result_keys(first, views_of<Key128>(into));
     }
 
     const SqlSetOp<K>& main() const { return *main_; }

@@ -43,7 +43,8 @@ public:
     // host spans, in order (their bytes add up to the results').
     virtual size_t result_count(MpKeyStream stream) const = 0;
     virtual const void* host_result_keys(MpKeyStream stream) const = 0;
-    virtual void download_result_keys(MpKeyStream stream, const std::vector<mergepath::HostSpan>& into) = 0;
+    virtual void download_result_keys(MpKeyStream stream, size_t first,
+                                      const std::vector<mergepath::HostSpan>& into) = 0;
 
 protected:
     using MpPipeline::MpPipeline;

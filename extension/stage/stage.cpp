@@ -148,11 +148,12 @@ const void* mp_stage_host_results(MpStage* stage, MpKeyStream stream) {
     return keys;
 }
 
-void mp_stage_download_results(MpStage* stage, MpKeyStream stream, const mergepath::HostSpan* spans, int count) {
+void mp_stage_download_results(MpStage* stage, MpKeyStream stream, uint64 first, const mergepath::HostSpan* spans,
+                               int count) {
     MpError err;
     MpSetOpPipeline* pipeline = setop_of(stage);
     MpStopwatch clock;
-    if (!mp_try(&err, [&] { pipeline->download_result_keys(stream, {spans, spans + count}); }))
+    if (!mp_try(&err, [&] { pipeline->download_result_keys(stream, first, {spans, spans + count}); }))
         mp_raise(&err, "reading the results");
     stage->report.results_ms += clock.lap_ms();
 }

@@ -66,9 +66,10 @@ void mp_stage_finish(MpStage* stage);
 // Keys-only results of a stream (main keys of key_bits, or null-layout Key128).
 uint64 mp_stage_result_count(MpStage* stage, MpKeyStream stream);
 const void* mp_stage_host_results(MpStage* stage, MpKeyStream stream);
-// Copies a stream's result keys into `count` host spans, in order (their bytes add up
-// to the results').
-void mp_stage_download_results(MpStage* stage, MpKeyStream stream, const mergepath::HostSpan* spans, int count);
+// Copies a stream's result keys from position `first` on into `count` host spans, in
+// order (as many keys as their bytes hold).
+void mp_stage_download_results(MpStage* stage, MpKeyStream stream, uint64 first, const mergepath::HostSpan* spans,
+                               int count);
 // With-rows results of the main stream (hashed keys), typed.
 template <class K>
 MpResults<K> mp_stage_results(MpStage* stage);

@@ -1,0 +1,99 @@
+// chunk_segments.cpp — per-participant dynamic shared memory segments for key chunks
+// (see chunk_segments.h): a bump allocator over segments of growing size, references
+// that name (slot, offset), and attaching on first use.
+#include "chunk_segments.h"
+
+namespace {
+
+constexpr size_t kFirstSegmentBytes = size_t(8) << 20;
+constexpr size_t kMaxSegmentBytes = size_t(256) << 20;
+constexpr int kOffsetBits = 40;
+constexpr size_t kAlign = 64;
+
+uint64 make_ref(int slot, size_t offset) { return kMpSegmentRefTag | (uint64(slot) << kOffsetBits) | offset; }
+int slot_of(uint64 ref) { return int((ref & ~kMpSegmentRefTag) >> kOffsetBits); }
+size_t offset_of(uint64 ref) { return size_t(ref & ((uint64(1) << kOffsetBits) - 1)); }
+
+// A new segment of at least `bytes` for this process, published in a slot of its own;
+// false when none can be had.
+bool start_segment(MpSegmentMap* map, size_t bytes) {
+    size_t size = Max(map->next_size, TYPEALIGN(kAlign, bytes));
+    if (pg_atomic_read_u32(&map->shared->count) >= uint32(kMpMaxSegments)) return false;
+    dsm_segment* seg = dsm_create(size, DSM_CREATE_NULL_IF_MAXSEGMENTS);
+    if (!seg) return false;
+    uint32 slot = pg_atomic_fetch_add_u32(&map->shared->count, 1);
+    if (slot >= uint32(kMpMaxSegments)) {
+        dsm_detach(seg);
+        return false;
+    }
+    // published before any chunk in it: a chunk's reference reaches others through the
+    // spinlocked queue, which orders this store before it
+    map->shared->handles[slot] = dsm_segment_handle(seg);
+    map->mapping[slot] = seg;
+    map->base[slot] = (char*)dsm_segment_address(seg);
+    map->current = int(slot);
+    map->used = 0;
+    map->size = size;
+    map->next_size = Min(map->next_size * 2, kMaxSegmentBytes);
+    return true;
+}
+
+// Attaches slot `slot` here; false when its segment no longer exists.
+bool attach(MpSegmentMap* map, int slot) {
+    if (map->base[slot]) return true;
+    dsm_handle handle = map->shared->handles[slot];
+    dsm_segment* seg = dsm_find_mapping(handle);
+    if (!seg) seg = dsm_attach(handle);
+    if (!seg) return false;
+    map->mapping[slot] = seg;
+    map->base[slot] = (char*)dsm_segment_address(seg);
+    return true;
+}
+
+}  // namespace
+
+void mp_segments_init(MpSharedSegments* shared) {
+    pg_atomic_init_u32(&shared->count, 0);
+    memset(shared->handles, 0, sizeof(shared->handles));
+}
+
+MpSegmentMap* mp_segments_open(MpSharedSegments* shared) {
+    MpSegmentMap* map = (MpSegmentMap*)palloc0(sizeof(MpSegmentMap));
+    map->shared = shared;
+    map->current = -1;
+    map->next_size = kFirstSegmentBytes;
+    return map;
+}
+
+uint64 mp_segments_alloc(MpSegmentMap* map, size_t bytes, void** address) {
+    size_t need = TYPEALIGN(kAlign, Max(bytes, 1));
+    if (map->current < 0 || map->used + need > map->size)
+        if (!start_segment(map, need)) return 0;
+    uint64 ref = make_ref(map->current, map->used);
+    *address = map->base[map->current] + map->used;
+    map->used += need;
+    return ref;
+}
+
+void* mp_segments_at(MpSegmentMap* map, uint64 ref) {
+    int slot = slot_of(ref);
+    if (unlikely(!map->base[slot]) && !attach(map, slot))
+        elog(ERROR, "pg_mergepath: the shared memory of another participant is gone");
+    return map->base[slot] + offset_of(ref);
+}
+
+void mp_segments_attach_all(MpSegmentMap* map) {
+    int count = Min(int(pg_atomic_read_u32(&map->shared->count)), kMpMaxSegments);
+    for (int slot = 0; slot < count; slot++)
+        if (map->shared->handles[slot] != 0) (void)attach(map, slot);
+}
+
+void mp_segments_detach_all(MpSegmentMap* map) {
+    for (int slot = 0; slot < kMpMaxSegments; slot++) {
+        if (map->mapping[slot]) dsm_detach(map->mapping[slot]);
+        map->mapping[slot] = NULL;
+        map->base[slot] = NULL;
+    }
+    map->current = -1;
+    map->used = map->size = 0;
+}

@@ -1,0 +1,68 @@
+// chunk_segments.h — key chunks of a parallel set operation in dynamic shared memory
+// segments that each participant creates for itself, instead of in the query's DSA.
+//
+// Why: fresh shared memory is zero-filled when it is created (posix DSM fallocates the
+// whole segment). In the query's DSA that happens inside dsa_allocate, under the area's
+// one lock, in whichever participant needed the next segment while the others wait for
+// it: measured on the H100 host at 10M x 10M (int8, int4) pairs, 40-58 ms of each
+// participant's read went into allocating chunks (bench/RESULTS.md). Segments of its
+// own are created, and zeroed, by every participant at once.
+//
+// Each segment gets a slot in a table in the node's shared state (MpSharedSegments);
+// a chunk's reference (MpChunkRef) names the slot and the offset, with the top bit set
+// so that it never equals a dsa_pointer. Other processes attach a segment the first
+// time they resolve a reference into it (MpSegmentMap, per process).
+//
+// Lifetime: a segment lives while some process has it attached. Its creator keeps it
+// until the node ends there; the combiner attaches every segment while it adopts the
+// chunks, before results are published; every other participant attaches them all
+// before it claims its first batch of results (mp_segments_attach_all), so a segment is
+// only gone once its creator has found nothing left to claim, and then nobody needs
+// it. ERROR and cancel detach through the resource owners, like any DSM mapping.
+#pragma once
+
+#include "pg_mergepath.h"
+
+extern "C" {
+#include "storage/dsm.h"
+}
+
+constexpr int kMpMaxSegments = 512;
+
+// In the node's shared state.
+struct MpSharedSegments {
+    pg_atomic_uint32 count;               // slots taken
+    dsm_handle handles[kMpMaxSegments];   // valid once the creator published a chunk in it
+};
+
+// This process's view of the segments, and the one it allocates from.
+struct MpSegmentMap {
+    MpSharedSegments* shared;
+    char* base[kMpMaxSegments];            // NULL until created or attached here
+    dsm_segment* mapping[kMpMaxSegments];
+    int current;                           // slot allocated from, or -1
+    size_t used, size;                     // in the current segment
+    size_t next_size;
+};
+
+constexpr uint64 kMpSegmentRefTag = uint64(1) << 63;
+
+inline bool mp_is_segment_ref(uint64 ref) { return (ref & kMpSegmentRefTag) != 0; }
+
+// A map in CurrentMemoryContext over `shared`.
+MpSegmentMap* mp_segments_open(MpSharedSegments* shared);
+void mp_segments_init(MpSharedSegments* shared);
+
+// `bytes` in a segment of this process's: returns the reference and *address, or 0
+// when no segment can be had (the table or the system's segment slots are full: the
+// caller allocates elsewhere).
+uint64 mp_segments_alloc(MpSegmentMap* map, size_t bytes, void** address);
+
+// The address of a reference (attached here on first use; ERROR if its segment is gone).
+void* mp_segments_at(MpSegmentMap* map, uint64 ref);
+
+// Attaches every segment published so far that is still there (see the file comment).
+void mp_segments_attach_all(MpSegmentMap* map);
+
+// Detaches every segment this process created or attached.
+void mp_segments_detach_all(MpSegmentMap* map);
