@@ -151,6 +151,8 @@ static TupleTableSlot* mp_join_exec(CustomScanState* node) {
 // Frees this execution's C++ objects, chunks and stored rows (the reset callback runs).
 static void reset_run(MpJoinState* st) {
     mp_join_stop_emit(st);
+    if (st->space.segments) mp_segments_detach_all(st->space.segments);
+    st->space.segments = NULL;
     if (st->run_cxt) MemoryContextReset(st->run_cxt);
     st->stage = NULL;
     memset(st->writers, 0, sizeof(st->writers));

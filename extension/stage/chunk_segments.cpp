@@ -57,15 +57,17 @@ void mp_segments_init(MpSharedSegments* shared) {
     memset(shared->handles, 0, sizeof(shared->handles));
 }
 
-MpSegmentMap* mp_segments_open(MpSharedSegments* shared) {
+MpSegmentMap* mp_segments_open(MpSharedSegments* shared, const bool* gate) {
     MpSegmentMap* map = (MpSegmentMap*)palloc0(sizeof(MpSegmentMap));
     map->shared = shared;
+    map->gate = gate;
     map->current = -1;
     map->next_size = kFirstSegmentBytes;
     return map;
 }
 
 uint64 mp_segments_alloc(MpSegmentMap* map, size_t bytes, void** address) {
+    if (map->gate && !*(volatile const bool*)map->gate) return 0;
     size_t need = TYPEALIGN(kAlign, Max(bytes, 1));
     if (map->current < 0 || map->used + need > map->size)
         if (!start_segment(map, need)) return 0;

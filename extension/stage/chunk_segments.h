@@ -14,11 +14,16 @@
 // time they resolve a reference into it (MpSegmentMap, per process).
 //
 // Lifetime: a segment lives while some process has it attached. Its creator keeps it
-// until the node ends there; the combiner attaches every segment while it adopts the
-// chunks, before results are published; every other participant attaches them all
-// before it claims its first batch of results (mp_segments_attach_all), so a segment is
-// only gone once its creator has found nothing left to claim, and then nobody needs
-// it. ERROR and cancel detach through the resource owners, like any DSM mapping.
+// until the node ends there. Two ways to make sure it outlives every use:
+//  - set operations: the combiner attaches every segment while it adopts the chunks,
+//    before results are published; every other participant attaches them all before
+//    it claims its first batch of results (mp_segments_attach_all), so a segment is only
+//    gone once its creator has found nothing left to claim, and then nobody needs it;
+//  - joins (whose last participant to finish may read any stored row): segments are
+//    used only while a gate is open, the flag that the leader reads its share; the
+//    leader then combines and attaches every segment first, and it stays attached until
+//    the node ends, after every worker's. Without the leader, chunks go to the area.
+// ERROR and cancel detach through the resource owners, like any DSM mapping.
 #pragma once
 
 #include "pg_mergepath.h"
@@ -38,6 +43,7 @@ struct MpSharedSegments {
 // This process's view of the segments, and the one it allocates from.
 struct MpSegmentMap {
     MpSharedSegments* shared;
+    const bool* gate;                      // segments only while *gate (NULL: always)
     char* base[kMpMaxSegments];            // NULL until created or attached here
     dsm_segment* mapping[kMpMaxSegments];
     int current;                           // slot allocated from, or -1
@@ -49,13 +55,13 @@ constexpr uint64 kMpSegmentRefTag = uint64(1) << 63;
 
 inline bool mp_is_segment_ref(uint64 ref) { return (ref & kMpSegmentRefTag) != 0; }
 
-// A map in CurrentMemoryContext over `shared`.
-MpSegmentMap* mp_segments_open(MpSharedSegments* shared);
+// A map in CurrentMemoryContext over `shared`; gate: see the file comment.
+MpSegmentMap* mp_segments_open(MpSharedSegments* shared, const bool* gate = NULL);
 void mp_segments_init(MpSharedSegments* shared);
 
 // `bytes` in a segment of this process's: returns the reference and *address, or 0
-// when no segment can be had (the table or the system's segment slots are full: the
-// caller allocates elsewhere).
+// when no segment can be had (the gate is shut, or the table or the system's segment
+// slots are full: the caller allocates elsewhere).
 uint64 mp_segments_alloc(MpSegmentMap* map, size_t bytes, void** address);
 
 // The address of a reference (attached here on first use; ERROR if its segment is gone).

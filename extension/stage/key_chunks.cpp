@@ -36,7 +36,8 @@ MpChunkRef mp_space_alloc(const MpChunkSpace* space, size_t bytes, void** addres
 
 MpChunkRef mp_space_alloc_kept(const MpChunkSpace* space, MpChunkQueue* queue, size_t bytes, void** address) {
     void* block;
-    MpChunkRef ref = mp_space_alloc(space, sizeof(MpChunk) + bytes, &block);
+    MpChunkRef ref = space->segments ? mp_segments_alloc(space->segments, sizeof(MpChunk) + bytes, &block) : 0;
+    if (ref == 0) ref = mp_space_alloc(space, sizeof(MpChunk) + bytes, &block);
     MpChunk* header = (MpChunk*)block;
     memset(header, 0, sizeof(MpChunk));
     header->stream = kRowBlockStream;
