@@ -47,6 +47,55 @@ SELECT pg_mergepath_describe();
 RESET pg_mergepath.cpu_threads;
 RESET pg_mergepath.device;
 
+-- Twelve cursors open at once, each planned and started after another cpu_threads:
+-- each holds a CPU context of its own until it closes (the older ones retired), and
+-- none is refused (there used to be room for eight).
+SET pg_mergepath.device = cpu;
+SET pg_mergepath.min_rows = 0;
+SET max_parallel_workers_per_gather = 0;
+EXPLAIN (COSTS OFF) SELECT k FROM big_l INTERSECT ALL SELECT k FROM big_r;
+BEGIN;
+SET LOCAL pg_mergepath.cpu_threads = 1;
+DECLARE c1 CURSOR FOR SELECT k FROM big_l INTERSECT ALL SELECT k FROM big_r;
+FETCH 1 FROM c1;
+SET LOCAL pg_mergepath.cpu_threads = 2;
+DECLARE c2 CURSOR FOR SELECT k FROM big_l INTERSECT ALL SELECT k FROM big_r;
+FETCH 1 FROM c2;
+SET LOCAL pg_mergepath.cpu_threads = 3;
+DECLARE c3 CURSOR FOR SELECT k FROM big_l INTERSECT ALL SELECT k FROM big_r;
+FETCH 1 FROM c3;
+SET LOCAL pg_mergepath.cpu_threads = 4;
+DECLARE c4 CURSOR FOR SELECT k FROM big_l INTERSECT ALL SELECT k FROM big_r;
+FETCH 1 FROM c4;
+SET LOCAL pg_mergepath.cpu_threads = 5;
+DECLARE c5 CURSOR FOR SELECT k FROM big_l INTERSECT ALL SELECT k FROM big_r;
+FETCH 1 FROM c5;
+SET LOCAL pg_mergepath.cpu_threads = 6;
+DECLARE c6 CURSOR FOR SELECT k FROM big_l INTERSECT ALL SELECT k FROM big_r;
+FETCH 1 FROM c6;
+SET LOCAL pg_mergepath.cpu_threads = 7;
+DECLARE c7 CURSOR FOR SELECT k FROM big_l INTERSECT ALL SELECT k FROM big_r;
+FETCH 1 FROM c7;
+SET LOCAL pg_mergepath.cpu_threads = 8;
+DECLARE c8 CURSOR FOR SELECT k FROM big_l INTERSECT ALL SELECT k FROM big_r;
+FETCH 1 FROM c8;
+SET LOCAL pg_mergepath.cpu_threads = 9;
+DECLARE c9 CURSOR FOR SELECT k FROM big_l INTERSECT ALL SELECT k FROM big_r;
+FETCH 1 FROM c9;
+SET LOCAL pg_mergepath.cpu_threads = 10;
+DECLARE c10 CURSOR FOR SELECT k FROM big_l INTERSECT ALL SELECT k FROM big_r;
+FETCH 1 FROM c10;
+SET LOCAL pg_mergepath.cpu_threads = 11;
+DECLARE c11 CURSOR FOR SELECT k FROM big_l INTERSECT ALL SELECT k FROM big_r;
+FETCH 1 FROM c11;
+SET LOCAL pg_mergepath.cpu_threads = 12;
+DECLARE c12 CURSOR FOR SELECT k FROM big_l INTERSECT ALL SELECT k FROM big_r;
+FETCH 1 FROM c12;
+COMMIT;
+RESET max_parallel_workers_per_gather;
+RESET pg_mergepath.min_rows;
+RESET pg_mergepath.device;
+
 -- The planner says at DEBUG1 why it keeps the native SetOp.
 SET client_min_messages = debug1;
 SELECT B'1' AS x INTERSECT SELECT B'1';

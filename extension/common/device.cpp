@@ -13,12 +13,14 @@
 // it before it exits. The context is always CUDA device 0, which every thread of the
 // process uses without a cudaSetDevice of its own.
 //
-// Contexts are kept for the life of the backend, in a few slots with a user count: a
-// slot whose settings went stale (pg_mergepath.cpu_threads changed) is retired and
-// closed once its last user (e.g. an open cursor) releases it.
+// Contexts are kept for the life of the backend, in slots with a user count: a slot
+// whose settings went stale (pg_mergepath.cpu_threads changed) is retired and closed
+// once its last user (e.g. an open cursor) releases it. There are as many slots as
+// contexts in use at once (a deque: a slot stays where it is while others are added).
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <deque>
 #include <string>
 #include <thread>
 
@@ -44,8 +46,7 @@ struct ContextSlot {
     bool retired;
 };
 
-constexpr int kMaxSlots = 8;
-ContextSlot slots[kMaxSlots];
+std::deque<ContextSlot> slots;
 
 // With device = auto and the GPU still starting, the combining step waits for it from
 // this many input keys on: below, the CPU backend finishes before the wait would end
@@ -128,8 +129,9 @@ void close_slot(ContextSlot* slot) noexcept {
 ContextSlot* free_slot(MpError* err) {
     for (ContextSlot& s : slots)
         if (!s.ctx) return &s;
-    mp_set_error(err, MpErrorKind::Other, "too many open mergepath contexts in this backend");
-    return nullptr;
+    ContextSlot* added = nullptr;
+    if (!mp_try(err, [&] { added = &slots.emplace_back(); })) return nullptr;
+    return added;
 }
 
 // Waits for the GPU start (beginning it if needed) and takes its outcome once: a
@@ -157,7 +159,7 @@ void finish_gpu_start(double* waited_ms) {
         mergepath::Context* ctx = gpu_start.ctx;  // opened, but no slot to keep it in
         mp_try(&err, [&] { delete ctx; });
         gpu_start.ctx = nullptr;
-        why = "too many open mergepath contexts in this backend";
+        why = "out of memory for the context's slot";
     }
     gpu_unusable = true;
     snprintf(gpu_why_not, sizeof(gpu_why_not), "%s", why.c_str());
