@@ -69,8 +69,7 @@ static void adopt_while_waiting(void* arg) { mp_join_adopt_pending((MpJoinState*
 static void combine_for_all(MpJoinState* st) {
     MpSharedStage* s = &st->shared->stage;
     uint64 keys = pg_atomic_read_u64(&s->rows_read[0]) + pg_atomic_read_u64(&s->rows_read[1]);
-    // every participant's segments (reading is over: they are all there, their creators
-    // wait for the results), held here until the node ends (chunk_segments.h)
+    // every participant's segments, held here until the node ends (chunk_segments.h)
     mp_segments_attach_all(st->space.segments);
     mp_join_combine(st, keys);
     s->report = st->stage->report;

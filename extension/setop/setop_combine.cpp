@@ -29,7 +29,7 @@ void mp_start_run(MpSetOpState* st) {
     st->space.segments = NULL;
     if (st->shared) {
         MemoryContext old = MemoryContextSwitchTo(st->run_cxt);
-        st->space.segments = mp_segments_open(&st->shared->segments);
+        st->space.segments = mp_segments_open(&st->shared->segments, &st->shared->leader_reads);
         MemoryContextSwitchTo(old);
     }
     if (st->shared && !st->space.dsa)
@@ -166,7 +166,6 @@ void mp_put_shared_results(MpSetOpState* st) {
 }
 
 void mp_take_shared_results(MpSetOpState* st) {
-    mp_segments_attach_all(st->space.segments);  // before any claim: see chunk_segments.h
     for (int s = 0; s < 2; s++) {
         const MpSharedResult* in = &st->shared->results[s];
         const MpSharedRun* shared_runs = (const MpSharedRun*)mp_space_at(&st->space, in->runs);

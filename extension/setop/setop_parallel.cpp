@@ -48,6 +48,8 @@ static void adopt_while_waiting(void* arg) { mp_adopt_pending((MpSetOpState*)arg
 static void combine_for_all(MpSetOpState* st) {
     MpSharedStage* s = st->shared;
     uint64 keys = pg_atomic_read_u64(&s->rows_read[0]) + pg_atomic_read_u64(&s->rows_read[1]);
+    // every participant's segments, held here until the node ends (chunk_segments.h)
+    mp_segments_attach_all(st->space.segments);
     mp_combine(st, keys);
     mp_lay_out_shared_results(st);
     s->report = st->stage->report;

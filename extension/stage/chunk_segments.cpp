@@ -3,6 +3,10 @@
 // that name (slot, offset), and attaching on first use.
 #include "chunk_segments.h"
 
+extern "C" {
+#include "access/parallel.h"
+}
+
 namespace {
 
 constexpr size_t kFirstSegmentBytes = size_t(8) << 20;
@@ -67,7 +71,7 @@ MpSegmentMap* mp_segments_open(MpSharedSegments* shared, const bool* gate) {
 }
 
 uint64 mp_segments_alloc(MpSegmentMap* map, size_t bytes, void** address) {
-    if (map->gate && !*(volatile const bool*)map->gate) return 0;
+    if (!*(volatile const bool*)map->gate) return 0;
     size_t need = TYPEALIGN(kAlign, Max(bytes, 1));
     if (map->current < 0 || map->used + need > map->size)
         if (!start_segment(map, need)) return 0;
@@ -77,17 +81,23 @@ uint64 mp_segments_alloc(MpSegmentMap* map, size_t bytes, void** address) {
     return ref;
 }
 
+// A segment that is gone: its creator ended before this process attached it, which
+// only a failed worker does (see chunk_segments.h); its error is the one to report.
+static void report_gone() {
+    if (!IsParallelWorker()) HandleParallelMessages();
+    elog(ERROR, "pg_mergepath: the shared memory of another participant is gone");
+}
+
 void* mp_segments_at(MpSegmentMap* map, uint64 ref) {
     int slot = slot_of(ref);
-    if (unlikely(!map->base[slot]) && !attach(map, slot))
-        elog(ERROR, "pg_mergepath: the shared memory of another participant is gone");
+    if (unlikely(!map->base[slot]) && !attach(map, slot)) report_gone();
     return map->base[slot] + offset_of(ref);
 }
 
 void mp_segments_attach_all(MpSegmentMap* map) {
     int count = Min(int(pg_atomic_read_u32(&map->shared->count)), kMpMaxSegments);
     for (int slot = 0; slot < count; slot++)
-        if (map->shared->handles[slot] != 0) (void)attach(map, slot);
+        if (!attach(map, slot)) report_gone();
 }
 
 void mp_segments_detach_all(MpSegmentMap* map) {

@@ -14,16 +14,15 @@
 // time they resolve a reference into it (MpSegmentMap, per process).
 //
 // Lifetime: a segment lives while some process has it attached. Its creator keeps it
-// until the node ends there. Two ways to make sure it outlives every use:
-//  - set operations: the combiner attaches every segment while it adopts the chunks,
-//    before results are published; every other participant attaches them all before
-//    it claims its first batch of results (mp_segments_attach_all), so a segment is only
-//    gone once its creator has found nothing left to claim, and then nobody needs it;
-//  - joins (whose last participant to finish may read any stored row): segments are
-//    used only while a gate is open, the flag that the leader reads its share; the
-//    leader then combines and attaches every segment first, and it stays attached until
-//    the node ends, after every worker's. Without the leader, chunks go to the area.
-// ERROR and cancel detach through the resource owners, like any DSM mapping.
+// until the node ends there. Segments are used only while a gate is open: the flag
+// that the leader reads its share. The leader then combines, and before it does it
+// attaches every segment (reading is over, so all are listed, and their creators are
+// waiting for the results); it keeps them until the node ends, which is after every
+// worker has finished. So no participant ever finds a segment gone, whatever it reads
+// (a join's last participant may read any stored row). Without the leader (it does not
+// participate, or came after reading) chunks go to the query's area as before.
+// ERROR and cancel detach through the resource owners, like any DSM mapping; a
+// reference into a segment whose creator failed first reports that worker's error.
 #pragma once
 
 #include "pg_mergepath.h"
@@ -32,7 +31,9 @@ extern "C" {
 #include "storage/dsm.h"
 }
 
-constexpr int kMpMaxSegments = 512;
+// Per node and execution; beyond it chunks go to the query's area (every backend's
+// segments share the server's slots: 64 + 5 per backend).
+constexpr int kMpMaxSegments = 128;
 
 // In the node's shared state.
 struct MpSharedSegments {
@@ -43,7 +44,7 @@ struct MpSharedSegments {
 // This process's view of the segments, and the one it allocates from.
 struct MpSegmentMap {
     MpSharedSegments* shared;
-    const bool* gate;                      // segments only while *gate (NULL: always)
+    const bool* gate;                      // segments only while *gate
     char* base[kMpMaxSegments];            // NULL until created or attached here
     dsm_segment* mapping[kMpMaxSegments];
     int current;                           // slot allocated from, or -1
@@ -56,7 +57,7 @@ constexpr uint64 kMpSegmentRefTag = uint64(1) << 63;
 inline bool mp_is_segment_ref(uint64 ref) { return (ref & kMpSegmentRefTag) != 0; }
 
 // A map in CurrentMemoryContext over `shared`; gate: see the file comment.
-MpSegmentMap* mp_segments_open(MpSharedSegments* shared, const bool* gate = NULL);
+MpSegmentMap* mp_segments_open(MpSharedSegments* shared, const bool* gate);
 void mp_segments_init(MpSharedSegments* shared);
 
 // `bytes` in a segment of this process's: returns the reference and *address, or 0
@@ -67,7 +68,7 @@ uint64 mp_segments_alloc(MpSegmentMap* map, size_t bytes, void** address);
 // The address of a reference (attached here on first use; ERROR if its segment is gone).
 void* mp_segments_at(MpSegmentMap* map, uint64 ref);
 
-// Attaches every segment published so far that is still there (see the file comment).
+// The leader, before it combines: attaches every segment (see the file comment).
 void mp_segments_attach_all(MpSegmentMap* map);
 
 // Detaches every segment this process created or attached.

@@ -49,23 +49,31 @@ MpChunkRef mp_space_alloc_kept(const MpChunkSpace* space, MpChunkQueue* queue, s
 
 void mp_queue_init(MpChunkQueue* queue) {
     SpinLockInit(&queue->mutex);
-    queue->pushed = queue->all = kNoChunk;
+    queue->pushed = queue->all = queue->area = kNoChunk;
+}
+
+// Lists the chunk among all of the queue (and those in the area); under the lock.
+static void list_chunk(MpChunkQueue* queue, MpChunk* chunk, MpChunkRef ref) {
+    chunk->next_all = queue->all;
+    queue->all = ref;
+    if (mp_is_segment_ref(ref)) return;
+    chunk->next_area = queue->area;
+    queue->area = ref;
 }
 
 void mp_queue_push(MpChunkQueue* queue, const MpChunkSpace* space, MpChunkRef ref) {
     MpChunk* chunk = mp_chunk_at(space, ref);  // mapped here: this process wrote it
     SpinLockAcquire(&queue->mutex);
     chunk->next = queue->pushed;
-    chunk->next_all = queue->all;
-    queue->pushed = queue->all = ref;
+    queue->pushed = ref;
+    list_chunk(queue, chunk, ref);
     SpinLockRelease(&queue->mutex);
 }
 
 void mp_queue_keep(MpChunkQueue* queue, const MpChunkSpace* space, MpChunkRef ref) {
     MpChunk* chunk = mp_chunk_at(space, ref);
     SpinLockAcquire(&queue->mutex);
-    chunk->next_all = queue->all;
-    queue->all = ref;
+    list_chunk(queue, chunk, ref);
     SpinLockRelease(&queue->mutex);
 }
 
@@ -86,9 +94,9 @@ MpChunkRef mp_queue_take(MpChunkQueue* queue, const MpChunkSpace* space) {
 }
 
 void mp_queue_free_all(MpChunkQueue* queue, const MpChunkSpace* space) {
-    MpChunkRef ref = queue->all;
-    while (ref != kNoChunk && space->dsa && !mp_is_segment_ref(ref)) {
-        MpChunkRef next = mp_chunk_at(space, ref)->next_all;
+    MpChunkRef ref = queue->area;
+    while (ref != kNoChunk && space->dsa) {
+        MpChunkRef next = mp_chunk_at(space, ref)->next_area;
         dsa_free(space->dsa, (dsa_pointer)ref);
         ref = next;
     }

@@ -32,7 +32,8 @@ struct MpChunk {
     uint64 capacity;
     uint32 key_size;
     uint32 ref_size;      // 8 when every key carries a row reference (joins), else 0
-    uint64 unused[2];
+    MpChunkRef next_area;  // among the queue's chunks in the query's area (freed one by one)
+    uint64 unused;
     // keys follow the 64-byte header, then (ref_size 8) one row reference per key
 };
 
@@ -57,6 +58,7 @@ struct MpChunkQueue {
     slock_t mutex;
     MpChunkRef pushed;  // the last pushed, ->next the one before
     MpChunkRef all;
+    MpChunkRef area;    // those of `all` in the query's area, not in a participant's segment
 };
 
 void mp_queue_init(MpChunkQueue* queue);
@@ -66,9 +68,8 @@ void mp_queue_keep(MpChunkQueue* queue, const MpChunkSpace* space, MpChunkRef re
 // Takes every chunk queued so far: the first pushed of them (walk with ->next, in push
 // order), or kNoChunk.
 MpChunkRef mp_queue_take(MpChunkQueue* queue, const MpChunkSpace* space);
-// Frees every chunk ever pushed (shared memory; a local space goes with its context).
-// It stops at the first chunk in a participant's segment: those go with their segments,
-// and the few chunks a full segment table sent to the area go with the query's area.
+// Frees every chunk ever pushed into the query's area (a local space goes with its
+// context; chunks in participants' segments go with their segments).
 void mp_queue_free_all(MpChunkQueue* queue, const MpChunkSpace* space);
 
 void* mp_space_at(const MpChunkSpace* space, MpChunkRef ref);  // NULL for kNoChunk

@@ -114,10 +114,11 @@ void mp_shared_results_ready(MpSharedStage* s, uint64 ready) {
 }
 
 void mp_shared_wait_ready(MpSharedStage* s, uint64 n) {
-    if (pg_atomic_read_u64(&s->results_ready) >= n) return;
-    ConditionVariablePrepareToSleep(&s->ready_cv);
-    while (pg_atomic_read_u64(&s->results_ready) < n) ConditionVariableSleep(&s->ready_cv, PG_WAIT_EXTENSION);
-    ConditionVariableCancelSleep();
+    if (pg_atomic_read_u64(&s->results_ready) < n) {
+        ConditionVariablePrepareToSleep(&s->ready_cv);
+        while (pg_atomic_read_u64(&s->results_ready) < n) ConditionVariableSleep(&s->ready_cv, PG_WAIT_EXTENSION);
+        ConditionVariableCancelSleep();
+    }
     pg_read_barrier();  // the keys, after seeing the count
 }
 
