@@ -21,15 +21,12 @@ void mp_join_start_run(MpJoinState* st) {
     st->stage = mp_stage_create_join(st->run_cxt, st->info.key_bits, st->library_match);
     st->space.cxt = st->run_cxt;
     st->space.dsa = st->shared ? estate->es_query_dsa : NULL;
-    st->space.segments = NULL;
     if (st->shared && !st->space.dsa)
         elog(ERROR, "pg_mergepath: a parallel MergePath Join runs without its dynamic shared memory area");
     MpJoinShared* sh = mp_join_shared(st);
-    if (st->shared) {  // keys and stored rows in segments of each participant's, while the leader reads
-        MemoryContext old = MemoryContextSwitchTo(st->run_cxt);
-        st->space.segments = mp_segments_open(&sh->stage.segments, &sh->stage.leader_reads);
-        MemoryContextSwitchTo(old);
-    }
+    // keys and stored rows in segments of each participant's, while the leader reads
+    st->space.segments =
+        st->shared ? mp_segments_open(st->run_cxt, &sh->stage.segments, &sh->stage.leader_reads) : NULL;
     if (!st->shared) mp_join_shared_init(sh);
     ConditionVariable* wake = st->shared ? &sh->stage.chunk_cv : NULL;
     MpChunkQueue* queue = &sh->stage.queue;

@@ -26,12 +26,8 @@ void mp_start_run(MpSetOpState* st) {
     st->stage = mp_stage_create(st->run_cxt, st->keys.key_bits, st->intersect, st->all, !st->keys.lossless);
     st->space.cxt = st->run_cxt;
     st->space.dsa = st->shared ? st->css.ss.ps.state->es_query_dsa : NULL;
-    st->space.segments = NULL;
-    if (st->shared) {
-        MemoryContext old = MemoryContextSwitchTo(st->run_cxt);
-        st->space.segments = mp_segments_open(&st->shared->segments, &st->shared->leader_reads);
-        MemoryContextSwitchTo(old);
-    }
+    st->space.segments =
+        st->shared ? mp_segments_open(st->run_cxt, &st->shared->segments, &st->shared->leader_reads) : NULL;
     if (st->shared && !st->space.dsa)
         elog(ERROR, "pg_mergepath: a parallel MergePath SetOp runs without its dynamic shared memory area");
     mp_queue_init(&st->local_queue);
@@ -87,13 +83,18 @@ void mp_keep_local_results(MpSetOpState* st) {
     }
 }
 
+// Bytes of one result key of a stream: the main keys' width, or a null-layout key.
+static size_t result_key_bytes(const MpSetOpState* st, MpKeyStream stream) {
+    return stream == MpKeyStream::Main ? size_t(st->keys.key_bits / 8) : sizeof(mergepath::Key128);
+}
+
 // Where one stream's results go: the chunks of the left input's keys of that stream,
 // which the stage no longer reads (see parallel_stage.h), listed as runs in shared
 // memory; their spans are kept for mp_put_shared_results.
 static void lay_out_stream(MpSetOpState* st, MpKeyStream stream) {
     const int s = int(stream);
     MpSharedResult* out = &st->shared->results[s];
-    const size_t key_bytes = stream == MpKeyStream::Main ? size_t(st->keys.key_bits / 8) : sizeof(mergepath::Key128);
+    const size_t key_bytes = result_key_bytes(st, stream);
     uint64 n = mp_stage_result_count(st->stage, stream), placed = 0;
     int chunks = 0;
     for (MpChunk* c = mp_chunk_at(&st->space, st->queue->all); c; c = mp_chunk_at(&st->space, c->next_all))
@@ -139,7 +140,7 @@ static void download_stream(MpSetOpState* st, MpKeyStream stream, uint64 before)
     const int s = int(stream);
     const mergepath::HostSpan* spans = st->result_spans[s];
     uint64 placed = 0;
-    const size_t key_bytes = stream == MpKeyStream::Main ? size_t(st->keys.key_bits / 8) : sizeof(mergepath::Key128);
+    const size_t key_bytes = result_key_bytes(st, stream);
     for (int i = 0; i < st->result_span_count[s];) {
         int first = i;
         size_t bytes = 0;

@@ -61,8 +61,8 @@ void mp_segments_init(MpSharedSegments* shared) {
     memset(shared->handles, 0, sizeof(shared->handles));
 }
 
-MpSegmentMap* mp_segments_open(MpSharedSegments* shared, const bool* gate) {
-    MpSegmentMap* map = (MpSegmentMap*)palloc0(sizeof(MpSegmentMap));
+MpSegmentMap* mp_segments_open(MemoryContext cxt, MpSharedSegments* shared, const bool* gate) {
+    MpSegmentMap* map = (MpSegmentMap*)MemoryContextAllocZero(cxt, sizeof(MpSegmentMap));
     map->shared = shared;
     map->gate = gate;
     map->current = -1;

@@ -1,5 +1,6 @@
-// chunk_segments.h — key chunks of a parallel set operation in dynamic shared memory
-// segments that each participant creates for itself, instead of in the query's DSA.
+// chunk_segments.h — the key chunks (and a join's blocks of stored rows) of a parallel
+// node in dynamic shared memory segments that each participant creates for itself,
+// instead of in the query's DSA.
 //
 // Why: fresh shared memory is zero-filled when it is created (posix DSM fallocates the
 // whole segment). In the query's DSA that happens inside dsa_allocate, under the area's
@@ -56,8 +57,8 @@ constexpr uint64 kMpSegmentRefTag = uint64(1) << 63;
 
 inline bool mp_is_segment_ref(uint64 ref) { return (ref & kMpSegmentRefTag) != 0; }
 
-// A map in CurrentMemoryContext over `shared`; gate: see the file comment.
-MpSegmentMap* mp_segments_open(MpSharedSegments* shared, const bool* gate);
+// A map in `cxt` over `shared`; gate: see the file comment.
+MpSegmentMap* mp_segments_open(MemoryContext cxt, MpSharedSegments* shared, const bool* gate);
 void mp_segments_init(MpSharedSegments* shared);
 
 // `bytes` in a segment of this process's: returns the reference and *address, or 0

@@ -34,10 +34,16 @@ MpChunkRef mp_space_alloc(const MpChunkSpace* space, size_t bytes, void** addres
     return (MpChunkRef)(uintptr_t)*address;
 }
 
+// A block for a chunk: in this participant's own segment when it may use one, else in
+// the space.
+static MpChunkRef alloc_block(const MpChunkSpace* space, size_t bytes, void** address) {
+    MpChunkRef ref = space->segments ? mp_segments_alloc(space->segments, bytes, address) : 0;
+    return ref != 0 ? ref : mp_space_alloc(space, bytes, address);
+}
+
 MpChunkRef mp_space_alloc_kept(const MpChunkSpace* space, MpChunkQueue* queue, size_t bytes, void** address) {
     void* block;
-    MpChunkRef ref = space->segments ? mp_segments_alloc(space->segments, sizeof(MpChunk) + bytes, &block) : 0;
-    if (ref == 0) ref = mp_space_alloc(space, sizeof(MpChunk) + bytes, &block);
+    MpChunkRef ref = alloc_block(space, sizeof(MpChunk) + bytes, &block);
     MpChunk* header = (MpChunk*)block;
     memset(header, 0, sizeof(MpChunk));
     header->stream = kRowBlockStream;
@@ -136,8 +142,7 @@ void mp_writer_next_chunk(MpChunkWriter* w) {
     void* address;
     size_t bytes = w->next_bytes;
     MpStopwatch clock;
-    w->ref = w->space->segments ? mp_segments_alloc(w->space->segments, sizeof(MpChunk) + bytes, &address) : 0;
-    if (w->ref == 0) w->ref = mp_space_alloc(w->space, sizeof(MpChunk) + bytes, &address);
+    w->ref = alloc_block(w->space, sizeof(MpChunk) + bytes, &address);
     mp_prefault_block(address, sizeof(MpChunk) + bytes);  // one call, not a fault every 4 kB
     w->alloc_us += uint64(clock.lap_ms() * 1000.0);
     w->chunk = (MpChunk*)address;

@@ -58,7 +58,7 @@ struct MpSharedStage {
     bool leader_reads;         // the leader attached while reading was open
     int combiner;              // -1: the leader, else the combining worker's number
     MpChunkQueue queue;        // full chunks of every participant, not yet adopted
-    MpSharedSegments segments;  // the participants' own chunk segments (set operations)
+    MpSharedSegments segments;  // the participants' own chunk segments (chunk_segments.h)
     MpSharedResult results[2];  // per key stream
     pg_atomic_uint64 next_emit;  // emission cursor over results[0] ++ results[1]
     pg_atomic_uint64 results_ready;  // set ops: result keys in place, over the same order
