@@ -40,6 +40,13 @@ SELECT jt, cond, mp_join_check(mp_pj_sql(jt, cond))
 FROM (VALUES ('inner'), ('left'), ('right'), ('full'), ('semi'), ('anti')) j(jt),
      (VALUES ('a.k = b.k'), ('a.n = b.n'), ('a.k = b.k AND a.n = b.n'), ('a.n = b.n AND a.p % 7 < b.q % 5')) c(cond)
 ORDER BY jt, cond;
+-- A's ranges announced in pieces of ~1000 rows: participants claim batches of A rows
+-- while the combiner is still putting ranges in place, and wait for their own
+SET pg_mergepath.debug_piece_rows = 1000;
+SELECT jt, mp_join_check(mp_pj_sql(jt, cond))
+FROM (VALUES ('inner'), ('right'), ('full'), ('anti')) j(jt), (VALUES ('a.k = b.k'), ('a.n = b.n AND a.p < b.q')) c(cond)
+ORDER BY jt, cond;
+RESET pg_mergepath.debug_piece_rows;
 
 -- no worker starts: the leader alone does everything
 SET max_parallel_workers = 0;

@@ -57,6 +57,11 @@ SELECT op, cols, mp_par_check(format('SELECT %s FROM par_l %s SELECT %s FROM par
 FROM (VALUES ('INTERSECT ALL'), ('INTERSECT'), ('EXCEPT ALL'), ('EXCEPT')) o(op),
      (VALUES ('k'), ('m'), ('n'), ('k, m'), ('k, n'), ('big, k')) c(cols)
 ORDER BY op, cols;
+-- results copied in and announced in pieces of ~1000 rows: participants wait for theirs
+SET pg_mergepath.debug_piece_rows = 1000;
+SELECT op, mp_par_check(format('SELECT k, n FROM par_l %s SELECT k, n FROM par_r', op))
+FROM (VALUES ('INTERSECT ALL'), ('EXCEPT')) o(op) ORDER BY op;
+RESET pg_mergepath.debug_piece_rows;
 -- the rows themselves, gathered at the top level
 SELECT mp_check('SELECT k, n FROM par_l INTERSECT ALL SELECT k, n FROM par_r');
 SELECT mp_check('SELECT n FROM par_r EXCEPT ALL SELECT n FROM par_l');

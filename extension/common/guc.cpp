@@ -12,6 +12,10 @@
 //                                        hash collisions (and their exact fallback) happen
 //   pg_mergepath.debug_cpu_memory_limit  memory budget (kB) of the CPU backend, so that the
 //                                        out-of-memory redo path can run without a GPU
+//   pg_mergepath.debug_piece_rows        a parallel node's combiner announces its results in
+//                                        pieces of about this many rows and pauses 2 ms
+//                                        after each, so that small tests have
+//                                        participants wait for pieces
 #include <climits>
 
 #include "pg_mergepath.h"
@@ -31,6 +35,7 @@ int mp_gpu_memory_limit_mb = 0;
 int mp_cpu_threads = 0;
 int mp_debug_hash_bits = 0;
 int mp_debug_cpu_memory_kb = 0;
+int mp_debug_piece_rows = 0;
 
 static const struct config_enum_entry device_options[] = {
     {"auto", MP_DEVICE_SETTING_AUTO, false},
@@ -72,6 +77,9 @@ static void define_debug_gucs(void) {
     const int hidden = GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE;
     DefineCustomIntVariable("pg_mergepath.debug_hash_bits", "Truncates row hashes to this many bits (testing).",
                             NULL, &mp_debug_hash_bits, 0, 0, 64, PGC_USERSET, hidden, NULL, NULL, NULL);
+    DefineCustomIntVariable("pg_mergepath.debug_piece_rows",
+                            "Rows per piece of results a parallel node's combiner announces (testing; 0: ~8 MB).", NULL,
+                            &mp_debug_piece_rows, 0, 0, INT_MAX, PGC_USERSET, hidden, NULL, NULL, NULL);
     DefineCustomIntVariable("pg_mergepath.debug_cpu_memory_limit", "Memory budget of the CPU backend (testing).",
                             NULL, &mp_debug_cpu_memory_kb, 0, 0, INT_MAX, PGC_USERSET, hidden | GUC_UNIT_KB,
                             NULL, NULL, NULL);

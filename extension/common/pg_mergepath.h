@@ -44,6 +44,7 @@ extern bool mp_hashed_keys;          // pg_mergepath.hashed_keys
 extern int mp_gpu_memory_limit_mb;   // pg_mergepath.gpu_memory_limit (MB, 0 = none)
 extern int mp_cpu_threads;           // pg_mergepath.cpu_threads (0 = all cores)
 extern int mp_debug_hash_bits;       // pg_mergepath.debug_hash_bits (hidden, 0 = off)
+extern int mp_debug_piece_rows;      // pg_mergepath.debug_piece_rows (hidden, 0 = ~8 MB)
 extern int mp_debug_cpu_memory_kb;   // pg_mergepath.debug_cpu_memory_limit (hidden, kB)
 
 void mp_define_gucs(void);

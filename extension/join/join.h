@@ -55,12 +55,11 @@ extern const CustomExecMethods mp_join_exec_methods;
 // ---- shared state ---------------------------------------------------------------------
 
 // Where the combined results live (shared memory for a parallel node, the backend's for
-// a serial one): refs of the chunk space.
+// a serial one): refs of the chunk space. The range of equal keys in sorted B of each
+// A row is next to that row's key, in its chunk (mp_chunk_ranges), found through the
+// directory; A rows are emitted in row order (the order they were stored in).
 struct MpJoinResults {
-    uint64 rows[2];           // keyed rows of each side (sorted positions)
-    MpChunkRef a_rows;        // uint64[rows[0]]: row number of each sorted A key
-    MpChunkRef a_lower;       // uint64[rows[0]]: first equal position in sorted B
-    MpChunkRef a_count;       // uint64[rows[0]]: equal keys in B
+    uint64 rows[2];           // keyed rows of each side (A: row numbers; B: sorted positions)
     MpChunkRef b_rows;        // uint64[rows[1]]: row number of each sorted B key
     MpChunkRef b_matched;     // uint8[rows[1]]: right / full joins: a pair with it passed
     MpChunkRef dir_first[2];  // uint64[dir_count]: first row number of each key chunk
@@ -82,9 +81,9 @@ struct MpJoinShared {
 enum class MpJoinStep { Init, Claim, Pairs, Extras, Done };
 enum class MpExtrasPart { ANulls, BUnmatched, BNulls, Done };
 
-// A participant's place in its claimed batch of sorted A positions, or in the extras.
+// A participant's place in its claimed batch of A rows, or in the extras.
 struct MpJoinCursor {
-    uint64 a, a_end;  // sorted A positions of the batch
+    uint64 a, a_end;  // A row numbers of the batch
     uint64 b, b_end;  // sorted B positions still to pair with A position a
     bool a_started;   // b, b_end are a's
     bool a_matched;   // a pair of a passed the filter
@@ -94,26 +93,39 @@ struct MpJoinCursor {
     uint64 b_pos, b_pos_end;  // unmatched B: sorted positions still to look at
 };
 
-// A side's rows in this process: row number -> row reference.
+// A side's rows in this process: row number -> row reference (and A's range).
 struct MpJoinDirectory {
     const uint64* first;  // first row number of each chunk, ascending
-    uint64** refs;        // the row references of each chunk
+    uint64** refs;        // the row references of each chunk (a side with stored columns)
+    mergepath::JoinRange** ranges;  // A: the range of each row of each chunk
     uint64 count;
 };
 
-// Where the reference of a row number is kept (in its chunk, next to its key).
-inline const uint64* mp_join_ref_slot(const MpJoinDirectory* dir, uint64 row) {
-    uint64 lo = 0, hi = dir->count;  // the last chunk whose first row <= row
+// The chunk of a row number: the last whose first row <= row.
+inline uint64 mp_join_chunk_of(const MpJoinDirectory* dir, uint64 row) {
+    uint64 lo = 0, hi = dir->count;
     while (hi - lo > 1) {
         uint64 mid = (lo + hi) / 2;
         if (dir->first[mid] <= row) lo = mid;
         else hi = mid;
     }
-    return &dir->refs[lo][row - dir->first[lo]];
+    return lo;
 }
 
-// The references of sorted positions [lo, hi) of a side, resolved ahead of use in one
-// pass (the loads overlap, and the rows' tuples are prefetched) instead of one
+// Where the reference of a row number is kept (in its chunk, next to its key).
+inline const uint64* mp_join_ref_slot(const MpJoinDirectory* dir, uint64 row) {
+    uint64 c = mp_join_chunk_of(dir, row);
+    return &dir->refs[c][row - dir->first[c]];
+}
+
+// The B range of A row `row` (in its chunk, next to its key).
+inline const mergepath::JoinRange* mp_join_a_range(const MpJoinDirectory* dir, uint64 row) {
+    uint64 c = mp_join_chunk_of(dir, row);
+    return &dir->ranges[c][row - dir->first[c]];
+}
+
+// The references of positions [lo, hi) of a side (A: row numbers; B: sorted positions),
+// resolved ahead of use in one pass (the loads overlap, and the rows' tuples are prefetched) instead of one
 // dependent chain of cache misses per pair.
 struct MpRowWindow {
     uint64 lo, hi;
@@ -159,9 +171,6 @@ struct MpJoinState {
     MpJoinStep step;
     MpJoinCursor cur;
     bool emitting;  // counted in the shared emitters
-    const uint64* a_rows;
-    const uint64* a_lower;
-    const uint64* a_count;
     const uint64* b_rows;
     uint8* b_matched;
     MpJoinDirectory dir[2];
@@ -199,7 +208,8 @@ MpJoinReadCounts mp_join_read_inputs(MpJoinState* st);
 // join_combine.cpp
 void mp_join_start_run(MpJoinState* st);     // run context, stage, chunk space, writers, arenas
 void mp_join_adopt_pending(MpJoinState* st);  // early: ships chunks while reading (GPU)
-void mp_join_combine(MpJoinState* st, uint64 keys);  // opens, adopts the rest, finishes, results in place
+void mp_join_combine(MpJoinState* st, uint64 keys);  // opens, adopts the rest, finishes, B's results in place
+void mp_join_put_ranges(MpJoinState* st);  // then A's ranges into A's chunks, announced piece by piece
 void mp_join_take_results(MpJoinState* st);          // every emitter: this process's view of them
 
 // join_parallel.cpp

@@ -1,9 +1,18 @@
 // join_combine.cpp — step 2 of the MergePath Join (see join_exec.cpp): the per-execution
 // setup (run memory context, the stage, where chunks and stored rows live, the writers
 // and arenas) and the combining step: the stage opens on a device, adopts every chunk
-// of keys, sorts both sides and searches sorted A in sorted B; the ranges are then
+// of keys, sorts both sides and searches sorted A in sorted B; the results are then
 // copied where every emitter reads them (the node's memory, or the parallel query's
-// shared memory), with the row directory that turns a row number into its stored row.
+// shared memory): B's sorted rows and match flags, and the row directory that turns a
+// row number into its stored row, into arrays; A's ranges, by A row, into the room
+// next to each A key in its chunk, piece by piece (a parallel node has published by
+// then, and an emitter waits only for the rows it claimed).
+//
+// Why by A row: emitters walk A in the order its rows were stored, so A's stored rows
+// are read in sequence (in key order they would be read at random: a fact table's
+// gigabytes of rows against a dimension's few megabytes), and the room for the ranges
+// was allocated and faulted in by the participant that read the row (in parallel),
+// not by the combiner afterwards.
 //
 // Row numbers: the library numbers each side's keys in the order their chunks were
 // adopted. The combiner records that order (the first row number and the chunk of each
@@ -33,7 +42,7 @@ void mp_join_start_run(MpJoinState* st) {
     MemoryContext old = MemoryContextSwitchTo(st->run_cxt);
     for (int side = 0; side < 2; side++) {
         mp_writer_init(&st->writers[0][side], &st->space, queue, wake, 0, side, st->info.key_bits / 8,
-                       st->nstored[side] > 0);
+                       st->nstored[side] > 0, /*with_ranges=*/side == 0);
         mp_writer_init(&st->writers[1][side], &st->space, queue, wake, 1, side, sizeof(uint64));
         mp_arena_init(&st->arena[side], &st->space, queue, st->stored_desc[side], st->stored_columns[side]);
     }
@@ -100,22 +109,17 @@ static MpChunkRef wanted_array(MpJoinState* st, bool wanted, uint64 n, size_t el
     return ref;
 }
 
-// The ranges and flags from the stage into the space: only what the emitters read.
-// Rows of a side that stores no column need no row numbers; the lower bounds matter
-// only when pairs are looked at one by one (stored B columns or a filter); the match
-// flags of B only for right and full joins.
-static void put_results(MpJoinState* st) {
+// B's results from the stage into the space: only what the emitters read. B's rows need
+// no row numbers when B stores no column; its match flags matter only for right and
+// full joins.
+static void put_b_results(MpJoinState* st) {
     MpJoinResults* r = &mp_join_shared(st)->results;
     for (int side = 0; side < 2; side++) r->rows[side] = mp_stage_side_rows(st->stage, side);
-    const uint64 na = r->rows[0], nb = r->rows[1];
-    const bool pairs_one_by_one = st->filter != NULL || st->nstored[1] > 0;
-    mergepath::JoinRangesOut out;
+    const uint64 nb = r->rows[1];
+    mergepath::JoinRangesOut out = {};
     void* b_matched;
-    MpMemoryRange fresh[5];
+    MpMemoryRange fresh[2];
     int nfresh = 0;
-    r->a_rows = wanted_array(st, st->nstored[0] > 0, na, sizeof(uint64), (void**)&out.a_rows, fresh, &nfresh);
-    r->a_lower = wanted_array(st, pairs_one_by_one, na, sizeof(uint64), (void**)&out.a_lower, fresh, &nfresh);
-    r->a_count = wanted_array(st, true, na, sizeof(uint64), (void**)&out.a_count, fresh, &nfresh);
     r->b_rows = wanted_array(st, st->nstored[1] > 0, nb, sizeof(uint64), (void**)&out.b_rows, fresh, &nfresh);
     r->b_matched = wanted_array(st, st->outer_side[1], nb, 1, &b_matched, fresh, &nfresh);
     out.b_match = st->library_match ? (uint8_t*)b_matched : nullptr;
@@ -130,9 +134,45 @@ void mp_join_combine(MpJoinState* st, uint64 keys) {
     mp_stage_open(st->stage, mp_choose_device(keys));
     adopt(st, mp_queue_take(&mp_join_shared(st)->stage.queue, &st->space));
     mp_stage_finish(st->stage);
-    put_results(st);
-    mp_stage_release(st->stage);  // everything the emitters need is in the space now
+    put_b_results(st);
     st->stage->report.combine_ms = clock.lap_ms();
+}
+
+static_assert(sizeof(mergepath::JoinRange) == kMpRangeSize, "a chunk's room holds the library's ranges");
+
+// The room for the ranges of A's chunks [first, end) of the adoption order, mapped here
+// on threads (other participants faulted it in) before the downloads write it.
+static void premap_range_rooms(MpJoinState* st, uint64 first, uint64 end) {
+    const MpJoinAdopted* a = &st->adopted[0];
+    MpMemoryRange* rooms = (MpMemoryRange*)palloc(sizeof(MpMemoryRange) * Max(1, end - first));
+    for (uint64 i = first; i < end; i++) {
+        MpChunk* c = mp_chunk_at(&st->space, a->chunk[i]);
+        rooms[i - first] = {mp_chunk_ranges(c), c->count * sizeof(mergepath::JoinRange)};
+    }
+    mp_premap(rooms, int(end - first), kMpCombinerThreads);
+    pfree(rooms);
+}
+
+void mp_join_put_ranges(MpJoinState* st) {
+    MpStopwatch clock;
+    const MpJoinAdopted* a = &st->adopted[0];
+    MpSharedStage* s = &mp_join_shared(st)->stage;
+    const uint64 piece_rows = mp_piece_rows(sizeof(mergepath::JoinRange));
+    for (uint64 i = 0; i < a->count;) {
+        uint64 first = i, rows = 0;
+        while (i < a->count && (i == first || rows < piece_rows)) rows += mp_chunk_at(&st->space, a->chunk[i++])->count;
+        CHECK_FOR_INTERRUPTS();
+        premap_range_rooms(st, first, i);
+        for (uint64 c = first; c < i; c++) {
+            MpChunk* chunk = mp_chunk_at(&st->space, a->chunk[c]);
+            mp_stage_download_ranges_by_a_row(st->stage, a->first[c], chunk->count,
+                                              (mergepath::JoinRange*)mp_chunk_ranges(chunk));
+        }
+        if (st->shared) mp_shared_results_ready(s, a->first[first] + rows);
+    }
+    if (st->shared) mp_shared_results_ready(s, a->rows);
+    mp_stage_release(st->stage);  // everything the emitters need is in the space now
+    st->stage->report.combine_ms += clock.lap_ms();
 }
 
 static void take_directory(MpJoinState* st, const MpJoinResults* r, int side) {
@@ -141,7 +181,14 @@ static void take_directory(MpJoinState* st, const MpJoinResults* r, int side) {
     dir->count = r->dir_count[side];
     dir->first = (const uint64*)mp_space_at(&st->space, r->dir_first[side]);
     dir->refs = (uint64**)MemoryContextAlloc(st->run_cxt, sizeof(uint64*) * Max(1, dir->count));
-    for (uint64 i = 0; i < dir->count; i++) dir->refs[i] = mp_chunk_refs(mp_chunk_at(&st->space, chunks[i]));
+    dir->ranges = side == 0 ? (mergepath::JoinRange**)MemoryContextAlloc(
+                                  st->run_cxt, sizeof(mergepath::JoinRange*) * Max(1, dir->count))
+                            : NULL;
+    for (uint64 i = 0; i < dir->count; i++) {
+        MpChunk* c = mp_chunk_at(&st->space, chunks[i]);
+        dir->refs[i] = c->ref_size ? mp_chunk_refs(c) : NULL;
+        if (dir->ranges) dir->ranges[i] = (mergepath::JoinRange*)mp_chunk_ranges(c);
+    }
 }
 
 // Before pairs are expanded with stored columns (random reads all over the blocks of
@@ -153,13 +200,14 @@ static void premap_stored_rows(MpJoinState* st) {
     int count = 0, capacity = 0;
     for (MpChunkRef ref = mp_join_shared(st)->stage.queue.all; ref != kNoChunk;) {
         MpChunk* c = mp_chunk_at(&st->space, ref);
-        bool rows = c->stream == kRowBlockStream || (c->stream == uint32(MpKeyStream::Main) && st->nstored[c->side] > 0);
+        bool rows = c->stream == kRowBlockStream ||
+                    (c->stream == uint32(MpKeyStream::Main) && (st->nstored[c->side] > 0 || c->range_size > 0));
         if (rows) {
             if (count == capacity) {
                 capacity = Max(64, capacity * 2);
                 ranges = (MpMemoryRange*)grow(st->run_cxt, ranges, sizeof(MpMemoryRange) * capacity);
             }
-            size_t bytes = c->stream == kRowBlockStream ? c->capacity : c->capacity * (c->key_size + c->ref_size);
+            size_t bytes = c->stream == kRowBlockStream ? c->capacity : mp_chunk_bytes(c);
             ranges[count++] = {c, sizeof(MpChunk) + bytes};
         }
         ref = c->next_all;
@@ -169,15 +217,13 @@ static void premap_stored_rows(MpJoinState* st) {
 
 void mp_join_take_results(MpJoinState* st) {
     const MpJoinResults* r = &mp_join_shared(st)->results;
-    st->a_rows = (const uint64*)mp_space_at(&st->space, r->a_rows);
-    st->a_lower = (const uint64*)mp_space_at(&st->space, r->a_lower);
-    st->a_count = (const uint64*)mp_space_at(&st->space, r->a_count);
     st->b_rows = (const uint64*)mp_space_at(&st->space, r->b_rows);
     st->b_matched = (uint8*)mp_space_at(&st->space, r->b_matched);
     premap_stored_rows(st);
     for (int side = 0; side < 2; side++) {
-        if (st->nstored[side] == 0) continue;
+        if (side == 1 && st->nstored[side] == 0) continue;  // A's directory also leads to its ranges
         take_directory(st, r, side);
+        if (st->nstored[side] == 0) continue;
         st->window[side].refs = (uint64*)MemoryContextAlloc(st->run_cxt, sizeof(uint64) * kMpEmitBatch);
         st->window[side].lo = st->window[side].hi = 0;
     }

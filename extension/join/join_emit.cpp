@@ -2,17 +2,19 @@
 // per call, expanded from the ranges the sorted search gave, with nothing materialised
 // and nothing allocated per row.
 //
-// Pairs: each emitter claims batches of sorted A positions (a serial node is the only
-// emitter of its own cursor); A position a pairs with sorted B positions
-// [a_lower[a], a_lower[a] + a_count[a]) — the load-balancing expansion done lazily, row
-// by row, so memory stays constant whatever the number of pairs. A row's stored
+// Pairs: each emitter claims batches of A rows, in the order A's rows were stored (a
+// serial node is the only emitter of its own cursor; in a parallel one a batch is
+// claimed before its ranges may be in place, and waited for); A row a pairs with sorted
+// B positions [lower, lower + count) of its range (next to its key, join_combine.cpp) —
+// the load-balancing expansion done lazily, row by row, so memory stays constant
+// whatever the number of pairs. A's stored rows are read in sequence, B's at random. A row's stored
 // columns are put into the scan tuple once per A row and once per pair for B. Then
 // PostgreSQL's join rules (nodeHashjoin.c's), with the join filter evaluated per pair:
 //   INNER    every pair that passes;
 //   LEFT     and an A row none of whose pairs passed, with NULLs for B (ANTI: only those);
 //   SEMI     an A row once, at its first pair that passes;
 //   RIGHT    every pair that passes, marking its B row; FULL: LEFT and RIGHT.
-// Without a filter, SEMI and ANTI need no pairs at all: a_count says it.
+// Without a filter, SEMI and ANTI need no pairs at all: the range's count says it.
 //
 // Unmatched B rows (RIGHT, FULL): without a filter the sorted search's match flags say
 // which they are, so batches of B positions are claimed after the A batches, by every
@@ -40,14 +42,14 @@ static void fill_side(MpJoinState* st, TupleTableSlot* scan, int side, uint64 re
     deform_row(st, side, ref, scan->tts_values + at, scan->tts_isnull + at);
 }
 
-// Resolves the references of sorted positions [lo, hi) of a side (see MpRowWindow):
-// first where each is kept (prefetched), then the references (their tuples prefetched).
+// Resolves the references of positions [lo, hi) of a side (see MpRowWindow; A's
+// positions are its row numbers): first where each is kept (prefetched), then the
+// references (their tuples prefetched).
 static void resolve_window(MpJoinState* st, int side, uint64 lo, uint64 hi) {
     MpRowWindow* w = &st->window[side];
-    const uint64* rows = side == 0 ? st->a_rows : st->b_rows;
     const MpJoinDirectory* dir = &st->dir[side];
     for (uint64 p = lo; p < hi; p++) {
-        const uint64* slot = mp_join_ref_slot(dir, rows[p]);
+        const uint64* slot = mp_join_ref_slot(dir, side == 0 ? p : st->b_rows[p]);
         __builtin_prefetch(slot);
         w->refs[p - lo] = (uint64)(uintptr_t)slot;
     }
@@ -59,7 +61,7 @@ static void resolve_window(MpJoinState* st, int side, uint64 lo, uint64 hi) {
     w->hi = hi;
 }
 
-// The stored row of sorted position pos of a side: B's straight into the scan tuple; A's
+// The stored row of position pos of a side (A: row number; B: sorted position): B's straight into the scan tuple; A's
 // into the node's own copy (put_a), as one A row goes with many pairs and the scan
 // tuple's values may be materialised and freed by the consumer between two of them.
 static void fill_row(MpJoinState* st, TupleTableSlot* scan, int side, uint64 pos) {
@@ -140,7 +142,7 @@ void mp_join_restart_emit(MpJoinState* st) {
 
 // SEMI / ANTI without a filter: whether A position a is emitted follows from its count.
 static bool decide_without_pairs(MpJoinState* st, TupleTableSlot* scan, uint64 a) {
-    bool matched = st->a_count[a] > 0;
+    bool matched = mp_join_a_range(&st->dir[0], a)->count > 0;
     if (matched != (st->info.jointype == JOIN_SEMI)) return false;
     fill_row(st, scan, 0, a);
     put_a(st, scan);
@@ -169,8 +171,9 @@ static bool next_passing_pair(MpJoinState* st, TupleTableSlot* scan) {
 
 static void start_a_row(MpJoinState* st, TupleTableSlot* scan) {
     MpJoinCursor* cur = &st->cur;
-    cur->b = st->a_lower ? st->a_lower[cur->a] : 0;  // no lower bounds: the pairs are only counted
-    cur->b_end = cur->b + st->a_count[cur->a];
+    const mergepath::JoinRange* range = mp_join_a_range(&st->dir[0], cur->a);
+    cur->b = range->lower;
+    cur->b_end = range->lower + range->count;
     cur->a_matched = false;
     cur->a_started = true;
     fill_row(st, scan, 0, cur->a);
@@ -262,10 +265,11 @@ static bool next_extra(MpJoinState* st, TupleTableSlot* scan) {
 
 // ---- the walk -------------------------------------------------------------------------
 
-// Claims the next batch of positions: sorted A positions [0, rows[0]), then, when the
-// unmatched B rows are known from the start (right / full joins without a filter: the
-// library's match flags), sorted B positions, so that those rows are emitted by every
-// participant too rather than by the last one alone.
+// Claims the next batch of positions: A rows [0, rows[0]), then, when the unmatched B
+// rows are known from the start (right / full joins without a filter: the library's
+// match flags), sorted B positions, so that those rows are emitted by every
+// participant too rather than by the last one alone. In a parallel node the combiner
+// may still be putting A's ranges in place: a batch of A rows waits for its own.
 static bool claim_batch(MpJoinState* st) {
     MpJoinShared* sh = mp_join_shared(st);
     MpJoinCursor* cur = &st->cur;
@@ -278,6 +282,7 @@ static bool claim_batch(MpJoinState* st) {
     cur->a_started = false;
     cur->b_pos = Max(begin, rows_a) - rows_a;
     cur->b_pos_end = Max(end, rows_a) - rows_a;
+    if (st->shared && cur->a < cur->a_end) mp_shared_wait_ready(&sh->stage, cur->a_end);
     return true;
 }
 

@@ -98,6 +98,7 @@ static void serial_compute(MpJoinState* st) {
     st->counts.stage.rows_read[1] += read.rows[1];
     st->counts.stage.null_rows += read.null_key_rows;
     mp_join_combine(st, read.rows[0] + read.rows[1]);
+    mp_join_put_ranges(st);
     st->counts.stage.participants = 1;
 }
 
@@ -160,7 +161,7 @@ static void reset_run(MpJoinState* st) {
     memset(st->adopted, 0, sizeof(st->adopted));
     memset(st->dir, 0, sizeof(st->dir));
     memset(st->window, 0, sizeof(st->window));
-    st->a_rows = st->a_lower = st->a_count = st->b_rows = NULL;
+    st->b_rows = NULL;
     st->b_matched = NULL;
     st->step = MpJoinStep::Init;
 }

@@ -4,8 +4,9 @@
 // execution, following parallel_stage.h: read this process's share of both inputs
 // into chunks and stored rows in the query's shared memory; the combining participant
 // (the leader, which holds the GPU, when it takes part) adopts every chunk, sorts,
-// searches and puts the ranges and the row directory into shared memory; then every
-// participant expands the batches of A positions it claims, and the last one to finish
+// searches, puts B's results and the row directory into shared memory and publishes,
+// then puts A's ranges next to A's keys piece by piece; every participant expands the
+// batches of A rows it claims (each waiting until its batch's ranges are in place), and the last one to finish
 // emits the outer join's unmatched rows (join_emit.cpp).
 #include "join.h"
 
@@ -72,8 +73,9 @@ static void combine_for_all(MpJoinState* st) {
     // every participant's segments, held here until the node ends (chunk_segments.h)
     mp_segments_attach_all(st->space.segments);
     mp_join_combine(st, keys);
+    mp_shared_publish(s);  // A's ranges follow piece by piece; emitters wait for theirs
+    mp_join_put_ranges(st);
     s->report = st->stage->report;
-    mp_shared_publish(s);
 }
 
 static void read_share(MpJoinState* st) {

@@ -130,10 +130,6 @@ void mp_lay_out_shared_results(MpSetOpState* st) {
     lay_out_stream(st, MpKeyStream::Nulls);
 }
 
-// Bytes of results per download: large enough for the staged copy to overlap its two
-// halves, small enough that the first batches are ready soon.
-constexpr size_t kResultPieceBytes = size_t(8) << 20;
-
 // One stream's results copied in piece by piece, each announced once in place;
 // `before` keys of the other stream come first in the emission order.
 static void download_stream(MpSetOpState* st, MpKeyStream stream, uint64 before) {
@@ -141,10 +137,11 @@ static void download_stream(MpSetOpState* st, MpKeyStream stream, uint64 before)
     const mergepath::HostSpan* spans = st->result_spans[s];
     uint64 placed = 0;
     const size_t key_bytes = result_key_bytes(st, stream);
+    const size_t piece_bytes = mp_piece_rows(key_bytes) * key_bytes;
     for (int i = 0; i < st->result_span_count[s];) {
         int first = i;
         size_t bytes = 0;
-        while (i < st->result_span_count[s] && (i == first || bytes < kResultPieceBytes)) bytes += spans[i++].bytes;
+        while (i < st->result_span_count[s] && (i == first || bytes < piece_bytes)) bytes += spans[i++].bytes;
         CHECK_FOR_INTERRUPTS();
         mp_stage_download_results(st->stage, stream, placed, spans + first, i - first);
         placed += bytes / key_bytes;

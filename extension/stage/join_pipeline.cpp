@@ -2,7 +2,8 @@
 // pipeline.h): main-stream chunks of both sides go to the stage (runs shipped and
 // sorted on the GPU while reading), finish() sorts both sides and runs the vectorized
 // sorted search of every A key in sorted B; the ranges are then copied out for the
-// node to expand into pairs. Chunks of the other stream (rows whose key has a NULL)
+// node to expand into pairs (B's sorted rows and flags at once, A's ranges by A row,
+// piece by piece). Chunks of the other stream (rows whose key has a NULL)
 // never match and are not the library's business.
 #include "pipeline.h"
 
@@ -16,6 +17,7 @@ public:
     MpKeyJoinPipeline(mergepath::Context* ctx, bool want_b_match) : MpJoinPipeline(ctx) {
         join_.reset(new mergepath::SqlJoin<K>(*ctx));
         join_->set_want_b_match(want_b_match);
+        join_->set_ranges_by_a_row(true);  // the node emits A in row order (join_combine.cpp)
         ++mp_live_pipelines;
     }
     ~MpKeyJoinPipeline() override { --mp_live_pipelines; }
@@ -31,6 +33,9 @@ public:
     mergepath::PipelineTimings timings() const override { return join_->timings(); }
     size_t side_rows(mergepath::Side side) const override { return join_->rows(side); }
     void download_ranges(const mergepath::JoinRangesOut& out) override { join_->download(out); }
+    void download_ranges_by_a_row(uint64_t first_row, size_t n, mergepath::JoinRange* out) override {
+        join_->download_by_a_row(first_row, n, out);
+    }
 
 private:
     std::unique_ptr<mergepath::SqlJoin<K>> join_;

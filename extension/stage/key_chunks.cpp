@@ -110,7 +110,7 @@ void mp_queue_free_all(MpChunkQueue* queue, const MpChunkSpace* space) {
 }
 
 void mp_writer_init(MpChunkWriter* w, const MpChunkSpace* space, MpChunkQueue* queue, ConditionVariable* wake,
-                    int stream, int side, int key_size, bool with_refs) {
+                    int stream, int side, int key_size, bool with_refs, bool with_ranges) {
     memset(w, 0, sizeof(*w));
     w->space = space;
     w->queue = queue;
@@ -119,6 +119,7 @@ void mp_writer_init(MpChunkWriter* w, const MpChunkSpace* space, MpChunkQueue* q
     w->side = side;
     w->key_size = key_size;
     w->ref_size = with_refs ? sizeof(uint64) : 0;
+    w->range_size = with_ranges ? kMpRangeSize : 0;
     w->next_bytes = kFirstChunkBytes;
 }
 
@@ -151,7 +152,9 @@ void mp_writer_next_chunk(MpChunkWriter* w) {
     w->chunk->side = w->side;
     w->chunk->key_size = w->key_size;
     w->chunk->ref_size = w->ref_size;
-    w->chunk->capacity = (bytes / (w->key_size + w->ref_size)) & ~uint64(1);  // even: references stay aligned
+    w->chunk->range_size = w->range_size;
+    // even: references and ranges stay aligned after 4-byte keys
+    w->chunk->capacity = (bytes / (w->key_size + w->ref_size + w->range_size)) & ~uint64(1);
     w->keys = mp_chunk_keys(w->chunk);
     w->refs = w->ref_size ? mp_chunk_refs(w->chunk) : NULL;
     w->cap = w->chunk->capacity;

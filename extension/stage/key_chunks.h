@@ -33,9 +33,14 @@ struct MpChunk {
     uint32 key_size;
     uint32 ref_size;      // 8 when every key carries a row reference (joins), else 0
     MpChunkRef next_area;  // among the queue's chunks in the query's area (freed one by one)
-    uint64 unused;
-    // keys follow the 64-byte header, then (ref_size 8) one row reference per key
+    uint32 range_size;     // 16 when every key has room for its join range (a join's A keys), else 0
+    uint32 unused;
+    // keys follow the 64-byte header, then (ref_size 8) one row reference per key, then
+    // (range_size 16) room for one mergepath::JoinRange per key, which the combiner fills
 };
+
+// Bytes of a join range (mergepath::JoinRange: lower, count) in a chunk's room for them.
+constexpr uint32 kMpRangeSize = 16;
 
 // The streams of a chunk (MpChunk.stream): pipeline.h's MpKeyStream numbers 0 and 1;
 // blocks of stored rows (row_arena.h) are chunks of their own stream, never queued.
@@ -79,6 +84,15 @@ inline char* mp_chunk_keys(MpChunk* chunk) { return (char*)chunk + sizeof(MpChun
 inline uint64* mp_chunk_refs(MpChunk* chunk) {
     return (uint64*)(mp_chunk_keys(chunk) + chunk->capacity * chunk->key_size);
 }
+// The room for each key's join range (chunks written with ranges): a
+// mergepath::JoinRange per key, put there by the combiner (join_combine.cpp).
+inline void* mp_chunk_ranges(MpChunk* chunk) {
+    return mp_chunk_keys(chunk) + chunk->capacity * (chunk->key_size + chunk->ref_size);
+}
+// Bytes of a chunk after its header.
+inline size_t mp_chunk_bytes(const MpChunk* chunk) {
+    return chunk->capacity * (chunk->key_size + chunk->ref_size + chunk->range_size);
+}
 
 // Allocates `bytes` of plain memory in the space (result arrays), returning its ref.
 MpChunkRef mp_space_alloc(const MpChunkSpace* space, size_t bytes, void** address);
@@ -97,14 +111,15 @@ struct MpChunkWriter {
     uint64* refs;       // with row references
     uint64 pos, cap;
     uint32 stream, side;
-    uint32 key_size, ref_size;
+    uint32 key_size, ref_size, range_size;
     uint64 next_bytes;  // size of the next chunk
     uint64 alloc_us;    // spent allocating and faulting in chunks (EXPLAIN's Allocation Time)
 };
 
-// with_refs: every key carries a 64-bit row reference (mp_writer_put_ref).
+// with_refs: every key carries a 64-bit row reference (mp_writer_put_ref); with_ranges:
+// every key has room for its join range (mp_chunk_ranges).
 void mp_writer_init(MpChunkWriter* w, const MpChunkSpace* space, MpChunkQueue* queue, ConditionVariable* wake,
-                    int stream, int side, int key_size, bool with_refs = false);
+                    int stream, int side, int key_size, bool with_refs = false, bool with_ranges = false);
 // Pushes the current chunk (if it holds keys) and starts a new one.
 void mp_writer_next_chunk(MpChunkWriter* w);
 // Pushes the current chunk, if it holds keys; the writer is then empty.

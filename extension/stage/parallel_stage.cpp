@@ -111,6 +111,7 @@ void mp_shared_results_ready(MpSharedStage* s, uint64 ready) {
     pg_write_barrier();  // the keys, before the count that shows them
     pg_atomic_write_u64(&s->results_ready, ready);
     ConditionVariableBroadcast(&s->ready_cv);
+    if (mp_debug_piece_rows > 0) pg_usleep(2000);  // testing: others claim batches not in place yet
 }
 
 void mp_shared_wait_ready(MpSharedStage* s, uint64 n) {

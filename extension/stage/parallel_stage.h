@@ -106,6 +106,13 @@ void mp_shared_wait_ready(MpSharedStage* s, uint64 n);
 // Everyone else: waits until the results are in place.
 void mp_shared_wait_results(MpSharedStage* s);
 
+// Rows of results per piece a combiner copies in and announces: ~8 MB (enough for the
+// staged copy to run at speed, few enough that the first batches are ready soon), or
+// pg_mergepath.debug_piece_rows.
+inline uint64 mp_piece_rows(size_t row_bytes) {
+    return mp_debug_piece_rows > 0 ? uint64(mp_debug_piece_rows) : (uint64(8) << 20) / row_bytes;
+}
+
 // Threads the combiner maps other participants' pages with (prefault.h) while everyone
 // else waits for it.
 constexpr int kMpCombinerThreads = 8;

@@ -55,6 +55,8 @@ public:
     virtual size_t side_rows(mergepath::Side side) const = 0;  // keys added to the side
     // After finish(): each side's sorted row numbers and the B range of every A key.
     virtual void download_ranges(const mergepath::JoinRangesOut& out) = 0;
+    // After finish(): the ranges of A rows [first_row, first_row + n), by A row number.
+    virtual void download_ranges_by_a_row(uint64_t first_row, size_t n, mergepath::JoinRange* out) = 0;
 
 protected:
     using MpPipeline::MpPipeline;

@@ -188,6 +188,15 @@ void mp_stage_download_ranges(MpStage* stage, const mergepath::JoinRangesOut& ou
     stage->report.results_ms += clock.lap_ms();
 }
 
+void mp_stage_download_ranges_by_a_row(MpStage* stage, uint64 first_row, uint64 n, mergepath::JoinRange* out) {
+    MpError err;
+    MpJoinPipeline* pipeline = join_of(stage);
+    MpStopwatch clock;
+    if (!mp_try(&err, [&] { pipeline->download_ranges_by_a_row(first_row, n, out); }))
+        mp_raise(&err, "reading the join's ranges");
+    stage->report.results_ms += clock.lap_ms();
+}
+
 void mp_stage_release(MpStage* stage) {
     MpPipeline* pipeline = stage->pipeline;
     stage->pipeline = nullptr;

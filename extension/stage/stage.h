@@ -76,5 +76,7 @@ MpResults<K> mp_stage_results(MpStage* stage);
 // Joins: the keys adopted per side, and (after finish) the sorted rows and B ranges.
 uint64 mp_stage_side_rows(MpStage* stage, int side);
 void mp_stage_download_ranges(MpStage* stage, const mergepath::JoinRangesOut& out);
+// A join's ranges of A rows [first_row, first_row + n), by A row number, into `out`.
+void mp_stage_download_ranges_by_a_row(MpStage* stage, uint64 first_row, uint64 n, mergepath::JoinRange* out);
 // Deletes the pipeline early (its results are no longer needed).
 void mp_stage_release(MpStage* stage);

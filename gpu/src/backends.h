@@ -26,6 +26,9 @@
     /* Replaces every tagged position (into A, or into B | kFromB) by the row it names. */     \
     void gather_rows(Context& ctx, View<uint64_t> tagged, View<const uint64_t> a_rows,         \
                      View<const uint64_t> b_rows);                                             \
+    /* by_row[rows[i]] = {lower[i], upper[i] - lower[i]}: sorted search ranges by A row. */    \
+    void ranges_by_row(Context& ctx, View<const uint64_t> rows, View<const uint64_t> lower,     \
+                       View<const uint64_t> upper, View<JoinRange> by_row);                    \
     }
 
 namespace mergepath {

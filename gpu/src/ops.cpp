@@ -23,6 +23,15 @@ TaggedResult<K> merge(Context& ctx, View<const K> a, View<const K> b, Outputs wa
     return DISPATCH(ctx, merge<K>(ctx, a, b, want));
 }
 
+void ranges_by_row(Context& ctx, View<const uint64_t> rows, View<const uint64_t> lower, View<const uint64_t> upper,
+                   View<JoinRange> by_row) {
+    require(rows, "ranges_by_row rows");
+    require(by_row, "ranges_by_row output");
+    if (lower.size != rows.size || upper.size != rows.size || by_row.size != rows.size)
+        throw Error("mergepath: ranges_by_row needs one row, bound and output per sorted key");
+    DISPATCH(ctx, ranges_by_row(ctx, rows, lower, upper, by_row));
+}
+
 template <class K>
 PairsResult<K> merge_pairs(Context& ctx, View<const K> a, View<const uint64_t> a_rows, View<const K> b,
                            View<const uint64_t> b_rows) {

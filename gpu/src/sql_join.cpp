@@ -7,6 +7,7 @@
 #include "mergepath/sql_join.h"
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "mergepath/ops.h"
@@ -40,11 +41,15 @@ struct SqlJoin<K>::State {
     PipelineTimings& timings;  // the search and the downloads (the base's own_timings_)
     bool want_b_match = true;
     SearchResult ranges;  // a_lower, a_upper and (if wanted) b_match, in the context's space
+    bool want_by_a_row = false;
+    Buffer<JoinRange> by_a_row;  // the ranges by A row (want_by_a_row; a_lower, a_upper then freed)
 
     State(SortedSides<K>& s, PipelineTimings& t) : sides(s), timings(t) {}
     Context& ctx() { return sides.context(); }
     void run();
+    void move_to_a_row_order(SearchResult& found);
     void download(const JoinRangesOut& out);
+    void download_by_a_row(uint64_t first_row, size_t n, JoinRange* out);
 };
 
 template <class K>
@@ -52,9 +57,23 @@ void SqlJoin<K>::State::run() {
     sides.sort();
     Stopwatch clock;
     SearchOutputs want{/*lower=*/true, /*upper=*/true, /*a_match=*/false, /*b_match=*/want_b_match};
-    ranges = sorted_search<K>(ctx(), sides.sorted_keys(Side::A), sides.sorted_keys(Side::B), want);
+    // kept only once complete: an out-of-memory on the way frees what was found
+    SearchResult found = sorted_search<K>(ctx(), sides.sorted_keys(Side::A), sides.sorted_keys(Side::B), want);
     sides.release_keys();
+    if (want_by_a_row) move_to_a_row_order(found);
+    ranges = std::move(found);
     timings.kernel_ms += clock.lap_ms();
+}
+
+// The ranges of sorted A moved to A row order; the sorted ones are freed.
+template <class K>
+void SqlJoin<K>::State::move_to_a_row_order(SearchResult& found) {
+    const size_t na = sides.rows(Side::A);
+    by_a_row = ctx().template alloc<JoinRange>(na);
+    View<const uint64_t> lower(found.a_lower.data(), na), upper(found.a_upper.data(), na);
+    ranges_by_row(ctx(), sides.sorted_rows(Side::A), lower, upper, View<JoinRange>(by_a_row.data(), na));
+    found.a_lower = Buffer<uint64_t>();
+    found.a_upper = Buffer<uint64_t>();
 }
 
 template <class K>
@@ -62,6 +81,8 @@ void SqlJoin<K>::State::download(const JoinRangesOut& out) {
     const size_t na = sides.rows(Side::A), nb = sides.rows(Side::B);
     if (out.b_match && !want_b_match)
         throw Error("mergepath: SqlJoin::download of b_match, which finish() did not compute");
+    if (want_by_a_row && (out.a_rows || out.a_lower || out.a_count))
+        throw Error("mergepath: SqlJoin::download of A's sorted ranges, which are kept by A row");
     Stopwatch clock;
     View<const uint64_t> lower(ranges.a_lower.data(), na), upper(ranges.a_upper.data(), na);
     if (out.a_rows) ctx().download(sides.sorted_rows(Side::A), out.a_rows);
@@ -71,6 +92,17 @@ void SqlJoin<K>::State::download(const JoinRangesOut& out) {
     if (out.b_match) ctx().download(View<const uint8_t>(ranges.b_match.data(), nb), out.b_match);
     if (out.a_count && out.a_lower) upper_to_count(out.a_count, out.a_lower, na);
     else if (out.a_count) upper_to_count_in_pieces(ctx(), out.a_count, lower);
+    timings.transfer_ms += clock.lap_ms();
+}
+
+template <class K>
+void SqlJoin<K>::State::download_by_a_row(uint64_t first_row, size_t n, JoinRange* out) {
+    const size_t na = sides.rows(Side::A);
+    if (first_row > na || n > na - first_row)
+        throw Error("mergepath: SqlJoin::download_by_a_row past the last row of A");
+    if (!want_by_a_row) throw Error("mergepath: SqlJoin::download_by_a_row without set_ranges_by_a_row(true)");
+    Stopwatch clock;
+    ctx().download(View<const JoinRange>(by_a_row.data() + first_row, n), out);
     timings.transfer_ms += clock.lap_ms();
 }
 
@@ -88,12 +120,24 @@ void SqlJoin<K>::set_want_b_match(bool want) {
 }
 
 template <class K>
+void SqlJoin<K>::set_ranges_by_a_row(bool by_a_row) {
+    if (this->finished()) throw Error("mergepath: SqlJoin::set_ranges_by_a_row after finish");
+    state_->want_by_a_row = by_a_row;
+}
+
+template <class K>
 void SqlJoin<K>::run() { state_->run(); }
 
 template <class K>
 void SqlJoin<K>::download(const JoinRangesOut& out) {
     this->require_success("download");
     state_->download(out);
+}
+
+template <class K>
+void SqlJoin<K>::download_by_a_row(uint64_t first_row, size_t n, JoinRange* out) {
+    this->require_success("download_by_a_row");
+    state_->download_by_a_row(first_row, n, out);
 }
 
 template class SqlJoin<uint32_t>;

@@ -10,6 +10,9 @@
 //    B rows of that key, ascending; b_match[j] == 1 iff B[b_rows[j]] equals some A key;
 //    the sum of a_count equals the join's pair count (nested loops where small, a
 //    merge walk otherwise).
+//  - with ranges by A row (set_ranges_by_a_row, a second run of every input): the range
+//    of A row r, downloaded in pieces, is the lower bound and count of its key in B
+//    sorted by b_rows, and A's sorted arrays are refused.
 // Inputs: random keys with duplicates, sizes 0, 1, 1000 and 100000 (both sides empty,
 // one side empty), added
 //  - in one add per side, or in many uneven batches (A and B interleaved, add and
@@ -225,6 +228,42 @@ template <class K>
     return ::testing::AssertionSuccess();
 }
 
+// A join finished with ranges by A row (set_ranges_by_a_row): the ranges downloaded in
+// pieces of random sizes are, for every A row r, the lower bound and the count of a[r]
+// in B sorted by the b_rows it downloads (still allowed), and A's sorted arrays are
+// refused.
+template <class K>
+::testing::AssertionResult check_by_a_row(const std::string& what, SqlJoin<K>& j, const std::vector<K>& a,
+                                          const std::vector<K>& b, uint64_t seed) {
+    const size_t na = a.size(), nb = b.size();
+    std::vector<uint64_t> b_rows(nb, kUnwritten), a_rows(na);
+    j.download(JoinRangesOut{nullptr, nullptr, nullptr, b_rows.data(), nullptr});
+    MP_RETURN_IF_FAILED(check_sorted_rows(what + " b_rows", b, b_rows));
+    try {
+        if (na > 0) j.download(JoinRangesOut{a_rows.data(), nullptr, nullptr, nullptr, nullptr});
+        if (na > 0) return ::testing::AssertionFailure() << what << ": sorted A rows downloaded though kept by A row";
+    } catch (const Error&) {
+    }
+    std::vector<K> sorted_b(nb);
+    for (size_t k = 0; k < nb; ++k) sorted_b[k] = b[b_rows[k]];
+    std::vector<JoinRange> by_row(na, JoinRange{kUnwritten, kUnwritten});
+    Rng rng(seed ^ 0xb7a0);
+    for (size_t first = 0; first < na;) {
+        size_t n = std::min<size_t>(na - first, 1 + rng() % 5000);
+        j.download_by_a_row(first, n, by_row.data() + first);
+        first += n;
+    }
+    for (size_t r = 0; r < na; ++r) {
+        auto range = std::equal_range(sorted_b.begin(), sorted_b.end(), a[r]);
+        const uint64_t lower = range.first - sorted_b.begin(), count = range.second - range.first;
+        if (by_row[r].lower != lower || by_row[r].count != count)
+            return ::testing::AssertionFailure() << what << ": A row " << r << " (key " << key_str(a[r]) << ") has ("
+                                                 << by_row[r].lower << ", " << by_row[r].count << "), expected ("
+                                                 << lower << ", " << count << ")";
+    }
+    return ::testing::AssertionSuccess();
+}
+
 enum class AddMode { OneAddPerSide, Batches };
 
 // One SqlJoin run on ctx: adds the input, finishes, downloads (twice: a download may be
@@ -267,6 +306,16 @@ template <class K>
         const PipelineTimings t = j.timings();
         if (!(t.transfer_ms >= 0 && t.sort_ms >= 0 && t.kernel_ms >= 0 && t.ship_ms >= 0))
             return ::testing::AssertionFailure() << tag << ": negative or NaN timings";
+    }
+    {
+        SqlJoin<K> j(ctx);  // the same, with A's ranges by A row
+        j.set_ship_rows(ship_rows);
+        j.set_want_b_match(want_b_match);
+        j.set_ranges_by_a_row(true);
+        ::testing::AssertionResult added = add_batches(j, in, batches_a, batches_b);
+        if (!added) return ::testing::AssertionFailure() << tag << " by A row: " << added.message();
+        j.finish();
+        MP_RETURN_IF_FAILED(check_by_a_row(tag + " by A row", j, in.a, in.b, seed));
     }
     if (ctx.memory_in_use() != 0)
         return ::testing::AssertionFailure() << tag << ": " << ctx.memory_in_use()
@@ -349,6 +398,8 @@ TYPED_TEST(SqlJoinTest, MisuseThrows) {
         std::vector<uint8_t> flags(b.size());
         JoinRangesOut out{a_rows.data(), a_lower.data(), a_count.data(), b_rows.data(), flags.data()};
         EXPECT_THROW(j.download(out), Error) << "download before finish";
+        std::vector<JoinRange> by_row(a.size());
+        EXPECT_THROW(j.download_by_a_row(0, a.size(), by_row.data()), Error) << "by A row before finish";
     }
     j.finish();
     EXPECT_THROW(j.add(Side::A, a.data(), 1), Error) << "add after finish";
@@ -357,8 +408,21 @@ TYPED_TEST(SqlJoinTest, MisuseThrows) {
     EXPECT_THROW(j.rebind(this->ctx()), Error) << "rebind after a successful finish";
     EXPECT_EQ(j.rows(Side::A), a.size());
     EXPECT_EQ(j.rows(Side::B), b.size());
+    std::vector<JoinRange> by_row(a.size());
+    EXPECT_THROW(j.download_by_a_row(0, a.size(), by_row.data()), Error) << "by A row, not kept by A row";
+    EXPECT_THROW(j.set_ranges_by_a_row(true), Error) << "set_ranges_by_a_row after finish";
     // The join is intact after all of that.
     EXPECT_TRUE(check_join("after misuse", a, b, download_all(j, true), true));
+
+    SqlJoin<K> by_a_row(this->ctx());
+    by_a_row.set_ranges_by_a_row(true);
+    by_a_row.add(Side::A, a.data(), a.size());
+    by_a_row.add(Side::B, b.data(), b.size());
+    by_a_row.finish();
+    by_row.resize(a.size() + 1);
+    EXPECT_THROW(by_a_row.download_by_a_row(0, a.size() + 1, by_row.data()), Error) << "by A row past the last row";
+    EXPECT_THROW(by_a_row.download_by_a_row(a.size() + 1, 0, by_row.data()), Error) << "by A row from past the end";
+    EXPECT_TRUE(check_by_a_row("after misuse", by_a_row, a, b, 7));
 
     // Empty sides need no arrays at all.
     SqlJoin<K> empty(this->ctx());
@@ -557,7 +621,8 @@ TYPED_TEST(SqlJoinTest, OutOfMemoryThenRebind) {
 // what the search adds, found by probing with the stage alone (SortedSides sorts, the
 // join's finish() does not), so the out-of-memory comes from the sorted search. It must
 // leave the stage where rebind() can take it; no memory stays charged to the small
-// context after rebind(). On the GPU the sort's scratch exceeds what the search needs,
+// context after rebind(). With ranges by A row too (their move needs room of its own).
+// On the GPU the sort's scratch exceeds what the search needs,
 // so no such budget exists there: the test then reports SKIPPED.
 TYPED_TEST(SqlJoinTest, OutOfMemoryInTheSearchThenRebind) {
     using K = typename TestFixture::K;
@@ -568,10 +633,11 @@ TYPED_TEST(SqlJoinTest, OutOfMemoryInTheSearchThenRebind) {
     in.a = random_keys<K>(rng, na, 6000);
     in.b = random_keys<K>(rng, nb, 6000);
     const size_t key_bytes = (na + nb) * sizeof(K), sides_bytes = (na + nb) * (sizeof(K) + sizeof(uint64_t));
-    const size_t search_bytes = 2 * na * sizeof(uint64_t) + nb;
     Options cpu;
     cpu.backend = Backend::Cpu;
     size_t found = 0;
+    for (bool by_a_row : {false, true}) {  // by A row: the search's ranges, then their move
+    const size_t search_bytes = 2 * na * sizeof(uint64_t) + nb + (by_a_row ? na * sizeof(JoinRange) : 0);
     for (size_t step = 0; step <= 8; ++step) {
         Options tiny;
         tiny.backend = TypeParam::backend;
@@ -592,6 +658,7 @@ TYPED_TEST(SqlJoinTest, OutOfMemoryInTheSearchThenRebind) {
         Context small(tiny), big(cpu);
         {
             SqlJoin<K> j(small);
+            j.set_ranges_by_a_row(by_a_row);
             j.add_chunk(Side::A, in.a.data(), na);
             j.add(Side::B, in.b.data(), nb);
             try {
@@ -601,15 +668,17 @@ TYPED_TEST(SqlJoinTest, OutOfMemoryInTheSearchThenRebind) {
             }
             ++found;
             const std::string tag = "budget " + std::to_string(tiny.memory_budget) + " (search step " +
-                                    std::to_string(step) + "/8)";
+                                    std::to_string(step) + "/8" + (by_a_row ? ", by A row)" : ")");
             EXPECT_THROW(j.finish(), Error) << tag << ": finish twice without rebind";
-            EXPECT_THROW(download_all(j, true), Error) << tag << ": download after a failed finish";
+            if (!by_a_row) EXPECT_THROW(download_all(j, true), Error) << tag << ": download after a failed finish";
             j.rebind(big);
             EXPECT_EQ(small.memory_in_use(), 0u) << tag << ": memory left on the small context after rebind";
             j.finish();
-            EXPECT_TRUE(check_join(tag + " after rebind", in.a, in.b, download_all(j, true), true));
+            if (by_a_row) EXPECT_TRUE(check_by_a_row(tag + " after rebind", j, in.a, in.b, step));
+            else EXPECT_TRUE(check_join(tag + " after rebind", in.a, in.b, download_all(j, true), true));
         }
         EXPECT_EQ(big.memory_in_use(), 0u);
+    }
     }
     std::cout << "[ info     ] " << found << " budgets ran out of memory in the search\n";
     if (found == 0 && TypeParam::backend == Backend::Cuda)

@@ -12,6 +12,7 @@
 //   unique         first element of each run of equal keys.
 //   sorted_search  vectorized sorted search: lower/upper bound of every A in B and
 //                  match flags for A and for B, O(|A| + |B|).
+//   ranges_by_row  sorted search ranges moved from sorted A positions to A row numbers.
 //   join           sorted search + scan + load-balancing search: (a, b) row pairs.
 //   sort_pairs     CUB radix sort (CPU: parallel sort) of keys with a row payload.
 #pragma once
@@ -88,6 +89,12 @@ struct SearchResult {
 
 template <class K>
 SearchResult sorted_search(Context& ctx, View<const K> a, View<const K> b, SearchOutputs want = {});
+
+// by_row[rows[i]] = {lower[i], upper[i] - lower[i]} for every sorted A position i: the
+// ranges of a sorted search indexed by the row each A key came from (rows: a
+// permutation of [0, n), the rows sort_pairs carried; by_row has n elements).
+void ranges_by_row(Context& ctx, View<const uint64_t> rows, View<const uint64_t> lower, View<const uint64_t> upper,
+                   View<JoinRange> by_row);
 
 // Join expansion on equal keys of sorted A and B. Pairs come ordered by A position
 // (matched pairs of one A element by ascending B position); Right and Full append the

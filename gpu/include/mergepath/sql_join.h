@@ -11,7 +11,9 @@
 // unmatched rows of an outer join from a_count[i] == 0 and b_match[j] == 0. Row
 // numbers are positions in the order keys were added to their side; equal keys keep
 // ascending row numbers (the sort is stable), so the pairs of one A row come in
-// ascending B row order.
+// ascending B row order. The same ranges come by A row too (download_by_a_row): A row
+// r pairs with b[b_rows[lower + k]], k < count, of range r, so a caller can walk A in
+// the order it stored A's rows (sequential reads of them) instead of in key order.
 #pragma once
 
 #include <cstddef>
@@ -52,10 +54,19 @@ public:
     // Throws Error before a successful finish().
     void download(const JoinRangesOut& out);
 
+    // Whether finish() keeps A's ranges by A row (download_by_a_row) instead of by sorted
+    // position (download's a_rows, a_lower, a_count then throw). Default false. Set
+    // before finish().
+    void set_ranges_by_a_row(bool by_a_row);
+    // After a successful finish() with ranges by A row: the ranges of A rows
+    // [first_row, first_row + n) into `out` (n elements), so that a caller can copy
+    // them out piece by piece. Throws Error otherwise, or past the last A row.
+    void download_by_a_row(uint64_t first_row, size_t n, JoinRange* out);
+
 private:
-    // finish(): sorts both sides and searches sorted A in sorted B. The ranges, the
-    // flags and the sorted rows stay in the context's space until download() or
-    // destruction; the sorted keys are freed.
+    // finish(): sorts both sides and searches sorted A in sorted B (and moves the ranges
+    // to A row order, if asked). The ranges, the flags and the sorted rows stay in the
+    // context's space until destruction; the sorted keys are freed.
     void run() override;
     struct State;
     std::unique_ptr<State> state_;

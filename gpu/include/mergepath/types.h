@@ -46,6 +46,12 @@ MP_HD uint64_t untag(uint64_t tagged) { return tagged & ~kFromB; }
 // Join expansion marks the missing side of an outer-join pair with this row.
 constexpr int64_t kNoRow = -1;
 
+// The equal keys of one A key in sorted B: positions [lower, lower + count).
+struct JoinRange {
+    uint64_t lower;
+    uint64_t count;
+};
+
 // Every failure the library reports is a mergepath::Error (never abort()).
 class Error : public std::runtime_error {
 public:

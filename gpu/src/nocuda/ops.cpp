@@ -25,6 +25,9 @@ void sort_pairs(Context&, View<K>, View<uint64_t>) { no_cuda(); }
 template <class K>
 void sort_keys(Context&, View<K>) { no_cuda(); }
 void gather_rows(Context&, View<uint64_t>, View<const uint64_t>, View<const uint64_t>) { no_cuda(); }
+void ranges_by_row(Context&, View<const uint64_t>, View<const uint64_t>, View<const uint64_t>, View<JoinRange>) {
+    no_cuda();
+}
 template <class K>
 DeviceRun<K> ship_run(Context&, const HostSlice<K>*, size_t, uint64_t, bool) { no_cuda(); }
 
