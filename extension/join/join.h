@@ -124,12 +124,22 @@ inline const mergepath::JoinRange* mp_join_a_range(const MpJoinDirectory* dir, u
     return &dir->ranges[c][row - dir->first[c]];
 }
 
-// The references of positions [lo, hi) of a side (A: row numbers; B: sorted positions),
-// resolved ahead of use in one pass (the loads overlap, and the rows' tuples are prefetched) instead of one
-// dependent chain of cache misses per pair.
+// A's references for row numbers [lo, hi), resolved ahead of use in one pass (the loads
+// overlap, and the rows' tuples are prefetched) instead of one dependent chain of cache
+// misses per row.
 struct MpRowWindow {
     uint64 lo, hi;
     uint64* refs;  // kMpEmitBatch
+};
+
+// B's references in the order the next pairs will ask for them (A rows come in the order
+// they were read, so their B ranges lie anywhere): the rest of the current A row's range,
+// then the ranges of the batch's next A rows — or a run of sorted positions, for the
+// unmatched B rows — resolved in one pass like MpRowWindow's.
+struct MpPairWindow {
+    uint64* pos;   // kMpEmitBatch sorted B positions
+    uint64* refs;  // their references
+    uint32 count, next;
 };
 
 // The combiner's record of the chunks it adopted, in order (row numbers follow it).
@@ -174,7 +184,8 @@ struct MpJoinState {
     const uint64* b_rows;
     uint8* b_matched;
     MpJoinDirectory dir[2];
-    MpRowWindow window[2];
+    MpRowWindow a_window;
+    MpPairWindow b_window;
     Datum* a_values;  // the current A row's stored columns (join_emit.cpp: put_a)
     bool* a_isnull;
 

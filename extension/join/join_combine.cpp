@@ -223,8 +223,14 @@ void mp_join_take_results(MpJoinState* st) {
     for (int side = 0; side < 2; side++) {
         if (side == 1 && st->nstored[side] == 0) continue;  // A's directory also leads to its ranges
         take_directory(st, r, side);
-        if (st->nstored[side] == 0) continue;
-        st->window[side].refs = (uint64*)MemoryContextAlloc(st->run_cxt, sizeof(uint64) * kMpEmitBatch);
-        st->window[side].lo = st->window[side].hi = 0;
+    }
+    if (st->nstored[0] > 0) {
+        st->a_window.refs = (uint64*)MemoryContextAlloc(st->run_cxt, sizeof(uint64) * kMpEmitBatch);
+        st->a_window.lo = st->a_window.hi = 0;
+    }
+    if (st->nstored[1] > 0) {
+        st->b_window.pos = (uint64*)MemoryContextAlloc(st->run_cxt, sizeof(uint64) * kMpEmitBatch);
+        st->b_window.refs = (uint64*)MemoryContextAlloc(st->run_cxt, sizeof(uint64) * kMpEmitBatch);
+        st->b_window.count = st->b_window.next = 0;
     }
 }

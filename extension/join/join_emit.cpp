@@ -42,14 +42,12 @@ static void fill_side(MpJoinState* st, TupleTableSlot* scan, int side, uint64 re
     deform_row(st, side, ref, scan->tts_values + at, scan->tts_isnull + at);
 }
 
-// Resolves the references of positions [lo, hi) of a side (see MpRowWindow; A's
-// positions are its row numbers): first where each is kept (prefetched), then the
-// references (their tuples prefetched).
-static void resolve_window(MpJoinState* st, int side, uint64 lo, uint64 hi) {
-    MpRowWindow* w = &st->window[side];
-    const MpJoinDirectory* dir = &st->dir[side];
+// Resolves A's references for row numbers [lo, hi) (see MpRowWindow): first where each
+// is kept (prefetched), then the references (their tuples prefetched).
+static void resolve_a_window(MpJoinState* st, uint64 lo, uint64 hi) {
+    MpRowWindow* w = &st->a_window;
     for (uint64 p = lo; p < hi; p++) {
-        const uint64* slot = mp_join_ref_slot(dir, side == 0 ? p : st->b_rows[p]);
+        const uint64* slot = mp_join_ref_slot(&st->dir[0], p);
         __builtin_prefetch(slot);
         w->refs[p - lo] = (uint64)(uintptr_t)slot;
     }
@@ -61,18 +59,62 @@ static void resolve_window(MpJoinState* st, int side, uint64 lo, uint64 hi) {
     w->hi = hi;
 }
 
-// The stored row of position pos of a side (A: row number; B: sorted position): B's straight into the scan tuple; A's
-// into the node's own copy (put_a), as one A row goes with many pairs and the scan
-// tuple's values may be materialised and freed by the consumer between two of them.
-static void fill_row(MpJoinState* st, TupleTableSlot* scan, int side, uint64 pos) {
-    if (st->nstored[side] == 0) return;
-    MpRowWindow* w = &st->window[side];
-    if (pos < w->lo || pos >= w->hi) {
-        uint64 rows = mp_join_shared(st)->results.rows[side];
-        resolve_window(st, side, pos, Min(pos + kMpEmitBatch, rows));
+// The sorted B positions the next B rows will be asked for, from j on (see
+// MpPairWindow): while expanding pairs, the rest of the current A row's range and then
+// the ranges of the batch's next A rows (all in place: the batch was waited for);
+// while emitting unmatched B rows, the run of positions from j.
+static uint32 upcoming_b_positions(MpJoinState* st, uint64 j, bool in_pairs, uint64* out) {
+    const MpJoinCursor* cur = &st->cur;
+    uint32 n = 0;
+    for (uint64 p = j, end = in_pairs ? cur->b_end : cur->b_pos_end; p < end && n < kMpEmitBatch; p++) out[n++] = p;
+    for (uint64 a = cur->a + 1; in_pairs && a < cur->a_end && n < kMpEmitBatch; a++) {
+        const mergepath::JoinRange* r = mp_join_a_range(&st->dir[0], a);
+        for (uint64 p = r->lower; p < r->lower + r->count && n < kMpEmitBatch; p++) out[n++] = p;
     }
-    if (side == 0) deform_row(st, 0, w->refs[pos - w->lo], st->a_values, st->a_isnull);
-    else fill_side(st, scan, 1, w->refs[pos - w->lo]);
+    return n;
+}
+
+// Resolves the references of the window's positions in three overlapping passes: the
+// row numbers, where each row's reference is kept, the references (tuples prefetched).
+static void resolve_b_window(MpJoinState* st, uint64 j, bool in_pairs) {
+    MpPairWindow* w = &st->b_window;
+    w->count = upcoming_b_positions(st, j, in_pairs, w->pos);
+    w->next = 0;
+    for (uint32 i = 0; i < w->count; i++) __builtin_prefetch(&st->b_rows[w->pos[i]]);
+    for (uint32 i = 0; i < w->count; i++) {
+        const uint64* slot = mp_join_ref_slot(&st->dir[1], st->b_rows[w->pos[i]]);
+        __builtin_prefetch(slot);
+        w->refs[i] = (uint64)(uintptr_t)slot;
+    }
+    for (uint32 i = 0; i < w->count; i++) {
+        w->refs[i] = *(const uint64*)(uintptr_t)w->refs[i];
+        __builtin_prefetch(mp_space_at(&st->space, w->refs[i]));
+    }
+}
+
+// The reference of sorted B position j: the window's next entry for j (entries the
+// walk skipped, after a SEMI row's first match or a matched B row, are passed over;
+// any entry for j is right, as a position's reference never changes), else a new window.
+static uint64 b_ref(MpJoinState* st, uint64 j, bool in_pairs) {
+    MpPairWindow* w = &st->b_window;
+    while (w->next < w->count && w->pos[w->next] != j) w->next++;
+    if (w->next == w->count) resolve_b_window(st, j, in_pairs);
+    return w->refs[w->next++];
+}
+
+// A's stored row number a into the node's own copy (put_a), as one A row goes with many
+// pairs and the scan tuple's values may be materialised and freed by the consumer
+// between two of them.
+static void fill_a_row(MpJoinState* st, uint64 a) {
+    if (st->nstored[0] == 0) return;
+    MpRowWindow* w = &st->a_window;
+    if (a < w->lo || a >= w->hi) resolve_a_window(st, a, Min(a + kMpEmitBatch, mp_join_shared(st)->results.rows[0]));
+    deform_row(st, 0, w->refs[a - w->lo], st->a_values, st->a_isnull);
+}
+
+// B's stored row at sorted position j straight into the scan tuple.
+static void fill_b_row(MpJoinState* st, TupleTableSlot* scan, uint64 j, bool in_pairs) {
+    if (st->nstored[1] > 0) fill_side(st, scan, 1, b_ref(st, j, in_pairs));
 }
 
 // The current A row's columns into the scan tuple.
@@ -144,7 +186,7 @@ void mp_join_restart_emit(MpJoinState* st) {
 static bool decide_without_pairs(MpJoinState* st, TupleTableSlot* scan, uint64 a) {
     bool matched = mp_join_a_range(&st->dir[0], a)->count > 0;
     if (matched != (st->info.jointype == JOIN_SEMI)) return false;
-    fill_row(st, scan, 0, a);
+    fill_a_row(st, a);
     put_a(st, scan);
     null_side(st, scan, 1);
     store(scan);
@@ -157,7 +199,7 @@ static bool next_passing_pair(MpJoinState* st, TupleTableSlot* scan) {
     while (cur->b < cur->b_end) {
         uint64 j = cur->b++;
         if ((++st->counts.pairs & 0xFFFF) == 0) CHECK_FOR_INTERRUPTS();  // one A row may have millions
-        fill_row(st, scan, 1, j);
+        fill_b_row(st, scan, j, true);
         put_a(st, scan);
         store(scan);
         if (!passes_filter(st, scan)) continue;
@@ -176,7 +218,7 @@ static void start_a_row(MpJoinState* st, TupleTableSlot* scan) {
     cur->b_end = range->lower + range->count;
     cur->a_matched = false;
     cur->a_started = true;
-    fill_row(st, scan, 0, cur->a);
+    fill_a_row(st, cur->a);
 }
 
 // The next row from the claimed batch of A positions, or false when it is done.
@@ -227,7 +269,7 @@ static bool next_unmatched_b(MpJoinState* st, TupleTableSlot* scan) {
     while (cur->b_pos < cur->b_pos_end) {
         uint64 j = cur->b_pos++;
         if (st->b_matched[j]) continue;
-        fill_row(st, scan, 1, j);
+        fill_b_row(st, scan, j, false);
         null_side(st, scan, 0);
         store(scan);
         return true;
