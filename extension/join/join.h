@@ -60,11 +60,11 @@ extern const CustomExecMethods mp_join_exec_methods;
 // directory; A rows are emitted in row order (the order they were stored in).
 struct MpJoinResults {
     uint64 rows[2];           // keyed rows of each side (A: row numbers; B: sorted positions)
-    MpChunkRef b_rows;        // uint64[rows[1]]: row number of each sorted B key
+    MpChunkRef b_refs;        // uint64[rows[1]]: B stores columns: each sorted B key's stored row
     MpChunkRef b_matched;     // uint8[rows[1]]: right / full joins: a pair with it passed
-    MpChunkRef dir_first[2];  // uint64[dir_count]: first row number of each key chunk
-    MpChunkRef dir_chunk[2];  // MpChunkRef[dir_count]: the chunk (its row references)
-    uint64 dir_count[2];
+    MpChunkRef a_dir_first;   // uint64[a_dir_count]: first row number of each A key chunk
+    MpChunkRef a_dir_chunk;   // MpChunkRef[a_dir_count]: the chunk (its ranges and references)
+    uint64 a_dir_count;
 };
 
 struct MpJoinShared {
@@ -93,7 +93,8 @@ struct MpJoinCursor {
     uint64 b_pos, b_pos_end;  // unmatched B: sorted positions still to look at
 };
 
-// A side's rows in this process: row number -> row reference (and A's range).
+// A side's rows in this process: row number -> row reference (and A's range). The
+// emitters use A's; the combiner B's, once, to turn sorted B's row numbers into refs.
 struct MpJoinDirectory {
     const uint64* first;  // first row number of each chunk, ascending
     uint64** refs;        // the row references of each chunk (a side with stored columns)
@@ -132,13 +133,13 @@ struct MpRowWindow {
     uint64* refs;  // kMpEmitBatch
 };
 
-// B's references in the order the next pairs will ask for them (A rows come in the order
+// B's stored rows in the order the next pairs will ask for them (A rows come in the order
 // they were read, so their B ranges lie anywhere): the rest of the current A row's range,
 // then the ranges of the batch's next A rows — or a run of sorted positions, for the
-// unmatched B rows — resolved in one pass like MpRowWindow's.
+// unmatched B rows — resolved in one pass, prefetched a few rows ahead of their use.
 struct MpPairWindow {
-    uint64* pos;   // kMpEmitBatch sorted B positions
-    uint64* refs;  // their references
+    uint64* pos;           // kMpEmitBatch sorted B positions
+    MinimalTuple* tuples;  // their stored rows
     uint32 count, next;
 };
 
@@ -181,9 +182,9 @@ struct MpJoinState {
     MpJoinStep step;
     MpJoinCursor cur;
     bool emitting;  // counted in the shared emitters
-    const uint64* b_rows;
+    const uint64* b_refs;
     uint8* b_matched;
-    MpJoinDirectory dir[2];
+    MpJoinDirectory a_dir;
     MpRowWindow a_window;
     MpPairWindow b_window;
     Datum* a_values;  // the current A row's stored columns (join_emit.cpp: put_a)

@@ -20,7 +20,10 @@
 // the chunk holds the row's reference next to its key (key_chunks.h).
 #include "join.h"
 
+#include <atomic>
+
 #include "prefault.h"
+#include "threads.h"
 #include "timing.h"
 
 void mp_join_start_run(MpJoinState* st) {
@@ -87,16 +90,48 @@ static MpChunkRef result_array(MpJoinState* st, uint64 n, size_t element, void**
     return mp_space_alloc_kept(&st->space, &mp_join_shared(st)->stage.queue, n * element, address);
 }
 
-// The directory of one side into the space.
-static void put_directory(MpJoinState* st, MpJoinResults* r, int side) {
-    const MpJoinAdopted* a = &st->adopted[side];
+// A's directory into the space.
+static void put_a_directory(MpJoinState* st, MpJoinResults* r) {
+    const MpJoinAdopted* a = &st->adopted[0];
     void *first, *chunk;
-    r->dir_count[side] = a->count;
-    r->dir_first[side] = result_array(st, a->count, sizeof(uint64), &first);
-    r->dir_chunk[side] = result_array(st, a->count, sizeof(MpChunkRef), &chunk);
+    r->a_dir_count = a->count;
+    r->a_dir_first = result_array(st, a->count, sizeof(uint64), &first);
+    r->a_dir_chunk = result_array(st, a->count, sizeof(MpChunkRef), &chunk);
     if (a->count == 0) return;
     memcpy(first, a->first, sizeof(uint64) * a->count);
     memcpy(chunk, a->chunk, sizeof(MpChunkRef) * a->count);
+}
+
+// A directory over `count` chunks (first row numbers, chunks) in this process.
+static void fill_directory(MpJoinState* st, MpJoinDirectory* dir, const uint64* first, const MpChunkRef* chunks,
+                           uint64 count, bool with_ranges) {
+    dir->count = count;
+    dir->first = first;
+    dir->refs = (uint64**)MemoryContextAlloc(st->run_cxt, sizeof(uint64*) * Max(1, count));
+    dir->ranges = with_ranges ? (mergepath::JoinRange**)MemoryContextAlloc(st->run_cxt,
+                                                                           sizeof(mergepath::JoinRange*) * Max(1, count))
+                              : NULL;
+    for (uint64 i = 0; i < count; i++) {
+        MpChunk* c = mp_chunk_at(&st->space, chunks[i]);
+        dir->refs[i] = c->ref_size ? mp_chunk_refs(c) : NULL;
+        if (dir->ranges) dir->ranges[i] = (mergepath::JoinRange*)mp_chunk_ranges(c);
+    }
+}
+
+// Sorted B's row numbers turned, in place, into the references of their stored rows, on
+// the combiner's threads: once per B row here rather than once per pair by an emitter
+// (a dimension's row is in millions of pairs). The directory's chunks are mapped first,
+// in this thread; the threads only read memory.
+static void b_rows_to_refs(MpJoinState* st, uint64* rows, uint64 n) {
+    const MpJoinAdopted* a = &st->adopted[1];
+    MpJoinDirectory dir;
+    fill_directory(st, &dir, a->first, a->chunk, a->count, false);
+    constexpr uint64 kPiece = 1 << 16;
+    std::atomic<uint64> next{0};
+    mp_run_on_threads(kMpCombinerThreads, [&] {
+        for (uint64 begin; (begin = next.fetch_add(kPiece)) < n;)
+            for (uint64 j = begin; j < Min(begin + kPiece, n); j++) rows[j] = *mp_join_ref_slot(&dir, rows[j]);
+    });
 }
 
 // The arrays of one kind, or none (kNoChunk and a null address) when not wanted.
@@ -120,13 +155,14 @@ static void put_b_results(MpJoinState* st) {
     void* b_matched;
     MpMemoryRange fresh[2];
     int nfresh = 0;
-    r->b_rows = wanted_array(st, st->nstored[1] > 0, nb, sizeof(uint64), (void**)&out.b_rows, fresh, &nfresh);
+    r->b_refs = wanted_array(st, st->nstored[1] > 0, nb, sizeof(uint64), (void**)&out.b_rows, fresh, &nfresh);
     r->b_matched = wanted_array(st, st->outer_side[1], nb, 1, &b_matched, fresh, &nfresh);
     out.b_match = st->library_match ? (uint8_t*)b_matched : nullptr;
     mp_prefault(fresh, nfresh);
     mp_stage_download_ranges(st->stage, out);
     if (b_matched && !st->library_match) memset(b_matched, 0, nb);  // the emitters set them
-    for (int side = 0; side < 2; side++) put_directory(st, r, side);
+    if (out.b_rows) b_rows_to_refs(st, out.b_rows, nb);
+    put_a_directory(st, r);
 }
 
 void mp_join_combine(MpJoinState* st, uint64 keys) {
@@ -175,22 +211,6 @@ void mp_join_put_ranges(MpJoinState* st) {
     st->stage->report.combine_ms += clock.lap_ms();
 }
 
-static void take_directory(MpJoinState* st, const MpJoinResults* r, int side) {
-    MpJoinDirectory* dir = &st->dir[side];
-    const MpChunkRef* chunks = (const MpChunkRef*)mp_space_at(&st->space, r->dir_chunk[side]);
-    dir->count = r->dir_count[side];
-    dir->first = (const uint64*)mp_space_at(&st->space, r->dir_first[side]);
-    dir->refs = (uint64**)MemoryContextAlloc(st->run_cxt, sizeof(uint64*) * Max(1, dir->count));
-    dir->ranges = side == 0 ? (mergepath::JoinRange**)MemoryContextAlloc(
-                                  st->run_cxt, sizeof(mergepath::JoinRange*) * Max(1, dir->count))
-                            : NULL;
-    for (uint64 i = 0; i < dir->count; i++) {
-        MpChunk* c = mp_chunk_at(&st->space, chunks[i]);
-        dir->refs[i] = c->ref_size ? mp_chunk_refs(c) : NULL;
-        if (dir->ranges) dir->ranges[i] = (mergepath::JoinRange*)mp_chunk_ranges(c);
-    }
-}
-
 // Before pairs are expanded with stored columns (random reads all over the blocks of
 // rows and the chunks' references, mostly written by other participants): those pages
 // mapped here in one pass rather than by a minor fault each on first touch.
@@ -217,20 +237,18 @@ static void premap_stored_rows(MpJoinState* st) {
 
 void mp_join_take_results(MpJoinState* st) {
     const MpJoinResults* r = &mp_join_shared(st)->results;
-    st->b_rows = (const uint64*)mp_space_at(&st->space, r->b_rows);
+    st->b_refs = (const uint64*)mp_space_at(&st->space, r->b_refs);
     st->b_matched = (uint8*)mp_space_at(&st->space, r->b_matched);
     premap_stored_rows(st);
-    for (int side = 0; side < 2; side++) {
-        if (side == 1 && st->nstored[side] == 0) continue;  // A's directory also leads to its ranges
-        take_directory(st, r, side);
-    }
+    fill_directory(st, &st->a_dir, (const uint64*)mp_space_at(&st->space, r->a_dir_first),
+                   (const MpChunkRef*)mp_space_at(&st->space, r->a_dir_chunk), r->a_dir_count, true);
     if (st->nstored[0] > 0) {
         st->a_window.refs = (uint64*)MemoryContextAlloc(st->run_cxt, sizeof(uint64) * kMpEmitBatch);
         st->a_window.lo = st->a_window.hi = 0;
     }
     if (st->nstored[1] > 0) {
         st->b_window.pos = (uint64*)MemoryContextAlloc(st->run_cxt, sizeof(uint64) * kMpEmitBatch);
-        st->b_window.refs = (uint64*)MemoryContextAlloc(st->run_cxt, sizeof(uint64) * kMpEmitBatch);
+        st->b_window.tuples = (MinimalTuple*)MemoryContextAlloc(st->run_cxt, sizeof(MinimalTuple) * kMpEmitBatch);
         st->b_window.count = st->b_window.next = 0;
     }
 }

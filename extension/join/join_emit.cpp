@@ -28,12 +28,15 @@
 // ---- the scan tuple -----------------------------------------------------------------
 
 // Deforms a stored row into values / isnull (a side's columns).
-static void deform_row(MpJoinState* st, int side, uint64 ref, Datum* values, bool* isnull) {
-    MinimalTuple tuple = mp_arena_row(&st->space, ref);
+static void deform_tuple(MpJoinState* st, int side, MinimalTuple tuple, Datum* values, bool* isnull) {
     HeapTupleData heap;
     heap.t_len = tuple->t_len + MINIMAL_TUPLE_OFFSET;
     heap.t_data = (HeapTupleHeader)((char*)tuple - MINIMAL_TUPLE_OFFSET);
     heap_deform_tuple(&heap, st->stored_desc[side], values, isnull);
+}
+
+static void deform_row(MpJoinState* st, int side, uint64 ref, Datum* values, bool* isnull) {
+    deform_tuple(st, side, mp_arena_row(&st->space, ref), values, isnull);
 }
 
 // A stored row straight into the side's columns of the scan tuple.
@@ -47,7 +50,7 @@ static void fill_side(MpJoinState* st, TupleTableSlot* scan, int side, uint64 re
 static void resolve_a_window(MpJoinState* st, uint64 lo, uint64 hi) {
     MpRowWindow* w = &st->a_window;
     for (uint64 p = lo; p < hi; p++) {
-        const uint64* slot = mp_join_ref_slot(&st->dir[0], p);
+        const uint64* slot = mp_join_ref_slot(&st->a_dir, p);
         __builtin_prefetch(slot);
         w->refs[p - lo] = (uint64)(uintptr_t)slot;
     }
@@ -68,38 +71,40 @@ static uint32 upcoming_b_positions(MpJoinState* st, uint64 j, bool in_pairs, uin
     uint32 n = 0;
     for (uint64 p = j, end = in_pairs ? cur->b_end : cur->b_pos_end; p < end && n < kMpEmitBatch; p++) out[n++] = p;
     for (uint64 a = cur->a + 1; in_pairs && a < cur->a_end && n < kMpEmitBatch; a++) {
-        const mergepath::JoinRange* r = mp_join_a_range(&st->dir[0], a);
+        const mergepath::JoinRange* r = mp_join_a_range(&st->a_dir, a);
         for (uint64 p = r->lower; p < r->lower + r->count && n < kMpEmitBatch; p++) out[n++] = p;
     }
     return n;
 }
 
-// Resolves the references of the window's positions in three overlapping passes: the
-// row numbers, where each row's reference is kept, the references (tuples prefetched).
+// How far ahead of its use a B row's reference, and its tuple, is prefetched: enough
+// misses in flight to cover the memory's latency, few enough to stay in the cache.
+constexpr uint32 kMpPrefetchAhead = 16;
+
+// The tuples of the window's positions (their references prefetched ahead).
 static void resolve_b_window(MpJoinState* st, uint64 j, bool in_pairs) {
     MpPairWindow* w = &st->b_window;
     w->count = upcoming_b_positions(st, j, in_pairs, w->pos);
     w->next = 0;
-    for (uint32 i = 0; i < w->count; i++) __builtin_prefetch(&st->b_rows[w->pos[i]]);
     for (uint32 i = 0; i < w->count; i++) {
-        const uint64* slot = mp_join_ref_slot(&st->dir[1], st->b_rows[w->pos[i]]);
-        __builtin_prefetch(slot);
-        w->refs[i] = (uint64)(uintptr_t)slot;
-    }
-    for (uint32 i = 0; i < w->count; i++) {
-        w->refs[i] = *(const uint64*)(uintptr_t)w->refs[i];
-        __builtin_prefetch(mp_space_at(&st->space, w->refs[i]));
+        if (i + kMpPrefetchAhead < w->count) __builtin_prefetch(&st->b_refs[w->pos[i + kMpPrefetchAhead]]);
+        w->tuples[i] = mp_arena_row(&st->space, st->b_refs[w->pos[i]]);
     }
 }
 
-// The reference of sorted B position j: the window's next entry for j (entries the
+// The stored row of sorted B position j: the window's next entry for j (entries the
 // walk skipped, after a SEMI row's first match or a matched B row, are passed over;
-// any entry for j is right, as a position's reference never changes), else a new window.
-static uint64 b_ref(MpJoinState* st, uint64 j, bool in_pairs) {
+// any entry for j is right, as a position's row never changes), else a new window.
+// The tuple kMpPrefetchAhead entries on is prefetched.
+static MinimalTuple b_tuple(MpJoinState* st, uint64 j, bool in_pairs) {
     MpPairWindow* w = &st->b_window;
     while (w->next < w->count && w->pos[w->next] != j) w->next++;
-    if (w->next == w->count) resolve_b_window(st, j, in_pairs);
-    return w->refs[w->next++];
+    if (w->next == w->count) {
+        resolve_b_window(st, j, in_pairs);
+        for (uint32 i = 1; i < Min(kMpPrefetchAhead, w->count); i++) __builtin_prefetch(w->tuples[i]);
+    }
+    if (w->next + kMpPrefetchAhead < w->count) __builtin_prefetch(w->tuples[w->next + kMpPrefetchAhead]);
+    return w->tuples[w->next++];
 }
 
 // A's stored row number a into the node's own copy (put_a), as one A row goes with many
@@ -114,7 +119,9 @@ static void fill_a_row(MpJoinState* st, uint64 a) {
 
 // B's stored row at sorted position j straight into the scan tuple.
 static void fill_b_row(MpJoinState* st, TupleTableSlot* scan, uint64 j, bool in_pairs) {
-    if (st->nstored[1] > 0) fill_side(st, scan, 1, b_ref(st, j, in_pairs));
+    if (st->nstored[1] == 0) return;
+    int at = mp_join_scan_offset(st, 1);
+    deform_tuple(st, 1, b_tuple(st, j, in_pairs), scan->tts_values + at, scan->tts_isnull + at);
 }
 
 // The current A row's columns into the scan tuple.
@@ -184,7 +191,7 @@ void mp_join_restart_emit(MpJoinState* st) {
 
 // SEMI / ANTI without a filter: whether A position a is emitted follows from its count.
 static bool decide_without_pairs(MpJoinState* st, TupleTableSlot* scan, uint64 a) {
-    bool matched = mp_join_a_range(&st->dir[0], a)->count > 0;
+    bool matched = mp_join_a_range(&st->a_dir, a)->count > 0;
     if (matched != (st->info.jointype == JOIN_SEMI)) return false;
     fill_a_row(st, a);
     put_a(st, scan);
@@ -213,7 +220,7 @@ static bool next_passing_pair(MpJoinState* st, TupleTableSlot* scan) {
 
 static void start_a_row(MpJoinState* st, TupleTableSlot* scan) {
     MpJoinCursor* cur = &st->cur;
-    const mergepath::JoinRange* range = mp_join_a_range(&st->dir[0], cur->a);
+    const mergepath::JoinRange* range = mp_join_a_range(&st->a_dir, cur->a);
     cur->b = range->lower;
     cur->b_end = range->lower + range->count;
     cur->a_matched = false;

@@ -159,10 +159,10 @@ static void reset_run(MpJoinState* st) {
     memset(st->writers, 0, sizeof(st->writers));
     memset(st->arena, 0, sizeof(st->arena));
     memset(st->adopted, 0, sizeof(st->adopted));
-    memset(st->dir, 0, sizeof(st->dir));
+    memset(&st->a_dir, 0, sizeof(st->a_dir));
     memset(&st->a_window, 0, sizeof(st->a_window));
     memset(&st->b_window, 0, sizeof(st->b_window));
-    st->b_rows = NULL;
+    st->b_refs = NULL;
     st->b_matched = NULL;
     st->step = MpJoinStep::Init;
 }

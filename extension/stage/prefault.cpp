@@ -2,8 +2,8 @@
 // populate, for writing or for reading (see prefault.h).
 #include "prefault.h"
 
-#include <pthread.h>
-#include <signal.h>
+#include "threads.h"
+
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -11,7 +11,6 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
-#include <thread>
 #include <vector>
 
 #ifndef MADV_POPULATE_READ
@@ -58,22 +57,9 @@ void populate_all(const MpMemoryRange* ranges, int count, unsigned max_threads, 
     try {
         std::vector<Piece> pieces = cut(ranges, count);
         std::atomic<size_t> next{0};
-        auto work = [&] {
+        mp_run_on_threads(unsigned(std::min<size_t>(max_threads, std::max<size_t>(1, pieces.size()))), [&] {
             for (size_t i; (i = next.fetch_add(1)) < pieces.size();) populate(pieces[i]);
-        };
-        unsigned threads = std::min<size_t>(
-            {max_threads, std::max(1u, std::thread::hardware_concurrency()), std::max<size_t>(1, pieces.size())});
-        std::vector<std::thread> pool;
-        sigset_t all, old;  // the threads start with every signal blocked: PostgreSQL's handlers run in the backend's thread only
-        sigfillset(&all);
-        pthread_sigmask(SIG_SETMASK, &all, &old);
-        try {
-            for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
-        } catch (...) {  // fewer threads: the others (and this one) do the rest
-        }
-        pthread_sigmask(SIG_SETMASK, &old, nullptr);
-        work();
-        for (std::thread& t : pool) t.join();
+        });
     } catch (...) {  // out of memory for the list: the accesses take the faults
     }
 }
