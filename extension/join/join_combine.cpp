@@ -208,7 +208,9 @@ void mp_join_put_ranges(MpJoinState* st) {
     }
     if (st->shared) mp_shared_results_ready(s, a->rows);
     mp_stage_release(st->stage);  // everything the emitters need is in the space now
-    st->stage->report.combine_ms += clock.lap_ms();
+    double ms = clock.lap_ms();
+    st->stage->report.combine_ms += ms;
+    st->stage->report.ranges_ms = ms;
 }
 
 // Before pairs are expanded with stored columns (random reads all over the blocks of

@@ -67,6 +67,8 @@ static void explain_times(MpJoinState* st, ExplainState* es) {
     ExplainPropertyFloat("Read Time", "ms", st->read_ms, 3, es);
     if (r->runs > 0) ExplainPropertyFloat("Ship Time", "ms", r->ship_ms, 3, es);
     ExplainPropertyFloat("Combine Time", "ms", r->combine_ms, 3, es);
+    ExplainPropertyFloat("Library Finish Time", "ms", r->finish_ms, 3, es);
+    ExplainPropertyFloat("Ranges Time", "ms", r->ranges_ms, 3, es);
     ExplainPropertyFloat("Transfer Time", "ms", r->transfer_ms, 3, es);
     ExplainPropertyFloat("Results Time", "ms", r->results_ms, 3, es);
     ExplainPropertyFloat("Sort Time", "ms", r->sort_ms, 3, es);

@@ -116,6 +116,7 @@ void mp_stage_adopt(MpStage* stage, const MpChunkSpace* space, MpChunkRef first)
 
 void mp_stage_finish(MpStage* stage) {
     MpPipeline* pipeline = stage->pipeline;
+    MpStopwatch clock;
     run_with_redo(stage, stage->kind == MpStageKind::Join ? "computing the join" : "computing the set operation",
                   [&] { pipeline->finish(); });
     MpError err;
@@ -123,6 +124,7 @@ void mp_stage_finish(MpStage* stage) {
     if (!mp_try(&err, [&] { t = pipeline->timings(); })) mp_raise(&err, "reading the timings");
     MpStageReport* r = &stage->report;
     r->ran = true;
+    r->finish_ms = clock.lap_ms();
     r->transfer_ms = t.transfer_ms;
     r->sort_ms = t.sort_ms;
     r->kernel_ms = t.kernel_ms;

@@ -32,6 +32,8 @@ struct MpStageReport {
     double combine_ms;        // the combining step's wall time after the input was read
     double transfer_ms, sort_ms, kernel_ms, ship_ms;
     double results_ms;        // the results copied out (into shared memory, in parallel)
+    double finish_ms;         // the library's finish: the last runs sorted, merged, the kernel
+    double ranges_ms;         // joins: A's ranges put next to A's keys (maps, downloads)
     uint64 runs;              // runs shipped while reading
 };
 
