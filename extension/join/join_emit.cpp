@@ -62,24 +62,28 @@ static void resolve_a_window(MpJoinState* st, uint64 lo, uint64 hi) {
     w->hi = hi;
 }
 
+// How far ahead of its use a B row's reference, and its tuple, is prefetched: enough
+// misses in flight to cover the memory's latency, few enough to stay in the cache.
+constexpr uint32 kMpPrefetchAhead = 16;
+
 // The sorted B positions the next B rows will be asked for, from j on (see
 // MpPairWindow): while expanding pairs, the rest of the current A row's range and then
 // the ranges of the batch's next A rows (all in place: the batch was waited for);
 // while emitting unmatched B rows, the run of positions from j.
+// SEMI and ANTI stop at a row's first passing pair: only the first few of each range.
 static uint32 upcoming_b_positions(MpJoinState* st, uint64 j, bool in_pairs, uint64* out) {
     const MpJoinCursor* cur = &st->cur;
+    const JoinType jt = st->info.jointype;
+    const uint64 per_row = in_pairs && (jt == JOIN_SEMI || jt == JOIN_ANTI) ? kMpPrefetchAhead : kMpEmitBatch;
     uint32 n = 0;
-    for (uint64 p = j, end = in_pairs ? cur->b_end : cur->b_pos_end; p < end && n < kMpEmitBatch; p++) out[n++] = p;
+    uint64 end = in_pairs ? Min(cur->b_end, j + per_row) : cur->b_pos_end;
+    for (uint64 p = j; p < end && n < kMpEmitBatch; p++) out[n++] = p;
     for (uint64 a = cur->a + 1; in_pairs && a < cur->a_end && n < kMpEmitBatch; a++) {
         const mergepath::JoinRange* r = mp_join_a_range(&st->a_dir, a);
-        for (uint64 p = r->lower; p < r->lower + r->count && n < kMpEmitBatch; p++) out[n++] = p;
+        for (uint64 p = r->lower; p < r->lower + Min(r->count, per_row) && n < kMpEmitBatch; p++) out[n++] = p;
     }
     return n;
 }
-
-// How far ahead of its use a B row's reference, and its tuple, is prefetched: enough
-// misses in flight to cover the memory's latency, few enough to stay in the cache.
-constexpr uint32 kMpPrefetchAhead = 16;
 
 // The tuples of the window's positions (their references prefetched ahead).
 static void resolve_b_window(MpJoinState* st, uint64 j, bool in_pairs) {
