@@ -35,14 +35,10 @@ static void deform_tuple(MpJoinState* st, int side, MinimalTuple tuple, Datum* v
     heap_deform_tuple(&heap, st->stored_desc[side], values, isnull);
 }
 
-static void deform_row(MpJoinState* st, int side, uint64 ref, Datum* values, bool* isnull) {
-    deform_tuple(st, side, mp_arena_row(&st->space, ref), values, isnull);
-}
-
 // A stored row straight into the side's columns of the scan tuple.
-static void fill_side(MpJoinState* st, TupleTableSlot* scan, int side, uint64 ref) {
+static void fill_side(MpJoinState* st, TupleTableSlot* scan, int side, MinimalTuple tuple) {
     int at = mp_join_scan_offset(st, side);
-    deform_row(st, side, ref, scan->tts_values + at, scan->tts_isnull + at);
+    deform_tuple(st, side, tuple, scan->tts_values + at, scan->tts_isnull + at);
 }
 
 // Resolves A's references for row numbers [lo, hi) (see MpRowWindow): first where each
@@ -118,14 +114,12 @@ static void fill_a_row(MpJoinState* st, uint64 a) {
     if (st->nstored[0] == 0) return;
     MpRowWindow* w = &st->a_window;
     if (a < w->lo || a >= w->hi) resolve_a_window(st, a, Min(a + kMpEmitBatch, mp_join_shared(st)->results.rows[0]));
-    deform_row(st, 0, w->refs[a - w->lo], st->a_values, st->a_isnull);
+    deform_tuple(st, 0, mp_arena_row(&st->space, w->refs[a - w->lo]), st->a_values, st->a_isnull);
 }
 
 // B's stored row at sorted position j straight into the scan tuple.
 static void fill_b_row(MpJoinState* st, TupleTableSlot* scan, uint64 j, bool in_pairs) {
-    if (st->nstored[1] == 0) return;
-    int at = mp_join_scan_offset(st, 1);
-    deform_tuple(st, 1, b_tuple(st, j, in_pairs), scan->tts_values + at, scan->tts_isnull + at);
+    if (st->nstored[1] > 0) fill_side(st, scan, 1, b_tuple(st, j, in_pairs));
 }
 
 // The current A row's columns into the scan tuple.
@@ -264,7 +258,7 @@ static bool next_null_key_row(MpJoinState* st, TupleTableSlot* scan, int side) {
         MpChunk* c = mp_chunk_at(&st->space, cur->chunk);
         if (c->stream == uint32(MpKeyStream::Nulls) && c->side == uint32(side) && cur->in_chunk < c->count) {
             uint64 ref = ((const uint64*)mp_chunk_keys(c))[cur->in_chunk++];
-            if (st->nstored[side] > 0) fill_side(st, scan, side, ref);
+            if (st->nstored[side] > 0) fill_side(st, scan, side, mp_arena_row(&st->space, ref));
             null_side(st, scan, 1 - side);
             store(scan);
             return true;
