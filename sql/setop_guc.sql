@@ -103,13 +103,18 @@ SET pg_mergepath.min_rows = 1000;
 SELECT 1 AS x EXCEPT SELECT 2;
 RESET client_min_messages;
 
--- hashed_keys (off by default; this suite's server config turns it on): text keys need
--- hashing, so with it off the native SetOp stays, and DEBUG1 says why.
-SELECT boot_val FROM pg_settings WHERE name = 'pg_mergepath.hashed_keys';
+-- image_keys (on by default): text keys are compared as byte images; with it off they
+-- need hashing and verification, and with hashed_keys off too (its default; this
+-- suite's server config turns it on) the native SetOp stays, and DEBUG1 says why.
+SELECT name, boot_val FROM pg_settings WHERE name IN ('pg_mergepath.hashed_keys', 'pg_mergepath.image_keys')
+ORDER BY name;
 SET pg_mergepath.min_rows = 0;
+SET pg_mergepath.image_keys = off;
+SELECT mp_keys('SELECT ''x''::text AS t INTERSECT SELECT ''y''::text');
 SET pg_mergepath.hashed_keys = off;
 SET client_min_messages = debug1;
 SELECT 'x'::text AS t INTERSECT SELECT 'y'::text;
 RESET client_min_messages;
 RESET pg_mergepath.hashed_keys;
+RESET pg_mergepath.image_keys;
 RESET pg_mergepath.min_rows;

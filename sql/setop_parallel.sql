@@ -23,30 +23,6 @@ CREATE TABLE par_r AS SELECT g::int8 * 104729 % 50000 AS k, (g % 5)::int4 AS m,
   FROM generate_series(1, 60000) g;
 ANALYZE par_l, par_r;
 
--- mp_par_check(q): runs count(*) + an order-independent checksum over q natively and
--- with pg_mergepath; says whether the answers agree and whether the plan had the
--- parallel node.
-CREATE FUNCTION mp_par_check(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-  wrapped text := format('SELECT count(*) AS n, coalesce(sum(hash_record_extended(s, 0)), 0) AS h FROM (%s) s', q);
-  line text;
-  plan text := 'serial plan';
-  native record;
-  ours record;
-BEGIN
-  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || wrapped LOOP
-    IF line LIKE '%Parallel Custom Scan (MergePath SetOp)%' THEN plan := 'parallel'; END IF;
-  END LOOP;
-  PERFORM set_config('pg_mergepath.enabled', 'off', true);
-  EXECUTE wrapped INTO native;
-  PERFORM set_config('pg_mergepath.enabled', 'on', true);
-  EXECUTE wrapped INTO ours;
-  IF native.n = ours.n AND native.h = ours.h THEN
-    RETURN format('%s, %s rows, same', plan, ours.n);
-  END IF;
-  RETURN format('%s, DIFFERENT: native %s rows, ours %s', plan, native.n, ours.n);
-END $$;
-
 -- The plans: a Partial Aggregate over the node in every participant; a Gather of the
 -- rows themselves at the top level.
 SELECT * FROM mp_explain('SELECT count(*) FROM (SELECT k FROM par_l INTERSECT ALL SELECT k FROM par_r) s');

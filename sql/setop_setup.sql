@@ -6,6 +6,8 @@
 --                                  (EXCEPT ALL both ways, native); also says whether
 --                                  the MergePath SetOp node was really used
 --   mp_keys(query)                 the node's "Keys" line, or 'native'
+--   mp_par_check(query)            count + checksum of the query native and ours, and
+--                                  whether the plan had the parallel node
 CREATE EXTENSION pg_mergepath;
 SELECT extname, extversion FROM pg_extension WHERE extname = 'pg_mergepath';
 
@@ -84,3 +86,27 @@ ANALYZE ta, tb;
 CREATE TABLE big_l AS SELECT (g::int8 * 7919 % 400000) AS k, g % 3 AS m FROM generate_series(1, 600000) g;
 CREATE TABLE big_r AS SELECT (g::int8 * 104729 % 500000) AS k, g % 5 AS m FROM generate_series(1, 300000) g;
 ANALYZE big_l, big_r;
+
+-- mp_par_check(q): runs count(*) + an order-independent checksum over q natively and
+-- with pg_mergepath; says whether the answers agree and whether the plan had the
+-- parallel node.
+CREATE FUNCTION mp_par_check(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  wrapped text := format('SELECT count(*) AS n, coalesce(sum(hash_record_extended(s, 0)), 0) AS h FROM (%s) s', q);
+  line text;
+  plan text := 'serial plan';
+  native record;
+  ours record;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || wrapped LOOP
+    IF line LIKE '%Parallel Custom Scan (MergePath SetOp)%' THEN plan := 'parallel'; END IF;
+  END LOOP;
+  PERFORM set_config('pg_mergepath.enabled', 'off', true);
+  EXECUTE wrapped INTO native;
+  PERFORM set_config('pg_mergepath.enabled', 'on', true);
+  EXECUTE wrapped INTO ours;
+  IF native.n = ours.n AND native.h = ours.h THEN
+    RETURN format('%s, %s rows, same', plan, ours.n);
+  END IF;
+  RETURN format('%s, DIFFERENT: native %s rows, ours %s', plan, native.n, ours.n);
+END $$;

@@ -109,10 +109,11 @@ SELECT mp_check('SELECT t FROM long_l EXCEPT SELECT t FROM long_r');
 CREATE COLLATION mp_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
 SELECT mp_check('SELECT v COLLATE mp_ci AS x FROM raw WHERE typ = ''text'' AND side = ''L''
                  INTERSECT SELECT v COLLATE mp_ci FROM raw WHERE typ = ''text'' AND side = ''R''');
--- Types the node cannot key exactly keep the native SetOp: no hash support and no
--- lossless encoding (bit, tsvector), money (lossless, not hashable) beside a type
--- that must be hashed, or a row of such types wider than 128 bits. (money beside
--- another lossless type is lossless: rows with NULLs need no hashing, below.)
+-- Types the node cannot key exactly keep the native SetOp: no hash support, no
+-- lossless encoding and no byte image (bit, tsvector), or a nondeterministic
+-- collation. money (lossless, not hashable) beside text, or in a row wider than 128
+-- bits, gets image keys (its image is its value); beside another lossless type it is
+-- lossless (rows with NULLs need no hashing, below).
 SELECT mp_keys('SELECT B''101'' AS x INTERSECT SELECT B''101''');
 SELECT mp_keys('SELECT ''a b''::tsvector AS x EXCEPT SELECT ''a''::tsvector');
 SELECT mp_keys('SELECT 1::money AS x, ''a''::text AS y INTERSECT SELECT 1::money, ''a''::text');

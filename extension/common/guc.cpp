@@ -31,6 +31,7 @@ int mp_device_setting = MP_DEVICE_SETTING_AUTO;
 // launches, transfers) outweigh what it saves. To be re-measured by the bench issue.
 int mp_min_rows = 100000;
 bool mp_hashed_keys = false;
+bool mp_image_keys = true;
 int mp_gpu_memory_limit_mb = 0;
 int mp_cpu_threads = 0;
 int mp_debug_hash_bits = 0;
@@ -64,6 +65,11 @@ static void define_public_gucs(void) {
                              "Text, numeric, float and other non-lossless keys. Off by default: measured no faster "
                              "than PostgreSQL's own set operations (bench/RESULTS.md).",
                              &mp_hashed_keys, false, PGC_USERSET, 0, NULL, NULL, NULL);
+    DefineCustomBoolVariable("pg_mergepath.image_keys",
+                             "Offer the node for keys compared as canonical byte images.",
+                             "Text, varchar, bpchar, bytea, numeric, float4/8, interval and uuid columns in "
+                             "deterministic collations, and rows too wide for a 128-bit key.",
+                             &mp_image_keys, true, PGC_USERSET, 0, NULL, NULL, NULL);
     DefineCustomIntVariable("pg_mergepath.gpu_memory_limit", "GPU memory one backend's set operations may hold.",
                             "0 means no limit. A query that needs more is computed on the CPU backend.",
                             &mp_gpu_memory_limit_mb, 0, 0, INT_MAX / 2, PGC_USERSET, GUC_UNIT_MB, NULL, NULL,

@@ -17,6 +17,8 @@
 
 #include "keys.h"
 
+#include "images.h"
+
 extern "C" {
 #include "access/hash.h"
 #include "access/stratnum.h"
@@ -114,6 +116,19 @@ char* column_problem(int c, Oid type, Oid collation, Oid eqop, bool hashable, Mp
     return NULL;
 }
 
+// Every column has a canonical byte image (images.h); why not is logged at DEBUG1.
+bool all_have_images(int ncols, const Oid* types, const Oid* collations, const Oid* eqops) {
+    for (int c = 0; c < ncols; c++) {
+        MpImageRule rule;
+        char* why_not;
+        if (!mp_image_rule(types[c], eqops[c], collations[c], &rule, &why_not)) {
+            elog(DEBUG1, "pg_mergepath: no image keys: column %d: %s", c + 1, why_not);
+            return false;
+        }
+    }
+    return true;
+}
+
 }  // namespace
 
 bool mp_keys_choose(int ncols, const Oid* types, const Oid* collations, const Oid* eqops, const bool* hashable,
@@ -131,6 +146,11 @@ bool mp_keys_choose(int ncols, const Oid* types, const Oid* collations, const Oi
     // a row with NULLs: the mask plus every column but (at least) the narrowest
     int null_layout_bits = ncols + value_bits - narrowest;
     choice->lossless = all_lossless && value_bits <= 128 && null_layout_bits <= 128;
+    choice->images = !choice->lossless && mp_image_keys && all_have_images(ncols, types, collations, eqops);
+    if (choice->images) {
+        choice->key_bits = 64;
+        return true;
+    }
     if (!choice->lossless && !all_hashable) {
         *why_not = pstrdup("a column has no hash support and the row does not fit a 128-bit key");
         return false;
@@ -153,12 +173,12 @@ void mp_keys_init(MpKeyPlan* plan, int ncols, const Oid* types, const Oid* colla
         col->eqop = eqops[c];
         col->codec = choice->lossless ? mp_lossless_codec(types[c], eqops[c]) : MpCodec::Hashed;
         col->bits = mp_codec_bits(col->codec);
-        if (!choice->lossless) {
+        if (!choice->lossless && !choice->images) {
             Oid proc = hash_extended_proc(eqops[c]);
             if (!OidIsValid(proc))
                 elog(ERROR, "pg_mergepath: no extended hash function for operator %u", eqops[c]);
             fmgr_info(proc, &col->hash);
-        } else if (col->codec == MpCodec::Hashed) {
+        } else if (choice->lossless && col->codec == MpCodec::Hashed) {
             elog(ERROR, "pg_mergepath: column %d of type %s has no lossless encoding", c + 1,
                  format_type_be(types[c]));
         }

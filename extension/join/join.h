@@ -17,6 +17,7 @@
 #include "key_chunks.h"
 #include "parallel_stage.h"
 #include "row_arena.h"
+#include "row_directory.h"
 #include "stage.h"
 
 #include "pg_mergepath.h"
@@ -93,35 +94,9 @@ struct MpJoinCursor {
     uint64 b_pos, b_pos_end;  // unmatched B: sorted positions still to look at
 };
 
-// A side's rows in this process: row number -> row reference (and A's range). The
-// emitters use A's; the combiner B's, once, to turn sorted B's row numbers into refs.
-struct MpJoinDirectory {
-    const uint64* first;  // first row number of each chunk, ascending
-    uint64** refs;        // the row references of each chunk (a side with stored columns)
-    mergepath::JoinRange** ranges;  // A: the range of each row of each chunk
-    uint64 count;
-};
-
-// The chunk of a row number: the last whose first row <= row.
-inline uint64 mp_join_chunk_of(const MpJoinDirectory* dir, uint64 row) {
-    uint64 lo = 0, hi = dir->count;
-    while (hi - lo > 1) {
-        uint64 mid = (lo + hi) / 2;
-        if (dir->first[mid] <= row) lo = mid;
-        else hi = mid;
-    }
-    return lo;
-}
-
-// Where the reference of a row number is kept (in its chunk, next to its key).
-inline const uint64* mp_join_ref_slot(const MpJoinDirectory* dir, uint64 row) {
-    uint64 c = mp_join_chunk_of(dir, row);
-    return &dir->refs[c][row - dir->first[c]];
-}
-
 // The B range of A row `row` (in its chunk, next to its key).
-inline const mergepath::JoinRange* mp_join_a_range(const MpJoinDirectory* dir, uint64 row) {
-    uint64 c = mp_join_chunk_of(dir, row);
+inline const mergepath::JoinRange* mp_join_a_range(const MpRowDirectory* dir, uint64 row) {
+    uint64 c = mp_row_chunk_of(dir, row);
     return &dir->ranges[c][row - dir->first[c]];
 }
 
@@ -141,13 +116,6 @@ struct MpPairWindow {
     uint64* pos;           // kMpEmitBatch sorted B positions
     MinimalTuple* tuples;  // their stored rows
     uint32 count, next;
-};
-
-// The combiner's record of the chunks it adopted, in order (row numbers follow it).
-struct MpJoinAdopted {
-    uint64* first;
-    MpChunkRef* chunk;
-    uint64 count, capacity, rows;
 };
 
 // What EXPLAIN ANALYZE counts, over every participant and execution.
@@ -177,14 +145,14 @@ struct MpJoinState {
     MpChunkSpace space;
     MpChunkWriter writers[2][2];  // [stream][side]; stream 1: rows whose key has a NULL
     MpRowArena arena[2];
-    MpJoinAdopted adopted[2];
+    MpAdoptedChunks adopted[2];
     // emission
     MpJoinStep step;
     MpJoinCursor cur;
     bool emitting;  // counted in the shared emitters
     const uint64* b_refs;
     uint8* b_matched;
-    MpJoinDirectory a_dir;
+    MpRowDirectory a_dir;
     MpRowWindow a_window;
     MpPairWindow b_window;
     Datum* a_values;  // the current A row's stored columns (join_emit.cpp: put_a)

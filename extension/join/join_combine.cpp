@@ -15,15 +15,11 @@
 // not by the combiner afterwards.
 //
 // Row numbers: the library numbers each side's keys in the order their chunks were
-// adopted. The combiner records that order (the first row number and the chunk of each
-// adopted chunk); a row number is then found by a binary search over the chunks, and
-// the chunk holds the row's reference next to its key (key_chunks.h).
+// adopted; the combiner records that order (row_directory.h).
 #include "join.h"
 
-#include <atomic>
 
 #include "prefault.h"
-#include "threads.h"
 #include "timing.h"
 
 void mp_join_start_run(MpJoinState* st) {
@@ -56,27 +52,8 @@ static void* grow(MemoryContext cxt, void* array, size_t bytes) {
     return array ? repalloc(array, bytes) : MemoryContextAlloc(cxt, bytes);
 }
 
-// Records where each main-stream chunk's rows start, in adoption order.
-static void record_adopted(MpJoinState* st, MpChunkRef first) {
-    for (MpChunkRef ref = first; ref != kNoChunk;) {
-        MpChunk* c = mp_chunk_at(&st->space, ref);
-        MpJoinAdopted* a = &st->adopted[c->side];
-        if (c->stream == uint32(MpKeyStream::Main) && c->count > 0) {
-            if (a->count == a->capacity) {
-                a->capacity = Max(64, a->capacity * 2);
-                a->first = (uint64*)grow(st->run_cxt, a->first, sizeof(uint64) * a->capacity);
-                a->chunk = (MpChunkRef*)grow(st->run_cxt, a->chunk, sizeof(MpChunkRef) * a->capacity);
-            }
-            a->first[a->count] = a->rows;
-            a->chunk[a->count++] = ref;
-            a->rows += c->count;
-        }
-        ref = c->next;
-    }
-}
-
 static void adopt(MpJoinState* st, MpChunkRef first) {
-    record_adopted(st, first);
+    mp_adopted_record(st->adopted, &st->space, st->run_cxt, first);
     mp_stage_adopt(st->stage, &st->space, first);
 }
 
@@ -92,7 +69,7 @@ static MpChunkRef result_array(MpJoinState* st, uint64 n, size_t element, void**
 
 // A's directory into the space.
 static void put_a_directory(MpJoinState* st, MpJoinResults* r) {
-    const MpJoinAdopted* a = &st->adopted[0];
+    const MpAdoptedChunks* a = &st->adopted[0];
     void *first, *chunk;
     r->a_dir_count = a->count;
     r->a_dir_first = result_array(st, a->count, sizeof(uint64), &first);
@@ -102,36 +79,15 @@ static void put_a_directory(MpJoinState* st, MpJoinResults* r) {
     memcpy(chunk, a->chunk, sizeof(MpChunkRef) * a->count);
 }
 
-// A directory over `count` chunks (first row numbers, chunks) in this process.
-static void fill_directory(MpJoinState* st, MpJoinDirectory* dir, const uint64* first, const MpChunkRef* chunks,
-                           uint64 count, bool with_ranges) {
-    dir->count = count;
-    dir->first = first;
-    dir->refs = (uint64**)MemoryContextAlloc(st->run_cxt, sizeof(uint64*) * Max(1, count));
-    dir->ranges = with_ranges ? (mergepath::JoinRange**)MemoryContextAlloc(st->run_cxt,
-                                                                           sizeof(mergepath::JoinRange*) * Max(1, count))
-                              : NULL;
-    for (uint64 i = 0; i < count; i++) {
-        MpChunk* c = mp_chunk_at(&st->space, chunks[i]);
-        dir->refs[i] = c->ref_size ? mp_chunk_refs(c) : NULL;
-        if (dir->ranges) dir->ranges[i] = (mergepath::JoinRange*)mp_chunk_ranges(c);
-    }
-}
-
 // Sorted B's row numbers turned, in place, into the references of their stored rows, on
 // the combiner's threads: once per B row here rather than once per pair by an emitter
 // (a dimension's row is in millions of pairs). The directory's chunks are mapped first,
 // in this thread; the threads only read memory.
 static void b_rows_to_refs(MpJoinState* st, uint64* rows, uint64 n) {
-    const MpJoinAdopted* a = &st->adopted[1];
-    MpJoinDirectory dir;
-    fill_directory(st, &dir, a->first, a->chunk, a->count, false);
-    constexpr uint64 kPiece = 1 << 16;
-    std::atomic<uint64> next{0};
-    mp_run_on_threads(kMpCombinerThreads, [&] {
-        for (uint64 begin; (begin = next.fetch_add(kPiece)) < n;)
-            for (uint64 j = begin; j < Min(begin + kPiece, n); j++) rows[j] = *mp_join_ref_slot(&dir, rows[j]);
-    });
+    const MpAdoptedChunks* a = &st->adopted[1];
+    MpRowDirectory dir;
+    mp_directory_fill(st->run_cxt, &st->space, &dir, a->first, a->chunk, a->count, false);
+    mp_rows_to_refs(&dir, rows, rows, n);
 }
 
 // The arrays of one kind, or none (kNoChunk and a null address) when not wanted.
@@ -179,7 +135,7 @@ static_assert(sizeof(mergepath::JoinRange) == kMpRangeSize, "a chunk's room hold
 // The room for the ranges of A's chunks [first, end) of the adoption order, mapped here
 // on threads (other participants faulted it in) before the downloads write it.
 static void premap_range_rooms(MpJoinState* st, uint64 first, uint64 end) {
-    const MpJoinAdopted* a = &st->adopted[0];
+    const MpAdoptedChunks* a = &st->adopted[0];
     MpMemoryRange* rooms = (MpMemoryRange*)palloc(sizeof(MpMemoryRange) * Max(1, end - first));
     for (uint64 i = first; i < end; i++) {
         MpChunk* c = mp_chunk_at(&st->space, a->chunk[i]);
@@ -191,7 +147,7 @@ static void premap_range_rooms(MpJoinState* st, uint64 first, uint64 end) {
 
 void mp_join_put_ranges(MpJoinState* st) {
     MpStopwatch clock;
-    const MpJoinAdopted* a = &st->adopted[0];
+    const MpAdoptedChunks* a = &st->adopted[0];
     MpSharedStage* s = &mp_join_shared(st)->stage;
     const uint64 piece_rows = mp_piece_rows(sizeof(mergepath::JoinRange));
     for (uint64 i = 0; i < a->count;) {
@@ -242,8 +198,8 @@ void mp_join_take_results(MpJoinState* st) {
     st->b_refs = (const uint64*)mp_space_at(&st->space, r->b_refs);
     st->b_matched = (uint8*)mp_space_at(&st->space, r->b_matched);
     premap_stored_rows(st);
-    fill_directory(st, &st->a_dir, (const uint64*)mp_space_at(&st->space, r->a_dir_first),
-                   (const MpChunkRef*)mp_space_at(&st->space, r->a_dir_chunk), r->a_dir_count, true);
+    mp_directory_fill(st->run_cxt, &st->space, &st->a_dir, (const uint64*)mp_space_at(&st->space, r->a_dir_first),
+                      (const MpChunkRef*)mp_space_at(&st->space, r->a_dir_chunk), r->a_dir_count, true);
     if (st->nstored[0] > 0) {
         st->a_window.refs = (uint64*)MemoryContextAlloc(st->run_cxt, sizeof(uint64) * kMpEmitBatch);
         st->a_window.lo = st->a_window.hi = 0;

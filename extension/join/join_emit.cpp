@@ -46,7 +46,7 @@ static void fill_side(MpJoinState* st, TupleTableSlot* scan, int side, MinimalTu
 static void resolve_a_window(MpJoinState* st, uint64 lo, uint64 hi) {
     MpRowWindow* w = &st->a_window;
     for (uint64 p = lo; p < hi; p++) {
-        const uint64* slot = mp_join_ref_slot(&st->a_dir, p);
+        const uint64* slot = mp_row_ref_slot(&st->a_dir, p);
         __builtin_prefetch(slot);
         w->refs[p - lo] = (uint64)(uintptr_t)slot;
     }

@@ -7,6 +7,8 @@
 //   setop_combine.cpp   step 2: the stage sorts and combines; results put in place
 //   setop_parallel.cpp  the parallel-aware callbacks and a participant's way through
 //   setop_output.cpp    step 3: emitting result rows
+//   image_combine.cpp   image keys: sorted rows -> records, groups, results in place
+//   image_groups.cpp    image keys: groups of equal images and their result rows
 //   hash_verify.cpp     hashed keys: equal hashes proved to be equal rows
 //   exact_setop.cpp     the exact in-backend recompute after a hash collision
 //   setop_explain.cpp   EXPLAIN
@@ -15,9 +17,12 @@
 #pragma once
 
 #include "device.h"
+#include "images.h"
 #include "keys.h"
 #include "key_chunks.h"
 #include "parallel_stage.h"
+#include "row_arena.h"
+#include "row_directory.h"
 #include "row_store.h"
 #include "stage.h"
 
@@ -94,6 +99,12 @@ struct MpSetOpState {
     MpChunkQueue* queue;          // local_queue, or the shared one
     MpChunkWriter writers[2][2];  // [MpKeyStream][side]
     MpRowStore store[2];          // hashed keys: the input rows
+    MpImagePlan images;           // image keys: how rows become records
+    MpImageScratch image_scratch;
+    MpRowArena image_arena;       // image keys: this process's records
+    MpAdoptedChunks adopted[2];   // image keys, the combiner: row numbers -> records
+    TupleTableSlot* image_slot;   // image keys: over a record's image
+    TupleTableSlot* original_slot;  // ... and its original columns
     MpExactTable exact;
     bool hash_collision;
     TupleTableSlot* row_slot[2];  // MinimalTuple slots over stored rows
@@ -133,6 +144,9 @@ inline bool mp_timing_on(MpSetOpState* st) {
     return instr != NULL && instr->need_timer;
 }
 
+// Keys that are 64-bit hashes verified with the equality operators (not images).
+inline bool mp_verified_hashes(const MpSetOpState* st) { return !st->keys.lossless && !st->info.keys.images; }
+
 inline uint64 mp_result_total(const MpSetOpState* st) { return st->result_count[0] + st->result_count[1]; }
 
 // setop_input.cpp: reads this process's share of both inputs into key chunks
@@ -151,6 +165,10 @@ void mp_keep_local_results(MpSetOpState* st);       // serial: emit from the lib
 void mp_lay_out_shared_results(MpSetOpState* st);   // parallel combiner: where results go in DSM
 void mp_put_shared_results(MpSetOpState* st);       // ... then copies them there, piece by piece
 void mp_take_shared_results(MpSetOpState* st);      // parallel: emit from DSM
+
+// image_combine.cpp (the combiner, after mp_combine): the result rows' records,
+// where the emitters read them (a parallel node's: announced ready)
+void mp_put_image_results(MpSetOpState* st);
 
 // setop_parallel.cpp
 void mp_parallel_compute(MpSetOpState* st);

@@ -14,9 +14,11 @@
 static void init_writers(MpSetOpState* st) {
     ConditionVariable* wake = st->shared ? &st->shared->chunk_cv : NULL;
     int key_bytes[2] = {st->keys.key_bits / 8, int(sizeof(mergepath::Key128))};
+    bool with_refs = st->info.keys.images;  // the main keys' records (nothing goes to stream 1)
     for (int stream = 0; stream < 2; stream++)
         for (int side = 0; side < 2; side++)
-            mp_writer_init(&st->writers[stream][side], &st->space, st->queue, wake, stream, side, key_bytes[stream]);
+            mp_writer_init(&st->writers[stream][side], &st->space, st->queue, wake, stream, side, key_bytes[stream],
+                           with_refs && stream == int(MpKeyStream::Main));
 }
 
 void mp_start_run(MpSetOpState* st) {
@@ -33,7 +35,12 @@ void mp_start_run(MpSetOpState* st) {
     mp_queue_init(&st->local_queue);
     st->queue = st->shared ? &st->shared->queue : &st->local_queue;
     init_writers(st);
-    if (!st->keys.lossless) {
+    if (st->info.keys.images) {
+        MemoryContext old = MemoryContextSwitchTo(st->run_cxt);
+        mp_image_scratch_init(&st->image_scratch, &st->images);
+        MemoryContextSwitchTo(old);
+        mp_arena_init_blocks(&st->image_arena, &st->space, st->queue);
+    } else if (!st->keys.lossless) {
         mp_row_store_init(&st->store[0], st->run_cxt, "pg_mergepath left rows");
         mp_row_store_init(&st->store[1], st->run_cxt, "pg_mergepath right rows");
     }
@@ -42,9 +49,15 @@ void mp_start_run(MpSetOpState* st) {
 // While reading: when the GPU has started, the chunks pushed so far (by every
 // participant) go to the stage, whose runs ship and sort on the device meanwhile. Only
 // the process that will combine does this: a serial node, or a parallel node's leader.
+// Hands chunks to the stage; image keys record the order (their row numbers follow it).
+static void adopt(MpSetOpState* st, MpChunkRef first) {
+    if (st->info.keys.images) mp_adopted_record(st->adopted, &st->space, st->run_cxt, first);
+    mp_stage_adopt(st->stage, &st->space, first);
+}
+
 void mp_adopt_pending(MpSetOpState* st) {
     if (IsParallelWorker() || !mp_stage_open_early(st->stage)) return;
-    mp_stage_adopt(st->stage, &st->space, mp_queue_take(st->queue, &st->space));
+    adopt(st, mp_queue_take(st->queue, &st->space));
 }
 
 // The chunks from `first` on, mapped here in one pass on threads (see mp_premap).
@@ -67,7 +80,7 @@ void mp_combine(MpSetOpState* st, uint64 keys) {
     mp_stage_open(st->stage, mp_choose_device(keys));
     MpChunkRef rest = mp_queue_take(st->queue, &st->space);
     premap_chunks(st, rest);  // what is left to ship after reading: everyone waits for it
-    mp_stage_adopt(st->stage, &st->space, rest);
+    adopt(st, rest);
     mp_stage_finish(st->stage);
     st->stage->report.combine_ms = clock.lap_ms();
 }
@@ -113,7 +126,7 @@ static void lay_out_stream(MpSetOpState* st, MpKeyStream stream) {
         if (c->side == 0 && c->stream == uint32(stream)) {
             uint64 take = Min(c->capacity, n - placed);
             spans[out->run_count] = {mp_chunk_keys(c), take * key_bytes};
-            runs[out->run_count++] = {ref, take};
+            runs[out->run_count++] = {ref + sizeof(MpChunk), take};  // the chunk's keys
             placed += take;
         }
         ref = c->next_all;
@@ -171,9 +184,7 @@ void mp_take_shared_results(MpSetOpState* st) {
         st->run_count[s] = int(in->run_count);
         if (!in->run_count) continue;
         st->runs[s] = (MpResultRun*)MemoryContextAlloc(st->run_cxt, sizeof(MpResultRun) * in->run_count);
-        for (uint64 r = 0; r < in->run_count; r++) {
-            MpChunk* c = mp_chunk_at(&st->space, shared_runs[r].chunk);
-            st->runs[s][r] = {mp_chunk_keys(c), shared_runs[r].count};
-        }
+        for (uint64 r = 0; r < in->run_count; r++)
+            st->runs[s][r] = {(const char*)mp_space_at(&st->space, shared_runs[r].keys), shared_runs[r].count};
     }
 }

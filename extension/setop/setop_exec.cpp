@@ -15,7 +15,9 @@
 //      for INTERSECT / EXCEPT — exactly nodeSetOp.c's rules, NULLs equal to NULLs
 //      (setop_combine.cpp).
 //   3. Output, one row per ExecCustomScan call, straight from the result arrays
-//      (setop_output.cpp): lossless keys are decoded back into the row; hashed keys
+//      (setop_output.cpp): lossless keys are decoded back into the row; image keys
+//      (images.h: a row's canonical bytes, hashed; equal hashes grouped by comparing
+//      the bytes, image_groups.h) point at the result rows' records; hashed keys
 //      point at the stored A rows, after hash_verify.cpp proved with the equality
 //      operators that no two different rows shared a hash (else exact_setop.cpp
 //      recomputes the query with PostgreSQL's tuple hash table, as HashSetOp would).
@@ -76,6 +78,7 @@ static void init_keys(MpSetOpState* st, TupleDesc desc) {
         eqops[c] = list_nth_oid(st->info.eqops, c);
     }
     mp_keys_init(&st->keys, st->ncols, types, collations, eqops, &st->info.keys);
+    if (st->info.keys.images) mp_images_init(&st->images, st->ncols, types, eqops, collations, desc);
 }
 
 // ExecInitNode of both inputs; key plan, equality and slots for this node. The GPU
@@ -94,7 +97,11 @@ static void mp_begin(CustomScanState* node, EState* estate, int eflags) {
     init_keys(st, desc);
     st->row_slot[0] = ExecInitExtraTupleSlot(estate, desc, &TTSOpsMinimalTuple);
     st->row_slot[1] = ExecInitExtraTupleSlot(estate, desc, &TTSOpsMinimalTuple);
-    st->row_equal = build_row_equal(st, desc);
+    if (mp_verified_hashes(st)) st->row_equal = build_row_equal(st, desc);
+    if (st->info.keys.images) {
+        st->image_slot = ExecInitExtraTupleSlot(estate, st->images.image_desc, &TTSOpsMinimalTuple);
+        st->original_slot = ExecInitExtraTupleSlot(estate, st->images.original_desc, &TTSOpsMinimalTuple);
+    }
     st->uuid_bufs = (pg_uuid_t*)palloc0(sizeof(pg_uuid_t) * st->ncols);
     // EXPLAIN alone shows where the node would run (waiting for a GPU start under way)
     st->report.device = (eflags & EXEC_FLAG_EXPLAIN_ONLY) ? mp_resolve_device() : mp_planning_device();
@@ -111,6 +118,7 @@ static void serial_compute(MpSetOpState* st) {
     st->counts.alloc_us += read.alloc_us;
     mp_combine(st, read.rows[0] + read.rows[1]);
     st->counts.participants = 1;
+    if (st->info.keys.images) return mp_put_image_results(st);
     if (!st->keys.lossless) return mp_keep_hashed_results(st);
     mp_keep_local_results(st);
 }
@@ -122,7 +130,7 @@ static void mp_compute(MpSetOpState* st) {
     else serial_compute(st);
     if (st->stage->report.ran) st->report = st->stage->report;
     st->phase = MpPhase::EmitLibrary;
-    if (!st->keys.lossless && !mp_verify_hashed(st)) {
+    if (mp_verified_hashes(st) && !mp_verify_hashed(st)) {
         st->hash_collision = true;
         mp_stage_release(st->stage);
         mp_exact_recompute(st);
@@ -162,6 +170,9 @@ static void mp_reset_run(MpSetOpState* st) {
     if (st->run_cxt) MemoryContextReset(st->run_cxt);
     st->stage = NULL;
     memset(st->store, 0, sizeof(st->store));
+    memset(&st->image_scratch, 0, sizeof(st->image_scratch));
+    memset(&st->image_arena, 0, sizeof(st->image_arena));
+    memset(st->adopted, 0, sizeof(st->adopted));
     memset(&st->exact, 0, sizeof(st->exact));
     memset(st->writers, 0, sizeof(st->writers));
     st->hash_collision = false;

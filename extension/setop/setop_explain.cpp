@@ -1,7 +1,7 @@
 // setop_explain.cpp — what EXPLAIN shows for a MergePath SetOp node:
 //   Operation: Intersect All        the SQL operation (as SetOp shows "Intersect All")
 //   Device: gpu | cpu               where it combines (planned; with ANALYZE: used)
-//   Keys: 64-bit lossless | hashed  the key encoding the planner chose (keys.cpp)
+//   Keys: 64-bit lossless | image | hashed  the key encoding the planner chose (keys.cpp)
 //   Parallel: ...                   a parallel-aware node: who reads, who combines
 // and with ANALYZE: rows read from each input (all participants), rows emitted, rows
 // with NULLs (their own key stream), the hash check's outcome, the participants and
@@ -10,7 +10,8 @@
 // took when it overlapped this query, reading input (this process; shipping included,
 // also shown alone), allocating key chunks (every participant's, summed), combining (all of step 2, after reading), in transfers, copying
 // the results into shared memory (parallel), sorting,
-// the set-operation kernel, verifying hashes and emitting rows (this process).
+// the set-operation kernel, grouping equal images (image keys) or verifying hashes
+// (hashed keys), and emitting rows (this process).
 #include "setop.h"
 
 static void explain_participants(MpSetOpState* st, ExplainState* es) {
@@ -25,7 +26,7 @@ static void explain_counts(MpSetOpState* st, ExplainState* es) {
     ExplainPropertyUInteger("Right Input Rows", NULL, st->counts.rows_read[1], es);
     ExplainPropertyUInteger("Rows Emitted", NULL, st->counts.rows_emitted, es);
     if (st->counts.null_rows > 0) ExplainPropertyUInteger("Rows With NULLs", NULL, st->counts.null_rows, es);
-    if (!st->keys.lossless)
+    if (mp_verified_hashes(st))
         ExplainPropertyText("Hash Check", st->hash_collision ? "collision, recomputed exactly" : "passed", es);
     if (st->info.parallel) explain_participants(st, es);
     if (st->report.runs > 0) ExplainPropertyUInteger("Sorted Runs", NULL, st->report.runs, es);
@@ -44,7 +45,8 @@ static void explain_times(MpSetOpState* st, ExplainState* es) {
     if (st->info.parallel) ExplainPropertyFloat("Results Time", "ms", r->results_ms, 3, es);
     ExplainPropertyFloat("Sort Time", "ms", r->sort_ms, 3, es);
     ExplainPropertyFloat("Kernel Time", "ms", r->kernel_ms, 3, es);
-    if (!st->keys.lossless) ExplainPropertyFloat("Verify Time", "ms", st->verify_ms, 3, es);
+    if (mp_verified_hashes(st)) ExplainPropertyFloat("Verify Time", "ms", st->verify_ms, 3, es);
+    if (st->info.keys.images) ExplainPropertyFloat("Group Time", "ms", r->group_ms, 3, es);
     ExplainPropertyFloat("Emit Time", "ms", st->emit_ms, 3, es);
 }
 
@@ -52,8 +54,8 @@ void mp_explain_setop(CustomScanState* node, List* ancestors, ExplainState* es) 
     MpSetOpState* st = (MpSetOpState*)node;
     ExplainPropertyText("Operation", mp_setop_cmd_name(st->info.cmd), es);
     ExplainPropertyText("Device", mp_device_name(st->report.device), es);
-    ExplainPropertyText("Keys", psprintf("%d-bit %s", st->keys.key_bits, st->keys.lossless ? "lossless" : "hashed"),
-                        es);
+    const char* kind = st->keys.lossless ? "lossless" : st->info.keys.images ? "image" : "hashed";
+    ExplainPropertyText("Keys", psprintf("%d-bit %s", st->keys.key_bits, kind), es);
     if (st->info.parallel)
         ExplainPropertyText("Parallel", "every participant reads, one combines, all emit", es);
     if (!es->analyze) return;

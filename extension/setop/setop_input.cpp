@@ -3,9 +3,10 @@
 //
 // Per row, read straight from the child's slot (the planner let setrefs drop the
 // flag-column projection, setop_plan.cpp): lossless keys encode the values, into the
-// main stream, or into the null-layout stream for a row with a NULL (keys.h); hashed
-// keys store the row (row_store.h, in arrival order, which numbers the library's rows)
-// and hash it. The hot loop does no allocation and calls no function per column beyond
+// main stream, or into the null-layout stream for a row with a NULL (keys.h); image
+// keys form the row's record (its canonical image, images.h) in this process's arena
+// and put the image's hash with the record's reference; hashed keys store the row
+// (row_store.h, in arrival order, which numbers the library's rows) and hash it. The hot loop does no allocation and calls no function per column beyond
 // the child itself: the key goes straight into the current chunk. When a chunk fills,
 // the combining process may adopt the chunks pushed so far (the GPU then sorts them
 // while the input is still being read).
@@ -68,7 +69,21 @@ static uint64 read_side_hashed(MpSetOpState* st, PlanState* child, int side) {
     });
 }
 
+// One input, image keys: the row's record into the arena, its hash and reference into a chunk.
+static uint64 read_side_images(MpSetOpState* st, PlanState* child, int side) {
+    MpChunkWriter* main = &st->writers[int(MpKeyStream::Main)][side];
+    return read_side(st, child, [&](TupleTableSlot* slot) {
+        MpImageSizes sizes;
+        uint64 bytes = mp_image_measure(&st->images, &st->image_scratch, slot, &sizes);
+        uint64 ref;
+        char* record = mp_arena_reserve(&st->image_arena, bytes, &ref);
+        return mp_writer_put_ref(main, mp_image_write_record(&st->images, &st->image_scratch, slot, &sizes, record),
+                                 ref);
+    });
+}
+
 static uint64 read_one_side(MpSetOpState* st, PlanState* child, int side, uint64* null_rows) {
+    if (st->info.keys.images) return read_side_images(st, child, side);
     if (!st->keys.lossless) return read_side_hashed(st, child, side);
     switch (st->keys.key_bits) {
         case 32: return read_side_lossless<uint32_t>(st, child, side, null_rows);

@@ -5,6 +5,8 @@
 //    output rows; each is decoded into the scan slot (uuids into per-column buffers).
 //    A serial node walks them all; each participant of a parallel node walks the
 //    batches it claims from the shared cursor;
+//  - image keys: the runs hold the references of the result rows' records, whose
+//    image (or original columns) is put into the scan slot;
 //  - hashed keys (serial only): result positions index sorted A, whose row numbers
 //    index the stored left rows (referenced, not copied);
 //  - after a hash collision, the exact table's groups.
@@ -35,7 +37,17 @@ static void seek(MpSetOpState* st, uint64 pos) {
     st->cursor_offset = offset;
 }
 
-// Decodes the key at the cursor into out's values, and moves the cursor on.
+// Moves the cursor on by one result.
+static void advance_cursor(MpSetOpState* st) {
+    const MpResultRun& run = st->runs[st->cursor_stream][st->cursor_run];
+    if (++st->cursor_offset < run.count) return;
+    st->cursor_offset = 0;
+    if (++st->cursor_run < st->run_count[st->cursor_stream]) return;
+    st->cursor_run = 0;
+    st->cursor_stream++;
+}
+
+// Decodes the key at the cursor into out's values.
 template <class K>
 static void decode_at_cursor(MpSetOpState* st, TupleTableSlot* out) {
     const MpResultRun& run = st->runs[st->cursor_stream][st->cursor_run];
@@ -45,21 +57,25 @@ static void decode_at_cursor(MpSetOpState* st, TupleTableSlot* out) {
     else
         mp_decode_null_row(&st->keys, ((const mergepath::Key128*)run.keys)[st->cursor_offset], out->tts_values,
                            out->tts_isnull, st->uuid_bufs);
-    if (++st->cursor_offset < run.count) return;
-    st->cursor_offset = 0;
-    if (++st->cursor_run < st->run_count[st->cursor_stream]) return;
-    st->cursor_run = 0;
-    st->cursor_stream++;
 }
 
-template <class K>
-static bool next_lossless(MpSetOpState* st, TupleTableSlot* out) {
+// Puts the row of the record at the cursor into out's values.
+static void record_at_cursor(MpSetOpState* st, TupleTableSlot* out) {
+    const MpResultRun& run = st->runs[st->cursor_stream][st->cursor_run];
+    const char* record = (const char*)mp_space_at(&st->space, ((const uint64*)run.keys)[st->cursor_offset]);
+    mp_image_output(&st->images, record, st->image_slot, st->original_slot, out);
+}
+
+// The next result row from the runs, put into out by row_at_cursor.
+template <class RowAtCursor>
+static bool next_from_runs(MpSetOpState* st, TupleTableSlot* out, RowAtCursor row_at_cursor) {
     if (st->emit_pos == st->emit_end) {
         if (!next_range(st)) return false;
         seek(st, st->emit_pos);
     }
     ExecClearTuple(out);
-    decode_at_cursor<K>(st, out);
+    row_at_cursor(st, out);
+    advance_cursor(st);
     st->emit_pos++;
     out->tts_values[st->ncols] = Int32GetDatum(0);
     out->tts_isnull[st->ncols] = false;
@@ -109,10 +125,11 @@ static bool next_hashed(MpSetOpState* st, TupleTableSlot* out) {
 
 template <class K>
 static bool next_of_width(MpSetOpState* st, TupleTableSlot* out) {
-    return st->keys.lossless ? next_lossless<K>(st, out) : next_hashed<K>(st, out);
+    return st->keys.lossless ? next_from_runs(st, out, decode_at_cursor<K>) : next_hashed<K>(st, out);
 }
 
 static bool next_from_library(MpSetOpState* st, TupleTableSlot* out) {
+    if (st->info.keys.images) return next_from_runs(st, out, record_at_cursor);
     switch (st->keys.key_bits) {
         case 32: return next_of_width<uint32_t>(st, out);
         case 64: return next_of_width<uint64_t>(st, out);

@@ -51,6 +51,11 @@ static void combine_for_all(MpSetOpState* st) {
     // every participant's segments, held here until the node ends (chunk_segments.h)
     mp_segments_attach_all(st->space.segments);
     mp_combine(st, keys);
+    if (st->info.keys.images) {
+        mp_put_image_results(st);  // all in place before the others start
+        s->report = st->stage->report;
+        return mp_shared_publish(s);
+    }
     mp_lay_out_shared_results(st);
     s->report = st->stage->report;
     mp_shared_publish(s);  // the others claim batches and wait for their keys

@@ -190,7 +190,8 @@ Path* partial_setop_path(PlannerInfo* root, RelOptInfo* rel, SetOpPath* sp, Proj
     RelOptInfo* rrel = serial.right->parent;
     const char* why_not = NULL;
     if (max_parallel_workers_per_gather <= 0) why_not = "max_parallel_workers_per_gather is 0";
-    else if (!keys->lossless) why_not = "its keys need hashing (their rows stay in one process)";
+    else if (!keys->lossless && !keys->images)
+        why_not = "its keys need hashing and verification (their rows stay in one process)";
     else if (!lrel || !rrel || lrel->partial_pathlist == NIL || rrel->partial_pathlist == NIL)
         why_not = "an input has no partial path";
     if (why_not) {
@@ -230,7 +231,7 @@ void consider_setop(PlannerInfo* root, RelOptInfo* rel, SetOpPath* sp, Projectio
         elog(DEBUG1, "pg_mergepath: %s not replaced: %s", op, why_not);
         return;
     }
-    if (!keys.lossless && !mp_hashed_keys) {
+    if (!keys.lossless && !keys.images && !mp_hashed_keys) {
         elog(DEBUG1, "pg_mergepath: %s not replaced: its keys need hashing and pg_mergepath.hashed_keys is off", op);
         return;
     }
@@ -245,7 +246,7 @@ void consider_setop(PlannerInfo* root, RelOptInfo* rel, SetOpPath* sp, Projectio
     Path* partial = partial_setop_path(root, rel, sp, projection, serial, &cols, &keys, op);
     Path* native = projection ? &projection->path : &sp->path;
     elog(DEBUG1, "pg_mergepath: %s: offering MergePath SetOp (%d-bit %s keys), cost %.2f vs %.2f%s", op,
-         keys.key_bits, keys.lossless ? "lossless" : "hashed", path->total_cost, native->total_cost,
+         keys.key_bits, keys.lossless ? "lossless" : keys.images ? "image" : "hashed", path->total_cost, native->total_cost,
          partial ? psprintf(", parallel with %d workers %.2f per participant", partial->parallel_workers,
                             partial->total_cost)
                  : "");

@@ -50,7 +50,8 @@ const char* mp_setop_cmd_name(SetOpCmd cmd) {
 }
 
 List* mp_setop_info_to_list(const MpSetOpInfo* info) {
-    List* keys = list_make2(makeInteger(info->keys.lossless ? 1 : 0), makeInteger(info->keys.key_bits));
+    List* keys = list_make3(makeInteger(info->keys.lossless ? 1 : 0), makeInteger(info->keys.key_bits),
+                            makeInteger(info->keys.images ? 1 : 0));
     return list_make5(makeInteger(int(info->cmd)), keys, info->eqops, info->collations,
                       list_make2(makeInteger(info->first_side), makeInteger(info->parallel ? 1 : 0)));
 }
@@ -61,6 +62,7 @@ void mp_setop_info_from_list(List* list, MpSetOpInfo* info) {
     List* sides = (List*)list_nth(list, 4);
     info->keys.lossless = intVal(list_nth(keys, 0)) != 0;
     info->keys.key_bits = intVal(list_nth(keys, 1));
+    info->keys.images = intVal(list_nth(keys, 2)) != 0;
     info->eqops = (List*)list_nth(list, 2);
     info->collations = (List*)list_nth(list, 3);
     info->first_side = intVal(list_nth(sides, 0));

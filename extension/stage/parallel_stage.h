@@ -37,9 +37,10 @@
 enum MpSharedPhase { MP_PHASE_READ = 0, MP_PHASE_COMBINE = 1, MP_PHASE_EMIT = 2 };
 
 // Combined keys of one stream in shared memory: `run_count` runs (MpSharedRun[], in the
-// space), each the first keys of a chunk, `count` keys in all.
+// space), each `count` keys from `keys` on (the first keys of a chunk, or a part of an
+// array of results), `count` keys in all.
 struct MpSharedRun {
-    MpChunkRef chunk;
+    MpChunkRef keys;
     uint64 count;
 };
 struct MpSharedResult {

@@ -25,38 +25,63 @@ void next_block(MpRowArena* a, uint64 need) {
 
 }  // namespace
 
-void mp_arena_init(MpRowArena* arena, const MpChunkSpace* space, MpChunkQueue* queue, TupleDesc desc,
-                   const int* columns) {
+void mp_arena_init_blocks(MpRowArena* arena, const MpChunkSpace* space, MpChunkQueue* queue) {
     memset(arena, 0, sizeof(*arena));
     arena->space = space;
     arena->queue = queue;
+    arena->next_bytes = kFirstBlockBytes;
+}
+
+void mp_arena_init(MpRowArena* arena, const MpChunkSpace* space, MpChunkQueue* queue, TupleDesc desc,
+                   const int* columns) {
+    mp_arena_init_blocks(arena, space, queue);
     arena->desc = desc;
     arena->ncols = desc->natts;
     arena->columns = columns;
     arena->values = (Datum*)palloc0(sizeof(Datum) * Max(1, desc->natts));
     arena->isnull = (bool*)palloc0(sizeof(bool) * Max(1, desc->natts));
-    arena->next_bytes = kFirstBlockBytes;
+}
+
+char* mp_arena_reserve(MpRowArena* a, uint64 bytes, uint64* ref) {
+    if (a->block == NULL || a->used + bytes > a->capacity) next_block(a, bytes);
+    char* at = a->block + a->used;
+    *ref = a->block_ref + a->used;
+    a->used += bytes;
+    return at;
+}
+
+static bool any_null(const bool* isnull, int n) {
+    for (int c = 0; c < n; c++)
+        if (isnull[c]) return true;
+    return false;
+}
+
+uint64 mp_tuple_measure(TupleDesc desc, const Datum* values, const bool* isnull, uint64* hoff, uint64* data_len) {
+    bool hasnull = any_null(isnull, desc->natts);
+    *hoff = MAXALIGN(SizeofMinimalTupleHeader + (hasnull ? BITMAPLEN(desc->natts) : 0));
+    *data_len = heap_compute_data_size(desc, (Datum*)values, (bool*)isnull);
+    return MAXALIGN(*hoff + *data_len);
+}
+
+void mp_tuple_form_at(char* at, TupleDesc desc, const Datum* values, const bool* isnull, uint64 hoff,
+                      uint64 data_len) {
+    MinimalTuple tuple = (MinimalTuple)at;
+    memset(at, 0, MAXALIGN(hoff + data_len));
+    tuple->t_len = uint32(hoff + data_len);
+    HeapTupleHeaderSetNatts(tuple, desc->natts);
+    tuple->t_hoff = uint8(hoff + MINIMAL_TUPLE_OFFSET);
+    bool hasnull = any_null(isnull, desc->natts);
+    heap_fill_tuple(desc, (Datum*)values, (bool*)isnull, at + hoff, data_len, &tuple->t_infomask,
+                    hasnull ? tuple->t_bits : NULL);
 }
 
 uint64 mp_arena_put(MpRowArena* a, TupleTableSlot* child) {
-    bool hasnull = false;
     for (int c = 0; c < a->ncols; c++) {
         a->values[c] = child->tts_values[a->columns[c]];
         a->isnull[c] = child->tts_isnull[a->columns[c]];
-        hasnull |= a->isnull[c];
     }
-    uint64 hoff = MAXALIGN(SizeofMinimalTupleHeader + (hasnull ? BITMAPLEN(a->ncols) : 0));
-    uint64 data_len = heap_compute_data_size(a->desc, a->values, a->isnull);
-    uint64 len = MAXALIGN(hoff + data_len);
-    if (a->block == NULL || a->used + len > a->capacity) next_block(a, len);
-    MinimalTuple tuple = (MinimalTuple)(a->block + a->used);
-    memset(tuple, 0, hoff);
-    tuple->t_len = uint32(hoff + data_len);
-    HeapTupleHeaderSetNatts(tuple, a->ncols);
-    tuple->t_hoff = uint8(hoff + MINIMAL_TUPLE_OFFSET);
-    heap_fill_tuple(a->desc, a->values, a->isnull, (char*)tuple + hoff, data_len, &tuple->t_infomask,
-                    hasnull ? tuple->t_bits : NULL);
-    uint64 ref = a->block_ref + a->used;
-    a->used += len;
+    uint64 hoff, data_len, ref;
+    uint64 bytes = mp_tuple_measure(a->desc, a->values, a->isnull, &hoff, &data_len);
+    mp_tuple_form_at(mp_arena_reserve(a, bytes, &ref), a->desc, a->values, a->isnull, hoff, data_len);
     return ref;
 }

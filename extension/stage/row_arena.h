@@ -28,8 +28,19 @@ struct MpRowArena {
 
 void mp_arena_init(MpRowArena* arena, const MpChunkSpace* space, MpChunkQueue* queue, TupleDesc desc,
                    const int* columns);
+// An arena of raw records (no stored columns of its own: mp_arena_reserve only).
+void mp_arena_init_blocks(MpRowArena* arena, const MpChunkSpace* space, MpChunkQueue* queue);
+// Room for a record of `bytes` (a multiple of MAXALIGN) in the current block, or a new
+// one: its address, and *ref its reference.
+char* mp_arena_reserve(MpRowArena* arena, uint64 bytes, uint64* ref);
 // Stores the arena's columns of the child's row (deformed far enough) and returns the
 // row's reference.
 uint64 mp_arena_put(MpRowArena* arena, TupleTableSlot* child);
+// A MinimalTuple of `values` formed in place: mp_tuple_measure gives its header and
+// data sizes and returns its bytes (MAXALIGNed); mp_tuple_form_at writes it there, every
+// padding byte zero (so equal values give equal bytes).
+uint64 mp_tuple_measure(TupleDesc desc, const Datum* values, const bool* isnull, uint64* hoff, uint64* data_len);
+void mp_tuple_form_at(char* at, TupleDesc desc, const Datum* values, const bool* isnull, uint64 hoff,
+                      uint64 data_len);
 // The stored row of a reference, in this process's address space.
 inline MinimalTuple mp_arena_row(const MpChunkSpace* space, uint64 ref) { return (MinimalTuple)mp_space_at(space, ref); }

@@ -34,6 +34,7 @@ struct MpStageReport {
     double results_ms;        // the results copied out (into shared memory, in parallel)
     double finish_ms;         // the library's finish: the last runs sorted, merged, the kernel
     double ranges_ms;         // joins: A's ranges put next to A's keys (maps, downloads)
+    double group_ms;          // set ops over images: records found, equal images grouped
     uint64 runs;              // runs shipped while reading
 };
 

@@ -1,0 +1,81 @@
+// image_combine.cpp — step 2 of the MergePath SetOp node for image keys, after the stage
+// sorted both sides by the hash of each row's image (setop_combine.cpp): every sorted
+// row's record is found from its row number (row_directory.h, on threads), the groups
+// of equal images give the result rows (image_groups.h), and those land where the
+// emitters read them: one array of |A| record references, in the node's memory or (a
+// parallel node) in the query's shared memory, read as one run per part.
+#include "image_groups.h"
+
+#include "prefault.h"
+#include "timing.h"
+
+// Sorted row numbers of one side -> the references of their records.
+static uint64* sorted_refs(MpSetOpState* st, int side, const uint64* rows, uint64 n) {
+    const MpAdoptedChunks* a = &st->adopted[side];
+    if (a->rows != n)
+        elog(ERROR, "pg_mergepath: %llu sorted rows for %llu adopted image keys", (unsigned long long)n,
+             (unsigned long long)a->rows);
+    uint64* refs = (uint64*)MemoryContextAllocHuge(st->run_cxt, sizeof(uint64) * Max(n, 1));
+    MpRowDirectory dir;
+    mp_directory_fill(st->run_cxt, &st->space, &dir, a->first, a->chunk, a->count, false);
+    mp_rows_to_refs(&dir, rows, refs, n);
+    return refs;
+}
+
+// Helper threads may resolve references only where that is plain arithmetic: the node's
+// own memory, or participants' segments (all attached by now), not the query's area.
+static bool threads_may_resolve(const MpSetOpState* st) { return !st->space.dsa || st->queue->area == kNoChunk; }
+
+static void keep_local(MpSetOpState* st, const MpImageParts& parts, uint64* out) {
+    st->runs[0] = (MpResultRun*)MemoryContextAlloc(st->run_cxt, sizeof(MpResultRun) * parts.count);
+    st->run_count[0] = 0;
+    st->result_count[0] = 0;
+    for (int p = 0; p < parts.count; p++) {
+        if (parts.results[p] == 0) continue;
+        st->runs[0][st->run_count[0]++] = {(const char*)(out + parts.a_begin[p]), parts.results[p]};
+        st->result_count[0] += parts.results[p];
+    }
+}
+
+static void publish_shared(MpSetOpState* st, const MpImageParts& parts, MpChunkRef out_ref) {
+    MpSharedResult* r = &st->shared->results[0];
+    void* address;
+    r->runs = mp_space_alloc(&st->space, sizeof(MpSharedRun) * parts.count, &address);
+    MpSharedRun* runs = (MpSharedRun*)address;
+    r->run_count = r->count = 0;
+    for (int p = 0; p < parts.count; p++) {
+        if (parts.results[p] == 0) continue;
+        runs[r->run_count++] = {out_ref + parts.a_begin[p] * sizeof(uint64), parts.results[p]};
+        r->count += parts.results[p];
+    }
+    st->shared->results[1] = {kNoChunk, 0, 0};
+    mp_shared_results_ready(st->shared, r->count);
+}
+
+void mp_put_image_results(MpSetOpState* st) {
+    MpStopwatch clock;
+    MpResults<uint64_t> r = mp_stage_results<uint64_t>(st->stage);
+    MpImageSides sides;
+    for (int side = 0; side < 2; side++) {
+        sides.hashes[side] = r.sorted_keys[side];
+        sides.count[side] = r.side_count[side];
+        sides.refs[side] = sorted_refs(st, side, r.sorted_rows[side], r.side_count[side]);
+    }
+    const size_t bytes = sizeof(uint64) * Max(sides.count[0], 1);
+    void* address;
+    MpChunkRef out_ref = kNoChunk;
+    if (st->shared) {
+        out_ref = mp_space_alloc_kept(&st->space, st->queue, bytes, &address);
+        mp_prefault_block(address, bytes);
+    } else {
+        address = MemoryContextAllocHuge(st->run_cxt, bytes);
+    }
+    MpImageParts parts = mp_image_groups(st, sides, threads_may_resolve(st), (uint64*)address);
+    mp_stage_release(st->stage);  // the sorted hashes are no longer needed
+    for (int side = 0; side < 2; side++) pfree((void*)sides.refs[side]);
+    if (st->shared) publish_shared(st, parts, out_ref);
+    else keep_local(st, parts, (uint64*)address);
+    double ms = clock.lap_ms();
+    st->stage->report.group_ms = ms;
+    st->stage->report.combine_ms += ms;
+}

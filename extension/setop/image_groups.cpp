@@ -1,0 +1,163 @@
+// image_groups.cpp — the groups of equal images in hash-sorted sides and their result
+// rows, on the combiner's threads (see image_groups.h).
+#include "image_groups.h"
+
+#include <algorithm>
+#include <atomic>
+#include <vector>
+
+#include "images.h"
+#include "threads.h"
+
+namespace {
+
+constexpr uint64 kRowsPerPart = uint64(1) << 16;
+constexpr int kMaxParts = 1024;
+constexpr uint64 kPrefetchAhead = 16;
+
+struct Op {
+    bool intersect, all;
+    int first_side;
+};
+
+struct Walk {
+    const MpChunkSpace* space;
+    const MpImageSides* sides;
+    Op op;
+};
+
+inline const char* record(const Walk& w, int side, uint64 pos) {
+    return (const char*)mp_space_at(w.space, w.sides->refs[side][pos]);
+}
+
+inline void prefetch(const Walk& w, int side, uint64 pos) {
+    if (pos < w.sides->count[side]) __builtin_prefetch(record(w, side, pos));
+}
+
+// nodeSetOp.c's copies of a group with m rows in A and n in B.
+inline uint64 copies(const Op& op, uint64 m, uint64 n) {
+    if (op.intersect) return op.all ? std::min(m, n) : (m > 0 && n > 0 ? 1 : 0);
+    return op.all ? (m > n ? m - n : 0) : (m > 0 && n == 0 ? 1 : 0);
+}
+
+// Writes a group's copies of its first row on the side read first.
+inline uint64 emit_group(const Walk& w, uint64 m, uint64 n, uint64 first_a, uint64 first_b, uint64* out) {
+    uint64 c = copies(w.op, m, n);
+    if (c == 0) return 0;
+    uint64 ref = (w.op.first_side == 1 && n > 0) ? w.sides->refs[1][first_b] : w.sides->refs[0][first_a];
+    std::fill(out, out + c, ref);
+    return c;
+}
+
+// All rows of positions [begin, end) of a side equal `first`'s image.
+bool uniform(const Walk& w, int side, uint64 begin, uint64 end, const char* first) {
+    for (uint64 p = begin + 1; p < end; p++)
+        if (!mp_images_equal(first, record(w, side, p))) return false;
+    return true;
+}
+
+struct RunRow {
+    const char* image;
+    int side;
+    uint64 pos;
+};
+
+// A run whose hashes collided: its rows sorted by image (stably: each group keeps
+// A before B, in sorted order), then group by group.
+uint64 split_run(const Walk& w, uint64 i, uint64 ie, uint64 j, uint64 je, uint64* out) {
+    std::vector<RunRow> rows;
+    rows.reserve((ie - i) + (je - j));
+    for (uint64 p = i; p < ie; p++) rows.push_back({record(w, 0, p), 0, p});
+    for (uint64 p = j; p < je; p++) rows.push_back({record(w, 1, p), 1, p});
+    std::stable_sort(rows.begin(), rows.end(), [](const RunRow& x, const RunRow& y) {
+        uint32 lx = ((const MinimalTuple)x.image)->t_len, ly = ((const MinimalTuple)y.image)->t_len;
+        return lx != ly ? lx < ly : memcmp(x.image, y.image, lx) < 0;
+    });
+    uint64 written = 0;
+    for (size_t g = 0; g < rows.size();) {
+        uint64 m = 0, n = 0, first_a = 0, first_b = 0;
+        size_t e = g;
+        for (; e < rows.size() && mp_images_equal(rows[g].image, rows[e].image); e++) {
+            if (rows[e].side == 0 && m++ == 0) first_a = rows[e].pos;
+            if (rows[e].side == 1 && n++ == 0) first_b = rows[e].pos;
+        }
+        written += emit_group(w, m, n, first_a, first_b, out + written);
+        g = e;
+    }
+    return written;
+}
+
+// One run: A positions [i, ie), B positions [j, je) of one hash.
+uint64 one_run(const Walk& w, uint64 i, uint64 ie, uint64 j, uint64 je, uint64* out) {
+    const char* a = i < ie ? record(w, 0, i) : nullptr;
+    const char* b = j < je ? record(w, 1, j) : nullptr;
+    bool one_group = (!a || uniform(w, 0, i, ie, a)) && (!b || uniform(w, 1, j, je, b)) &&
+                     (!a || !b || mp_images_equal(a, b));
+    if (one_group) return emit_group(w, ie - i, je - j, i, j, out);
+    return split_run(w, i, ie, j, je, out);
+}
+
+// Part [i, ie) x [j, je): its runs, results from out on; returns how many.
+uint64 walk_part(const Walk& w, uint64 i, uint64 ie, uint64 j, uint64 je, uint64* out) {
+    const uint64* ka = w.sides->hashes[0];
+    const uint64* kb = w.sides->hashes[1];
+    uint64 written = 0;
+    while (i < ie) {
+        prefetch(w, 0, i + kPrefetchAhead);
+        prefetch(w, 1, j + kPrefetchAhead);
+        uint64 h = ka[i];
+        while (j < je && kb[j] < h) j++;  // B-only runs give nothing
+        uint64 ri = i + 1, rj = j;
+        while (ri < ie && ka[ri] == h) ri++;
+        while (rj < je && kb[rj] == h) rj++;
+        written += one_run(w, i, ri, j, rj, out + written);
+        i = ri;
+        j = rj;
+    }
+    return written;
+}
+
+// Part borders: A positions at run starts near p * |A| / parts, B positions at the same hashes.
+void cut_parts(const MpImageSides& s, int parts, uint64* a_begin, uint64* b_begin) {
+    const uint64* ka = s.hashes[0];
+    const uint64* kb = s.hashes[1];
+    a_begin[0] = b_begin[0] = 0;
+    for (int p = 1; p < parts; p++) {
+        uint64 h = ka[s.count[0] * p / parts];
+        a_begin[p] = std::lower_bound(ka, ka + s.count[0], h) - ka;
+        b_begin[p] = std::lower_bound(kb, kb + s.count[1], h) - kb;
+    }
+    a_begin[parts] = s.count[0];
+    b_begin[parts] = s.count[1];
+}
+
+}  // namespace
+
+MpImageParts mp_image_groups(const MpSetOpState* st, const MpImageSides& sides, bool threads_may_resolve,
+                             uint64* out) {
+    MpImageParts parts;
+    parts.count = int(Min(uint64(kMaxParts), Max(uint64(1), sides.count[0] / kRowsPerPart)));
+    parts.a_begin = (uint64*)palloc(sizeof(uint64) * (parts.count + 1));
+    parts.results = (uint64*)palloc0(sizeof(uint64) * parts.count);
+    uint64* b_begin = (uint64*)palloc(sizeof(uint64) * (parts.count + 1));
+    if (sides.count[0] == 0) {  // no A row: no result
+        parts.a_begin[0] = parts.a_begin[1] = 0;
+        return parts;
+    }
+    cut_parts(sides, parts.count, parts.a_begin, b_begin);
+    Walk w = {&st->space, &sides, {st->intersect, st->all, st->info.first_side}};
+    std::atomic<int> next{0};
+    std::atomic<bool> failed{false};
+    mp_run_on_threads(threads_may_resolve ? kMpCombinerThreads : 1, [&] {
+        for (int p; (p = next.fetch_add(1)) < parts.count;) {
+            try {
+                parts.results[p] = walk_part(w, parts.a_begin[p], parts.a_begin[p + 1], b_begin[p], b_begin[p + 1],
+                                             out + parts.a_begin[p]);
+            } catch (...) {  // out of memory splitting a collided run
+                failed = true;
+            }
+        }
+    });
+    if (failed) ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory grouping images")));
+    return parts;
+}

@@ -1,0 +1,55 @@
+// row_directory.cpp — the adoption record, the directory over it, and row numbers
+// turned into references on threads (see row_directory.h).
+#include "row_directory.h"
+
+#include <atomic>
+
+#include "parallel_stage.h"
+#include "pipeline.h"
+#include "threads.h"
+
+static void* grow(MemoryContext cxt, void* array, size_t bytes) {
+    return array ? repalloc(array, bytes) : MemoryContextAlloc(cxt, bytes);
+}
+
+void mp_adopted_record(MpAdoptedChunks adopted[2], const MpChunkSpace* space, MemoryContext cxt, MpChunkRef first) {
+    for (MpChunkRef ref = first; ref != kNoChunk;) {
+        MpChunk* c = mp_chunk_at(space, ref);
+        MpAdoptedChunks* a = &adopted[c->side];
+        if (c->stream == uint32(MpKeyStream::Main) && c->count > 0) {
+            if (a->count == a->capacity) {
+                a->capacity = Max(64, a->capacity * 2);
+                a->first = (uint64*)grow(cxt, a->first, sizeof(uint64) * a->capacity);
+                a->chunk = (MpChunkRef*)grow(cxt, a->chunk, sizeof(MpChunkRef) * a->capacity);
+            }
+            a->first[a->count] = a->rows;
+            a->chunk[a->count++] = ref;
+            a->rows += c->count;
+        }
+        ref = c->next;
+    }
+}
+
+void mp_directory_fill(MemoryContext cxt, const MpChunkSpace* space, MpRowDirectory* dir, const uint64* first,
+                       const MpChunkRef* chunks, uint64 count, bool with_ranges) {
+    dir->count = count;
+    dir->first = first;
+    dir->refs = (uint64**)MemoryContextAlloc(cxt, sizeof(uint64*) * Max(1, count));
+    dir->ranges = with_ranges
+                      ? (mergepath::JoinRange**)MemoryContextAlloc(cxt, sizeof(mergepath::JoinRange*) * Max(1, count))
+                      : NULL;
+    for (uint64 i = 0; i < count; i++) {
+        MpChunk* c = mp_chunk_at(space, chunks[i]);
+        dir->refs[i] = c->ref_size ? mp_chunk_refs(c) : NULL;
+        if (dir->ranges) dir->ranges[i] = (mergepath::JoinRange*)mp_chunk_ranges(c);
+    }
+}
+
+void mp_rows_to_refs(const MpRowDirectory* dir, const uint64* rows, uint64* refs, uint64 n) {
+    constexpr uint64 kPiece = 1 << 16;
+    std::atomic<uint64> next{0};
+    mp_run_on_threads(kMpCombinerThreads, [&] {
+        for (uint64 begin; (begin = next.fetch_add(kPiece)) < n;)
+            for (uint64 j = begin; j < Min(begin + kPiece, n); j++) refs[j] = *mp_row_ref_slot(dir, rows[j]);
+    });
+}

@@ -1,0 +1,153 @@
+-- setop_images: keys compared as canonical byte images (images.h): every type with an
+-- image and its odd values on both sides, for the four operators, against the native
+-- plan; the printed form of equal values that print differently (the group's first
+-- row as the hashed SetOp reads it); collations; TOASTed values; hash collisions
+-- forced with pg_mergepath.debug_hash_bits (runs split by comparing images); wide
+-- rows; parallel plans.
+SET pg_mergepath.min_rows = 0;
+\set VERBOSITY terse
+
+-- mp_check_printed(q): q's rows as text, sorted, native and ours: equal values that
+-- print differently must print as the native plan prints them.
+CREATE FUNCTION mp_check_printed(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  agg text := format('SELECT coalesce(string_agg(s::text, '' | '' ORDER BY s::text), '''') FROM (%s) s', q);
+  native text;
+  ours text;
+BEGIN
+  PERFORM set_config('pg_mergepath.enabled', 'off', true);
+  EXECUTE agg INTO native;
+  PERFORM set_config('pg_mergepath.enabled', 'on', true);
+  EXECUTE agg INTO ours;
+  IF NOT mp_uses_node(q) THEN RETURN 'native plan: ' || ours; END IF;
+  IF native = ours THEN RETURN ours; END IF;
+  RETURN format('DIFFERENT: native %s, ours %s', native, ours);
+END $$;
+
+-- Odd values, one table per type: (side, value).
+CREATE TABLE odd (typ text, side text, v text);
+INSERT INTO odd VALUES
+  ('float8', 'L', 'NaN'), ('float8', 'L', '-0'), ('float8', 'L', '0'), ('float8', 'L', 'Infinity'),
+  ('float8', 'L', '-Infinity'), ('float8', 'L', '1.5'), ('float8', 'L', NULL), ('float8', 'L', 'NaN'),
+  ('float8', 'R', 'NaN'), ('float8', 'R', '0'), ('float8', 'R', '-0'), ('float8', 'R', '-Infinity'),
+  ('float8', 'R', '1.5'), ('float8', 'R', NULL), ('float8', 'R', NULL), ('float8', 'R', '1e-30'),
+  ('numeric', 'L', '1.0'), ('numeric', 'L', '1.00'), ('numeric', 'L', '-0'), ('numeric', 'L', 'NaN'),
+  ('numeric', 'L', 'Infinity'), ('numeric', 'L', '-Infinity'), ('numeric', 'L', '2.50'), ('numeric', 'L', NULL),
+  ('numeric', 'L', '123456789012345678901234567890.123456789'), ('numeric', 'L', '0.0000000000000000000001'),
+  ('numeric', 'R', '1'), ('numeric', 'R', '1.000'), ('numeric', 'R', '0.000'), ('numeric', 'R', 'NaN'),
+  ('numeric', 'R', 'Infinity'), ('numeric', 'R', '2.5'), ('numeric', 'R', NULL), ('numeric', 'R', '-Infinity'),
+  ('numeric', 'R', '123456789012345678901234567890.1234567890'), ('numeric', 'R', '1e-22'),
+  ('text', 'L', ''), ('text', 'L', ' '), ('text', 'L', 'a'), ('text', 'L', 'a '), ('text', 'L', U&'\00E9'),
+  ('text', 'L', U&'e\0301'), ('text', 'L', NULL), ('text', 'L', 'a'),
+  ('text', 'R', ''), ('text', 'R', 'a'), ('text', 'R', 'a  '), ('text', 'R', U&'e\0301'), ('text', 'R', NULL),
+  ('text', 'R', 'A'),
+  ('bpchar', 'L', 'a'), ('bpchar', 'L', 'a  '), ('bpchar', 'L', ''), ('bpchar', 'L', ' b'), ('bpchar', 'L', NULL),
+  ('bpchar', 'R', 'a '), ('bpchar', 'R', '   '), ('bpchar', 'R', 'b'), ('bpchar', 'R', ' b '), ('bpchar', 'R', NULL),
+  ('interval', 'L', '1 mon'), ('interval', 'L', '1 day'), ('interval', 'L', '-1 day 24:00:00'),
+  ('interval', 'L', '1 year'), ('interval', 'L', NULL),
+  ('interval', 'R', '30 days'), ('interval', 'R', '24 hours'), ('interval', 'R', '00:00:00'),
+  ('interval', 'R', '360 days'), ('interval', 'R', NULL),
+  ('bytea', 'L', '\x00'), ('bytea', 'L', '\x0000'), ('bytea', 'L', ''), ('bytea', 'L', NULL),
+  ('bytea', 'R', '\x00'), ('bytea', 'R', ''), ('bytea', 'R', '\x0000'), ('bytea', 'R', '\x00');
+
+-- Each type as its own column type; the four operators; same rows as native.
+SELECT t.typ, o.op, mp_check(format(
+  'SELECT v::%1$s AS x FROM odd WHERE typ = %2$L AND side = ''L'' %3$s SELECT v::%1$s FROM odd WHERE typ = %2$L AND side = ''R''',
+  t.cast_to, t.typ, o.op))
+FROM (VALUES ('float8', 'float8'), ('float8', 'float4'), ('numeric', 'numeric'), ('text', 'text'),
+             ('text', 'varchar(3)'), ('bpchar', 'char(3)'), ('bpchar', 'bpchar'), ('interval', 'interval'),
+             ('bytea', 'bytea')) t(typ, cast_to),
+     (VALUES ('INTERSECT ALL'), ('INTERSECT'), ('EXCEPT ALL'), ('EXCEPT')) o(op)
+ORDER BY t.typ, t.cast_to, o.op;
+SELECT mp_keys('SELECT v::numeric FROM odd INTERSECT SELECT v::numeric FROM odd WHERE side = ''R''');
+
+-- Printed forms: a group's rows print as its first row read, from the input the
+-- replaced (hashed) SetOp reads first.
+SELECT mp_check_printed('SELECT x FROM (VALUES (1.00), (2), (1.00)) l(x) INTERSECT ALL SELECT x FROM (VALUES (3), (2), (3), (1)) r(x)');
+-- the right input has fewer groups, so the hashed INTERSECT reads it first
+SELECT mp_check_printed('SELECT x FROM (VALUES (1.0), (2), (3), (1)) l(x) INTERSECT ALL SELECT x FROM (VALUES (1.00), (1.000)) r(x)');
+SELECT mp_check_printed('SELECT x FROM (VALUES (1.0), (1.00), (1)) l(x) EXCEPT ALL SELECT x FROM (VALUES (1.000)) r(x)');
+SELECT mp_check_printed('SELECT x FROM (VALUES (1.0), (1.00)) l(x) INTERSECT SELECT x FROM (VALUES (1.000), (1), (1.00000)) r(x)');
+SELECT mp_check_printed('SELECT x FROM (VALUES (''-0''::float8), (''0'')) l(x) INTERSECT ALL SELECT x FROM (VALUES (''0''::float8), (''-0'')) r(x)');
+SELECT mp_check_printed('SELECT x FROM (VALUES (''a''::bpchar), (''a  '')) l(x) INTERSECT ALL SELECT x FROM (VALUES (''a ''::bpchar), (''a'')) r(x)');
+SELECT mp_check_printed('SELECT x FROM (VALUES (''1 mon''::interval), (''30 days'')) l(x) EXCEPT ALL SELECT x FROM (VALUES (''720 hours''::interval)) r(x)');
+SELECT mp_check_printed('SELECT v::numeric AS x FROM odd WHERE typ = ''numeric'' AND side = ''L'' INTERSECT ALL SELECT v::numeric FROM odd WHERE typ = ''numeric'' AND side = ''R''');
+
+-- Collations: "C", the database default and a deterministic ICU collation compare
+-- bytes; a nondeterministic one keeps the native plan, and DEBUG1 says why.
+SELECT c.coll, mp_check(format(
+  'SELECT v COLLATE %1$s AS x FROM odd WHERE typ = ''text'' AND side = ''L'' INTERSECT ALL SELECT v COLLATE %1$s FROM odd WHERE typ = ''text'' AND side = ''R''', c.coll))
+FROM (VALUES ('"C"'), ('"default"'), ('"en-x-icu"')) c(coll) ORDER BY 1;
+CREATE COLLATION mp_img_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+SET client_min_messages = debug1;
+SELECT v COLLATE mp_img_ci FROM odd WHERE typ = 'text' AND side = 'L' INTERSECT SELECT v FROM odd WHERE side = 'R' AND v = 'a';
+RESET client_min_messages;
+
+-- TOASTed values: compressed inline and stored out of line, 1 MB each.
+CREATE TABLE big_text_l (t text);
+CREATE TABLE big_text_r (t text);
+ALTER TABLE big_text_r ALTER COLUMN t SET STORAGE EXTERNAL;
+INSERT INTO big_text_l SELECT repeat('x', 1000000) || (g % 4) FROM generate_series(1, 6) g;
+INSERT INTO big_text_r SELECT repeat('x', 1000000) || (g % 3) FROM generate_series(1, 5) g;
+INSERT INTO big_text_l VALUES (repeat('y', 5000)), (NULL);
+INSERT INTO big_text_r VALUES (repeat('y', 5000)), (NULL), (NULL);
+SELECT op, mp_check(format('SELECT t FROM big_text_l %s SELECT t FROM big_text_r', op))
+FROM (VALUES ('INTERSECT ALL'), ('INTERSECT'), ('EXCEPT ALL'), ('EXCEPT')) o(op) ORDER BY op;
+SELECT length(t), count(*) FROM (SELECT t FROM big_text_l INTERSECT ALL SELECT t FROM big_text_r) s
+GROUP BY 1 ORDER BY 1;
+
+-- Multi-column rows: (text, text, date), and int8 rows too wide for a 128-bit key.
+CREATE TABLE names_l AS SELECT 'last' || (g % 300) AS last, 'first' || (g % 7) AS first,
+  date '2020-01-01' + (g % 11) AS d, g::int8 % 5 AS a, g::int8 % 3 AS b, g::int8 % 2 AS c
+  FROM generate_series(1, 5000) g;
+CREATE TABLE names_r AS SELECT 'last' || (g % 400) AS last, 'first' || (g % 5) AS first,
+  date '2020-01-01' + (g % 13) AS d, g::int8 % 4 AS a, g::int8 % 3 AS b, g::int8 % 2 AS c
+  FROM generate_series(1, 4000) g;
+INSERT INTO names_l VALUES (NULL, 'first1', NULL, NULL, 1, NULL), (NULL, 'first1', NULL, NULL, 1, NULL);
+INSERT INTO names_r VALUES (NULL, 'first1', NULL, NULL, 1, NULL);
+ANALYZE names_l, names_r;
+SELECT mp_keys('SELECT last, first, d FROM names_l INTERSECT SELECT last, first, d FROM names_r');
+SELECT mp_keys('SELECT a, b, c FROM names_l INTERSECT SELECT a, b, c FROM names_r');
+SELECT op, cols, mp_check(format('SELECT %s FROM names_l %s SELECT %s FROM names_r', cols, op, cols))
+FROM (VALUES ('INTERSECT ALL'), ('INTERSECT'), ('EXCEPT ALL'), ('EXCEPT')) o(op),
+     (VALUES ('last, first, d'), ('a, b, c'), ('last, a, b, c')) c(cols)
+ORDER BY op, cols;
+
+-- Hash collisions: with 2-bit and 1-bit hashes nearly every run holds different
+-- rows, which are split by their images: the same answers and printed forms.
+SET pg_mergepath.debug_hash_bits = 2;
+SELECT op, cols, mp_check(format('SELECT %s FROM names_l %s SELECT %s FROM names_r', cols, op, cols))
+FROM (VALUES ('INTERSECT ALL'), ('INTERSECT'), ('EXCEPT ALL'), ('EXCEPT')) o(op),
+     (VALUES ('last, first, d'), ('a, b, c')) c(cols)
+ORDER BY op, cols;
+SELECT mp_check_printed('SELECT v::numeric AS x FROM odd WHERE typ = ''numeric'' AND side = ''L'' INTERSECT ALL SELECT v::numeric FROM odd WHERE typ = ''numeric'' AND side = ''R''');
+SET pg_mergepath.debug_hash_bits = 1;
+SELECT t.typ, mp_check(format(
+  'SELECT v::%1$s AS x FROM odd WHERE typ = %2$L AND side = ''L'' EXCEPT ALL SELECT v::%1$s FROM odd WHERE typ = %2$L AND side = ''R''',
+  t.typ, t.typ))
+FROM (VALUES ('float8'), ('numeric'), ('text'), ('bpchar'), ('interval'), ('bytea')) t(typ) ORDER BY 1;
+RESET pg_mergepath.debug_hash_bits;
+
+-- Parallel plans: every participant images its share into shared memory, one groups.
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 4;
+CREATE TABLE ptext_l AS SELECT md5((g % 20000)::text) || repeat('z', g % 9) AS t, (g % 300)::numeric / 8 AS n
+  FROM generate_series(1, 60000) g;
+CREATE TABLE ptext_r AS SELECT md5((g % 30000)::text) || repeat('z', g % 7) AS t, (g % 500)::numeric / 4 AS n
+  FROM generate_series(1, 50000) g;
+ANALYZE ptext_l, ptext_r;
+SELECT op, cols, mp_par_check(format('SELECT %s FROM ptext_l %s SELECT %s FROM ptext_r', cols, op, cols))
+FROM (VALUES ('INTERSECT ALL'), ('INTERSECT'), ('EXCEPT ALL'), ('EXCEPT')) o(op),
+     (VALUES ('t'), ('n'), ('t, n')) c(cols)
+ORDER BY op, cols;
+SET pg_mergepath.debug_hash_bits = 3;
+SELECT op, mp_par_check(format('SELECT t, n FROM ptext_l %s SELECT t, n FROM ptext_r', op))
+FROM (VALUES ('INTERSECT ALL'), ('EXCEPT')) o(op) ORDER BY op;
+RESET pg_mergepath.debug_hash_bits;
+SELECT mp_check('SELECT t FROM ptext_l INTERSECT ALL SELECT t FROM ptext_r');
+RESET max_parallel_workers_per_gather;
+RESET min_parallel_table_scan_size;
+RESET parallel_tuple_cost;
+RESET parallel_setup_cost;
