@@ -13,7 +13,9 @@ namespace {
 
 constexpr uint64 kRowsPerPart = uint64(1) << 16;
 constexpr int kMaxParts = 1024;
-constexpr uint64 kPrefetchAhead = 16;
+constexpr uint64 kPrefetchAhead = 32;  // sorted positions whose records are fetched ahead
+// Every other participant waits for the groups (they are published whole): all cores.
+constexpr unsigned kGroupThreads = 16;
 
 struct Op {
     bool intersect, all;
@@ -30,8 +32,9 @@ inline const char* record(const Walk& w, int side, uint64 pos) {
     return (const char*)mp_space_at(w.space, w.sides->refs[side][pos]);
 }
 
-inline void prefetch(const Walk& w, int side, uint64 pos) {
-    if (pos < w.sides->count[side]) __builtin_prefetch(record(w, side, pos));
+// Prefetches the records of one side's positions from *next up to `until` (< end).
+inline void prefetch_until(const Walk& w, int side, uint64* next, uint64 until, uint64 end) {
+    for (until = std::min(until, end); *next < until; ++*next) __builtin_prefetch(record(w, side, *next));
 }
 
 // nodeSetOp.c's copies of a group with m rows in A and n in B.
@@ -101,12 +104,13 @@ uint64 one_run(const Walk& w, uint64 i, uint64 ie, uint64 j, uint64 je, uint64* 
 uint64 walk_part(const Walk& w, uint64 i, uint64 ie, uint64 j, uint64 je, uint64* out) {
     const uint64* ka = w.sides->hashes[0];
     const uint64* kb = w.sides->hashes[1];
-    uint64 written = 0;
+    uint64 written = 0, next_a = i, next_b = j;
     while (i < ie) {
-        prefetch(w, 0, i + kPrefetchAhead);
-        prefetch(w, 1, j + kPrefetchAhead);
         uint64 h = ka[i];
         while (j < je && kb[j] < h) j++;  // B-only runs give nothing
+        next_b = std::max(next_b, j);
+        prefetch_until(w, 0, &next_a, i + kPrefetchAhead, ie);
+        prefetch_until(w, 1, &next_b, j + kPrefetchAhead, je);
         uint64 ri = i + 1, rj = j;
         while (ri < ie && ka[ri] == h) ri++;
         while (rj < je && kb[rj] == h) rj++;
@@ -148,7 +152,7 @@ MpImageParts mp_image_groups(const MpSetOpState* st, const MpImageSides& sides, 
     Walk w = {&st->space, &sides, {st->intersect, st->all, st->info.first_side}};
     std::atomic<int> next{0};
     std::atomic<bool> failed{false};
-    mp_run_on_threads(threads_may_resolve ? kMpCombinerThreads : 1, [&] {
+    mp_run_on_threads(threads_may_resolve ? kGroupThreads : 1, [&] {
         for (int p; (p = next.fetch_add(1)) < parts.count;) {
             try {
                 parts.results[p] = walk_part(w, parts.a_begin[p], parts.a_begin[p + 1], b_begin[p], b_begin[p + 1],
