@@ -40,8 +40,8 @@ extern bool mp_enabled;              // pg_mergepath.enabled
 extern bool mp_enable_join;          // pg_mergepath.enable_join
 extern int mp_device_setting;        // pg_mergepath.device (MpDeviceSetting)
 extern int mp_min_rows;              // pg_mergepath.min_rows
-extern bool mp_hashed_keys;
-extern bool mp_image_keys;           // pg_mergepath.image_keys          // pg_mergepath.hashed_keys
+extern bool mp_hashed_keys;          // pg_mergepath.hashed_keys
+extern bool mp_image_keys;           // pg_mergepath.image_keys
 extern int mp_gpu_memory_limit_mb;   // pg_mergepath.gpu_memory_limit (MB, 0 = none)
 extern int mp_cpu_threads;           // pg_mergepath.cpu_threads (0 = all cores)
 extern int mp_debug_hash_bits;       // pg_mergepath.debug_hash_bits (hidden, 0 = off)

@@ -18,7 +18,6 @@
 // adopted; the combiner records that order (row_directory.h).
 #include "join.h"
 
-
 #include "prefault.h"
 #include "timing.h"
 

@@ -46,15 +46,15 @@ void mp_start_run(MpSetOpState* st) {
     }
 }
 
-// While reading: when the GPU has started, the chunks pushed so far (by every
-// participant) go to the stage, whose runs ship and sort on the device meanwhile. Only
-// the process that will combine does this: a serial node, or a parallel node's leader.
 // Hands chunks to the stage; image keys record the order (their row numbers follow it).
 static void adopt(MpSetOpState* st, MpChunkRef first) {
     if (st->info.keys.images) mp_adopted_record(st->adopted, &st->space, st->run_cxt, first);
     mp_stage_adopt(st->stage, &st->space, first);
 }
 
+// While reading: when the GPU has started, the chunks pushed so far (by every
+// participant) go to the stage, whose runs ship and sort on the device meanwhile. Only
+// the process that will combine does this: a serial node, or a parallel node's leader.
 void mp_adopt_pending(MpSetOpState* st) {
     if (IsParallelWorker() || !mp_stage_open_early(st->stage)) return;
     adopt(st, mp_queue_take(st->queue, &st->space));
