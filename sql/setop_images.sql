@@ -113,6 +113,16 @@ FROM (VALUES ('INTERSECT ALL'), ('INTERSECT'), ('EXCEPT ALL'), ('EXCEPT')) o(op)
      (VALUES ('last, first, d'), ('a, b, c'), ('last, a, b, c')) c(cols)
 ORDER BY op, cols;
 
+-- Empty inputs (either side, both) and inputs of one value repeated.
+SELECT op, q, mp_check(format(q, op))
+FROM (VALUES ('INTERSECT ALL'), ('INTERSECT'), ('EXCEPT ALL'), ('EXCEPT')) o(op),
+     (VALUES ('SELECT last, d FROM names_l WHERE false %s SELECT last, d FROM names_r'),
+             ('SELECT last, d FROM names_l %s SELECT last, d FROM names_r WHERE false'),
+             ('SELECT last, d FROM names_l WHERE false %s SELECT last, d FROM names_r WHERE false'),
+             ('SELECT ''same''::text, 1.50 FROM names_l %s SELECT ''same''::text, 1.5 FROM names_r'),
+             ('SELECT ''same''::text, 1.50 FROM names_l WHERE a = 0 %s SELECT ''same''::text, 1.5 FROM names_r')) x(q)
+ORDER BY op, q;
+
 -- Hash collisions: with 2-bit and 1-bit hashes nearly every run holds different
 -- rows, which are split by their images: the same answers and printed forms.
 SET pg_mergepath.debug_hash_bits = 2;
