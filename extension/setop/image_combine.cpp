@@ -9,15 +9,17 @@
 #include "prefault.h"
 #include "timing.h"
 
-// Sorted row numbers of one side -> the references of their records.
-static uint64* sorted_refs(MpSetOpState* st, int side, const uint64* rows, uint64 n) {
+// Sorted row numbers of one side -> the references of their records, in place: the
+// stage's host array of sorted row numbers is not read again (it goes with
+// mp_stage_release), so no second array of 8 bytes a row is needed.
+static const uint64* sorted_refs(MpSetOpState* st, int side, const uint64* rows, uint64 n) {
     const MpAdoptedChunks* a = &st->adopted[side];
     if (a->rows != n)
         elog(ERROR, "pg_mergepath: %llu sorted rows for %llu adopted image keys", (unsigned long long)n,
              (unsigned long long)a->rows);
-    uint64* refs = (uint64*)MemoryContextAllocHuge(st->run_cxt, sizeof(uint64) * Max(n, 1));
     MpRowDirectory dir;
     mp_directory_fill(st->run_cxt, &st->space, &dir, a->first, a->chunk, a->count, false);
+    uint64* refs = const_cast<uint64*>(rows);
     mp_rows_to_refs(&dir, rows, refs, n);
     return refs;
 }
@@ -71,8 +73,7 @@ void mp_put_image_results(MpSetOpState* st) {
         address = MemoryContextAllocHuge(st->run_cxt, bytes);
     }
     MpImageParts parts = mp_image_groups(st, sides, threads_may_resolve(st), (uint64*)address);
-    mp_stage_release(st->stage);  // the sorted hashes are no longer needed
-    for (int side = 0; side < 2; side++) pfree((void*)sides.refs[side]);
+    mp_stage_release(st->stage);  // the sorted hashes and references are no longer needed
     if (st->shared) publish_shared(st, parts, out_ref);
     else keep_local(st, parts, (uint64*)address);
     double ms = clock.lap_ms();

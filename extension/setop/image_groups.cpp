@@ -72,10 +72,8 @@ uint64 split_run(const Walk& w, uint64 i, uint64 ie, uint64 j, uint64 je, uint64
     rows.reserve((ie - i) + (je - j));
     for (uint64 p = i; p < ie; p++) rows.push_back({record(w, 0, p), 0, p});
     for (uint64 p = j; p < je; p++) rows.push_back({record(w, 1, p), 1, p});
-    std::stable_sort(rows.begin(), rows.end(), [](const RunRow& x, const RunRow& y) {
-        uint32 lx = ((const MinimalTuple)x.image)->t_len, ly = ((const MinimalTuple)y.image)->t_len;
-        return lx != ly ? lx < ly : memcmp(x.image, y.image, lx) < 0;
-    });
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const RunRow& x, const RunRow& y) { return mp_image_less(x.image, y.image); });
     uint64 written = 0;
     for (size_t g = 0; g < rows.size();) {
         uint64 m = 0, n = 0, first_a = 0, first_b = 0;

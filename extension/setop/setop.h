@@ -103,8 +103,6 @@ struct MpSetOpState {
     MpImageScratch image_scratch;
     MpRowArena image_arena;       // image keys: this process's records
     MpAdoptedChunks adopted[2];   // image keys, the combiner: row numbers -> records
-    TupleTableSlot* image_slot;   // image keys: over a record's image
-    TupleTableSlot* original_slot;  // ... and its original columns
     MpExactTable exact;
     bool hash_collision;
     TupleTableSlot* row_slot[2];  // MinimalTuple slots over stored rows

@@ -25,7 +25,11 @@ void mp_start_run(MpSetOpState* st) {
     if (!st->run_cxt)
         st->run_cxt = AllocSetContextCreate(st->css.ss.ps.state->es_query_cxt, "pg_mergepath SetOp",
                                             ALLOCSET_DEFAULT_SIZES);
-    st->stage = mp_stage_create(st->run_cxt, st->keys.key_bits, st->intersect, st->all, !st->keys.lossless);
+    // image keys are grouped here (image_groups.h): the stage only sorts them
+    mergepath::SetOpShape shape = st->keys.lossless         ? mergepath::SetOpShape::Keys
+                                  : st->info.keys.images ? mergepath::SetOpShape::SortedSides
+                                                         : mergepath::SetOpShape::Rows;
+    st->stage = mp_stage_create(st->run_cxt, st->keys.key_bits, st->intersect, st->all, shape);
     st->space.cxt = st->run_cxt;
     st->space.dsa = st->shared ? st->css.ss.ps.state->es_query_dsa : NULL;
     st->space.segments =

@@ -78,7 +78,7 @@ static void init_keys(MpSetOpState* st, TupleDesc desc) {
         eqops[c] = list_nth_oid(st->info.eqops, c);
     }
     mp_keys_init(&st->keys, st->ncols, types, collations, eqops, &st->info.keys);
-    if (st->info.keys.images) mp_images_init(&st->images, st->ncols, types, eqops, collations, desc);
+    if (st->info.keys.images) mp_images_init(&st->images, st->ncols, types, eqops, collations);
 }
 
 // ExecInitNode of both inputs; key plan, equality and slots for this node. The GPU
@@ -98,10 +98,6 @@ static void mp_begin(CustomScanState* node, EState* estate, int eflags) {
     st->row_slot[0] = ExecInitExtraTupleSlot(estate, desc, &TTSOpsMinimalTuple);
     st->row_slot[1] = ExecInitExtraTupleSlot(estate, desc, &TTSOpsMinimalTuple);
     if (mp_verified_hashes(st)) st->row_equal = build_row_equal(st, desc);
-    if (st->info.keys.images) {
-        st->image_slot = ExecInitExtraTupleSlot(estate, st->images.image_desc, &TTSOpsMinimalTuple);
-        st->original_slot = ExecInitExtraTupleSlot(estate, st->images.original_desc, &TTSOpsMinimalTuple);
-    }
     st->uuid_bufs = (pg_uuid_t*)palloc0(sizeof(pg_uuid_t) * st->ncols);
     // EXPLAIN alone shows where the node would run (waiting for a GPU start under way)
     st->report.device = (eflags & EXEC_FLAG_EXPLAIN_ONLY) ? mp_resolve_device() : mp_planning_device();

@@ -73,12 +73,10 @@ static uint64 read_side_hashed(MpSetOpState* st, PlanState* child, int side) {
 static uint64 read_side_images(MpSetOpState* st, PlanState* child, int side) {
     MpChunkWriter* main = &st->writers[int(MpKeyStream::Main)][side];
     return read_side(st, child, [&](TupleTableSlot* slot) {
-        MpImageSizes sizes;
-        uint64 bytes = mp_image_measure(&st->images, &st->image_scratch, slot, &sizes);
+        uint64 bytes = mp_image_measure(&st->images, &st->image_scratch, slot);
         uint64 ref;
         char* record = mp_arena_reserve(&st->image_arena, bytes, &ref);
-        return mp_writer_put_ref(main, mp_image_write_record(&st->images, &st->image_scratch, slot, &sizes, record),
-                                 ref);
+        return mp_writer_put_ref(main, mp_image_write_record(&st->images, &st->image_scratch, record, bytes), ref);
     });
 }
 

@@ -63,7 +63,7 @@ static void decode_at_cursor(MpSetOpState* st, TupleTableSlot* out) {
 static void record_at_cursor(MpSetOpState* st, TupleTableSlot* out) {
     const MpResultRun& run = st->runs[st->cursor_stream][st->cursor_run];
     const char* record = (const char*)mp_space_at(&st->space, ((const uint64*)run.keys)[st->cursor_offset]);
-    mp_image_output(&st->images, record, st->image_slot, st->original_slot, out);
+    mp_image_output(&st->images, &st->image_scratch, record, out);
 }
 
 // The next result row from the runs, put into out by row_at_cursor.

@@ -28,9 +28,9 @@ using mergepath::SqlSetOp;
 template <class K>
 class MpKeyPipeline final : public MpSetOpPipeline {
 public:
-    MpKeyPipeline(mergepath::Context* ctx, bool intersect, bool all, bool with_rows)
+    MpKeyPipeline(mergepath::Context* ctx, bool intersect, bool all, mergepath::SetOpShape shape)
         : MpSetOpPipeline(ctx), op_(intersect ? SetOp::Intersection : SetOp::Difference), all_(all) {
-        main_.reset(new SqlSetOp<K>(*ctx, op_, all_, with_rows));
+        main_.reset(new SqlSetOp<K>(*ctx, op_, all_, shape));
         ++mp_live_pipelines;
     }
     ~MpKeyPipeline() override { --mp_live_pipelines; }
@@ -115,11 +115,11 @@ template MpResults<uint64_t> mp_results<uint64_t>(MpPipeline*);
 template MpResults<Key128> mp_results<Key128>(MpPipeline*);
 
 MpSetOpPipeline* mp_setop_pipeline_new(int key_bits, mergepath::Context* ctx, bool intersect, bool all,
-                                       bool with_rows) {
+                                       mergepath::SetOpShape shape) {
     switch (key_bits) {
-        case 32: return new MpKeyPipeline<uint32_t>(ctx, intersect, all, with_rows);
-        case 64: return new MpKeyPipeline<uint64_t>(ctx, intersect, all, with_rows);
-        case 128: return new MpKeyPipeline<Key128>(ctx, intersect, all, with_rows);
+        case 32: return new MpKeyPipeline<uint32_t>(ctx, intersect, all, shape);
+        case 64: return new MpKeyPipeline<uint64_t>(ctx, intersect, all, shape);
+        case 128: return new MpKeyPipeline<Key128>(ctx, intersect, all, shape);
         default: throw mergepath::Error("pg_mergepath: unsupported key width");
     }
 }

@@ -78,7 +78,7 @@ MpResults<K> mp_results(MpPipeline* pipeline);
 
 // A set-operation pipeline for main keys of key_bits (32, 64, 128) on ctx.
 MpSetOpPipeline* mp_setop_pipeline_new(int key_bits, mergepath::Context* ctx, bool intersect, bool all,
-                                       bool with_rows);
+                                       mergepath::SetOpShape shape);
 // A join pipeline (want_b_match: also flag the B keys that match some A key).
 MpJoinPipeline* mp_join_pipeline_new(int key_bits, mergepath::Context* ctx, bool want_b_match);
 

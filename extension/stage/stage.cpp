@@ -18,13 +18,13 @@ static void mp_stage_free(void* arg) {
     }
 }
 
-MpStage* mp_stage_create(MemoryContext cxt, int key_bits, bool intersect, bool all, bool with_rows) {
+MpStage* mp_stage_create(MemoryContext cxt, int key_bits, bool intersect, bool all, mergepath::SetOpShape shape) {
     MpStage* stage = (MpStage*)MemoryContextAllocZero(cxt, sizeof(MpStage));
     stage->kind = MpStageKind::SetOp;
     stage->key_bits = key_bits;
     stage->intersect = intersect;
     stage->all = all;
-    stage->with_rows = with_rows;
+    stage->shape = shape;
     stage->callback.func = mp_stage_free;
     stage->callback.arg = stage;
     MemoryContextRegisterResetCallback(cxt, &stage->callback);
@@ -32,7 +32,7 @@ MpStage* mp_stage_create(MemoryContext cxt, int key_bits, bool intersect, bool a
 }
 
 MpStage* mp_stage_create_join(MemoryContext cxt, int key_bits, bool want_b_match) {
-    MpStage* stage = mp_stage_create(cxt, key_bits, false, false, true);
+    MpStage* stage = mp_stage_create(cxt, key_bits, false, false, mergepath::SetOpShape::Rows);
     stage->kind = MpStageKind::Join;
     stage->want_b_match = want_b_match;
     return stage;
@@ -44,7 +44,7 @@ static MpJoinPipeline* join_of(MpStage* stage) { return static_cast<MpJoinPipeli
 // The pipeline of the stage's kind (may throw).
 static MpPipeline* new_pipeline(const MpStage* stage, mergepath::Context* ctx) {
     if (stage->kind == MpStageKind::Join) return mp_join_pipeline_new(stage->key_bits, ctx, stage->want_b_match);
-    return mp_setop_pipeline_new(stage->key_bits, ctx, stage->intersect, stage->all, stage->with_rows);
+    return mp_setop_pipeline_new(stage->key_bits, ctx, stage->intersect, stage->all, stage->shape);
 }
 
 bool mp_stage_is_open(const MpStage* stage) { return stage->pipeline != nullptr; }

@@ -43,7 +43,8 @@ enum class MpStageKind { SetOp, Join };
 struct MpStage {
     MpStageKind kind;
     int key_bits;
-    bool intersect, all, with_rows;  // set operations
+    bool intersect, all;             // set operations
+    mergepath::SetOpShape shape;     // set operations: their results (sql_setop.h)
     bool want_b_match;               // joins
     MpPipeline* pipeline;              // made when the stage opens
     mergepath::Context* contexts[2];   // acquired: primary, and the CPU one of a redo
@@ -52,7 +53,7 @@ struct MpStage {
 };
 
 // A closed stage whose C++ objects live as long as `cxt`.
-MpStage* mp_stage_create(MemoryContext cxt, int key_bits, bool intersect, bool all, bool with_rows);
+MpStage* mp_stage_create(MemoryContext cxt, int key_bits, bool intersect, bool all, mergepath::SetOpShape shape);
 // The same for a join (want_b_match: the B keys that match some A key are flagged).
 MpStage* mp_stage_create_join(MemoryContext cxt, int key_bits, bool want_b_match);
 bool mp_stage_is_open(const MpStage* stage);

@@ -30,6 +30,7 @@ struct SqlSetOp<K>::State {
     PipelineTimings& timings;  // unique, kernel and downloads (the base's own_timings_)
     SetOp op;
     bool all, with_rows;
+    SetOpShape shape;
     Buffer<K> result;  // keys-only shape, in the context's space
     size_t result_count = 0;
     mutable std::once_flag host_copy_made;
@@ -38,12 +39,22 @@ struct SqlSetOp<K>::State {
     std::vector<K> sorted_keys[2];
     std::vector<uint64_t> sorted_rows[2];
 
-    State(SortedSides<K>& s, PipelineTimings& t, SetOp o, bool a, bool w)
-        : sides(s), timings(t), op(o), all(a), with_rows(w) {}
+    State(SortedSides<K>& s, PipelineTimings& t, SetOp o, bool a, SetOpShape sh)
+        : sides(s), timings(t), op(o), all(a), with_rows(sh != SetOpShape::Keys), shape(sh) {}
     Context& ctx() { return sides.context(); }
     void run();
+    void keep_sorted_sides();
     void keep_rows_shape(TaggedResult<K>& r, UniqueResult<K>& distinct_a);
 };
+
+template <class K>
+void SqlSetOp<K>::State::keep_sorted_sides() {
+    for (int s = 0; s < 2; ++s) {
+        Side side = s == 0 ? Side::A : Side::B;
+        sorted_keys[s] = to_host(ctx(), sides.sorted_keys(side));
+        sorted_rows[s] = to_host(ctx(), sides.sorted_rows(side));
+    }
+}
 
 template <class K>
 void SqlSetOp<K>::State::keep_rows_shape(TaggedResult<K>& r, UniqueResult<K>& distinct_a) {
@@ -53,17 +64,19 @@ void SqlSetOp<K>::State::keep_rows_shape(TaggedResult<K>& r, UniqueResult<K>& di
             to_host(ctx(), View<const uint64_t>(distinct_a.first_indices.data(), distinct_a.count));
         for (auto& p : result_positions) p = firsts[p];
     }
-    for (int s = 0; s < 2; ++s) {
-        Side side = s == 0 ? Side::A : Side::B;
-        sorted_keys[s] = to_host(ctx(), sides.sorted_keys(side));
-        sorted_rows[s] = to_host(ctx(), sides.sorted_rows(side));
-    }
+    keep_sorted_sides();
 }
 
 template <class K>
 void SqlSetOp<K>::State::run() {
     sides.sort();
     Stopwatch clock;
+    if (shape == SetOpShape::SortedSides) {
+        keep_sorted_sides();
+        sides.release();
+        timings.transfer_ms += clock.lap_ms();
+        return;
+    }
     UniqueResult<K> distinct_a;
     View<const K> left = sides.sorted_keys(Side::A);
     if (!all) {
@@ -81,9 +94,9 @@ void SqlSetOp<K>::State::run() {
 }
 
 template <class K>
-SqlSetOp<K>::SqlSetOp(Context& ctx, SetOp op, bool all, bool with_rows)
-    : SqlStage<K>(ctx, with_rows, "SqlSetOp"),
-      state_(new State(this->sides(), this->own_timings_, op, all, with_rows)) {
+SqlSetOp<K>::SqlSetOp(Context& ctx, SetOp op, bool all, SetOpShape shape)
+    : SqlStage<K>(ctx, shape != SetOpShape::Keys, "SqlSetOp"),
+      state_(new State(this->sides(), this->own_timings_, op, all, shape)) {
     if (op != SetOp::Intersection && op != SetOp::Difference)
         throw Error("mergepath: SQL set operations are INTERSECT (Intersection) and EXCEPT (Difference)");
 }

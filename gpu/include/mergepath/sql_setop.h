@@ -6,13 +6,15 @@
 // SQL semantics: INTERSECT ALL = min(m, n) copies, EXCEPT ALL = max(m - n, 0) copies;
 // INTERSECT / EXCEPT emit each qualifying key once.
 //
-// Two result shapes:
+// Three result shapes (SetOpShape):
 //  - keys only (lossless key encodings): result_count() keys, sorted, read with
 //    host_result_keys() or copied out with download_result_keys();
 //  - with rows (hash keys): the sorted sides with their input row numbers (row =
 //    position in the order added for that side) and the positions in sorted A
 //    of the rows to emit, so the caller can verify equal hashes with the type's
-//    equality operator before emitting a[a_rows[pos]].
+//    equality operator before emitting a[a_rows[pos]];
+//  - sorted sides only (hashes of row images, grouped by the caller itself): the
+//    sorted sides with their row numbers, and no set operation run.
 #pragma once
 
 #include <cstddef>
@@ -27,12 +29,16 @@
 
 namespace mergepath {
 
+enum class SetOpShape { Keys, Rows, SortedSides };
+
 // Adding keys, finish(), rebind(), timings(): see SqlStage (sql_stage.h).
 template <class K>
 class SqlSetOp : public SqlStage<K> {
 public:
     // op must be SetOp::Intersection or SetOp::Difference (SQL INTERSECT / EXCEPT).
-    SqlSetOp(Context& ctx, SetOp op, bool all, bool with_rows);
+    SqlSetOp(Context& ctx, SetOp op, bool all, SetOpShape shape);
+    SqlSetOp(Context& ctx, SetOp op, bool all, bool with_rows)
+        : SqlSetOp(ctx, op, all, with_rows ? SetOpShape::Rows : SetOpShape::Keys) {}
     ~SqlSetOp() override;
 
     // keys-only shape: the result keys, sorted. host_result_keys() points at them in
@@ -42,11 +48,11 @@ public:
     const K* host_result_keys() const;
     void download_result_keys(size_t first, const std::vector<View<K>>& into);
     std::vector<K> result_keys() const;  // a copy, for tests
-    // with-rows shape: every key added to the side, sorted (also for the DISTINCT
-    // forms), with its row number
+    // with-rows and sorted-sides shapes: every key added to the side, sorted (also
+    // for the DISTINCT forms), with its row number
     const std::vector<K>& sorted_keys(Side side) const;
     const std::vector<uint64_t>& sorted_rows(Side side) const;
-    const std::vector<uint64_t>& result_positions() const;  // into sorted A, ascending
+    const std::vector<uint64_t>& result_positions() const;  // with rows: into sorted A, ascending
 
 private:
     void run() override;
