@@ -10,6 +10,11 @@
 //   text (v mod 33) pseudo-random hex digits (from a hash of v) || 8 hex digits of v
 //        (8..40 characters, unique per v; md5 would be 2x slower to generate)
 //   numeric round((v-K)/100, 2 or 3)  (scales mixed per row: 1.50 and 1.500 are equal)
+//   names  (lname text, fname text, d date): lname = 4..16 pseudo-random hex digits (from a
+//        hash of v) || hex of v >> 12, fname = 3..11 digits of another hash of v,
+//        d = 2000-01-01 + (v & 4095) days
+//   charnames  the same as (lname char(30), fname char(20), d date): the decision-support
+//        shape, whose equality ignores trailing blanks
 // A column is NULL when another hash of i falls below null_frac.
 // Fact x dimension (fact_dim), both sides (k int8, p1 int8, p2 int4), no NULLs:
 //   dimension row i (1..D): v = i - 1, k = hashint8extended(v, seed') (unique: a 64-bit
@@ -46,6 +51,8 @@ const char* shape_name(Shape s) {
         case Shape::Pair: return "pair";
         case Shape::Text: return "text";
         case Shape::Numeric: return "numeric";
+        case Shape::Names: return "names";
+        case Shape::CharNames: return "charnames";
     }
     return "?";
 }
@@ -61,7 +68,8 @@ const char* dist_name(Dist d) {
 }
 
 bool parse_shape(const std::string& s, Shape& out) {
-    for (Shape c : {Shape::Int4, Shape::Int8, Shape::Pair, Shape::Text, Shape::Numeric})
+    for (Shape c : {Shape::Int4, Shape::Int8, Shape::Pair, Shape::Text, Shape::Numeric, Shape::Names,
+                    Shape::CharNames})
         if (s == shape_name(c)) return out = c, true;
     if (s == "int8_int4" || s == "two") return out = Shape::Pair, true;
     return false;
@@ -102,6 +110,7 @@ int64_t Dataset::side_rows(char side) const { return fact_dim && side == 'b' ? d
 std::vector<std::string> Dataset::columns() const {
     if (fact_dim) return {"k"};
     if (shape == Shape::Pair) return {"k1", "k2"};
+    if (shape == Shape::Names || shape == Shape::CharNames) return {"lname", "fname", "d"};
     return {"k"};
 }
 
@@ -120,7 +129,7 @@ std::string Dataset::comment() const {
     o << "mp_bench v1 shape=" << shape_name(shape) << " dist=" << dist_name(dist) << " rows=" << rows
       << " null=" << fmt_double(null_frac) << " seed=" << seed;
     if (dist == Dist::Zipf) o << " s=" << fmt_double(zipf_s);
-    if (shape == Shape::Text) o << " collation=" << text_collation;
+    if (shape == Shape::Text || shape == Shape::Names) o << " collation=" << text_collation;
     return o.str();
 }
 
@@ -237,6 +246,17 @@ Dataset::TableSql Dataset::table_sql(char side) const {
                             "substr(repeat(to_hex(hashint8extended(v, 7) | (1::int8 << 62)), 3), 2, (v % 33)::int)"
                             " || right(to_hex(v | (1::int8 << 32)), 8)", 10});
             break;
+        case Shape::Names:
+        case Shape::CharNames: {
+            const bool chars = shape == Shape::CharNames;
+            cols.push_back({"lname", chars ? "char(30)" : "text" + coll,
+                            "substr(repeat(to_hex(hashint8extended(v, 11) | (1::int8 << 62)), 2), 2, 4 + (v % 13)::int)"
+                            " || to_hex(v >> 12)", 10});
+            cols.push_back({"fname", chars ? "char(20)" : "text" + coll,
+                            "substr(to_hex(hashint8extended(v, 13) | (1::int8 << 62)), 2, 3 + (v % 9)::int)", 20});
+            cols.push_back({"d", "date", "date '2000-01-01' + (v & 4095)::int", 30});
+            break;
+        }
         case Shape::Numeric:
             cols.push_back({"k", "numeric",
                             "round((v - " + Ks + ")::numeric / 100, 2 + (hashint8extended(i, " +

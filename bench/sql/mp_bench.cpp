@@ -55,7 +55,8 @@ namespace {
 const char* kUsage = R"(usage: mp_bench [options]
   --conn STR          libpq connection string (default: PG* environment)
   --rows LIST         rows per side, e.g. 20k,1M,10M,50M (default 1M)
-  --shapes LIST       int4,int8,pair,text,numeric (default: all, in that order)
+  --shapes LIST       int4,int8,pair,text,numeric,names,charnames (default: all, in that
+                      order; names: (text, text, date), charnames: (char(30), char(20), date))
   --dists LIST        uniform,zipf,disjoint,identical; DIST:F sets a NULL fraction F
                       for that entry, e.g. uniform,uniform:0.1 (default uniform)
   --null-frac F       NULL fraction for entries without :F (default 0)
@@ -79,8 +80,8 @@ const char* kUsage = R"(usage: mp_bench [options]
   --fact-dim-match F  default MATCH of --fact-dim (0.95)
   --skip LIST         (dataset, query) pairs not to run, as SHAPE/DIST/QUERY patterns (each
                       part a name or *; QUERY an id or a group), e.g. text/zipf/joins
-                      (default: none; --small: int4/zipf/joins,text/zipf/joins,
-                      numeric/zipf/joins)
+                      (default: none; --small: the Zipf joins of int4, text, numeric,
+                      names and charnames)
   --variants LIST     stock,tuned,gpu,cpu (default all; the first stock one is the reference)
   --reps N            timed runs per variant after the verifying warm-up (default 5)
   --stock-reps N      timed runs for the stock variants (default = --reps); 0: a stock
@@ -120,15 +121,16 @@ const char* kUsage = R"(usage: mp_bench [options]
   --log FILE          plans, EXPLAIN ANALYZE, per-run times (default: none)
   --small             CI preset: 20k rows, all shapes, dists uniform,zipf,disjoint,identical,
                       uniform:0.1, ops setops,joins,factdim with --fact-dim 200k:20k,
-                      --skip int4/zipf/joins,text/zipf/joins,numeric/zipf/joins (a Zipf
-                      join outputs 4.6M rows here: int8 and pair keep them), variants
+                      --skip the Zipf joins of int4, text, numeric, names, charnames (a
+                      Zipf join outputs 4.6M rows here: int8 and pair keep them), variants
                       stock,tuned,cpu, reps 1
 )";
 
 struct Options {
     std::string conn;
     std::vector<int64_t> rows = {1000000};
-    std::vector<Shape> shapes = {Shape::Int4, Shape::Int8, Shape::Pair, Shape::Text, Shape::Numeric};
+    std::vector<Shape> shapes = {Shape::Int4, Shape::Int8, Shape::Pair, Shape::Text, Shape::Numeric, Shape::Names,
+                                 Shape::CharNames};
     std::vector<std::pair<Dist, double>> dists;  // null frac < 0: use null_frac
     struct FactDim {
         int64_t fact, dim;
@@ -207,7 +209,7 @@ Options parse_args(int argc, char** argv) {
         variants = "stock,tuned,cpu";
         ops = "setops,joins,factdim";
         fact_dims = "200k:20k";
-        skip = "int4/zipf/joins,text/zipf/joins,numeric/zipf/joins";
+        skip = "int4/zipf/joins,text/zipf/joins,numeric/zipf/joins,names/zipf/joins,charnames/zipf/joins";
         o.reps = 1;
     }
     for (size_t i = 0; i < args.size(); ++i) {
