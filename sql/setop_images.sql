@@ -70,6 +70,10 @@ SELECT mp_check_printed('SELECT x FROM (VALUES (1.0), (1.00), (1)) l(x) EXCEPT A
 SELECT mp_check_printed('SELECT x FROM (VALUES (1.0), (1.00)) l(x) INTERSECT SELECT x FROM (VALUES (1.000), (1), (1.00000)) r(x)');
 SELECT mp_check_printed('SELECT x FROM (VALUES (''-0''::float8), (''0'')) l(x) INTERSECT ALL SELECT x FROM (VALUES (''0''::float8), (''-0'')) r(x)');
 SELECT mp_check_printed('SELECT x FROM (VALUES (''a''::bpchar), (''a  '')) l(x) INTERSECT ALL SELECT x FROM (VALUES (''a ''::bpchar), (''a'')) r(x)');
+-- char(n): a value of n characters is rebuilt from its image, padded to n characters
+-- (multibyte ones counted as characters); NULLs beside it
+SELECT mp_check_printed('SELECT x FROM (VALUES (''é''::char(3)), (''ab''::char(3)), (''''::char(3)), (''é''::char(3))) l(x) INTERSECT ALL SELECT x FROM (VALUES (''é  ''::char(3)), (''ab''::char(3)), (''  ''::char(3)), (''é''::char(3))) r(x)');
+SELECT mp_check_printed('SELECT x, y FROM (VALUES (''é''::char(3), NULL::char(2)), (''ab''::char(3), ''z''::char(2)), (NULL, ''é''::char(2))) l(x, y) EXCEPT ALL SELECT x, y FROM (VALUES (''ab''::char(3), ''z ''::char(2))) r(x, y)');
 SELECT mp_check_printed('SELECT x FROM (VALUES (''1 mon''::interval), (''30 days'')) l(x) EXCEPT ALL SELECT x FROM (VALUES (''720 hours''::interval)) r(x)');
 SELECT mp_check_printed('SELECT v::numeric AS x FROM odd WHERE typ = ''numeric'' AND side = ''L'' INTERSECT ALL SELECT v::numeric FROM odd WHERE typ = ''numeric'' AND side = ''R''');
 

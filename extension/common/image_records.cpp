@@ -8,6 +8,7 @@
 
 extern "C" {
 #include "common/hashfn.h"
+#include "mb/pg_wchar.h"
 #include "utils/uuid.h"
 }
 
@@ -28,11 +29,15 @@ char* write_varint(char* at, uint32 v) {
 }
 
 uint32 piece_size(const MpImagePiece& p) {
-    if (!p.is_varlena) return p.len;
-    return p.len + (p.len <= kShortMaxData ? VARHDRSZ_SHORT : VARHDRSZ);
+    uint32 flag = p.padded_flag ? 1 : 0;
+    if (p.rebuilt) return flag;
+    if (!p.is_varlena) return flag + p.len;
+    return flag + p.len + (p.len <= kShortMaxData ? VARHDRSZ_SHORT : VARHDRSZ);
 }
 
 char* write_piece(char* at, const MpImagePiece& p) {
+    if (p.padded_flag) *at++ = p.rebuilt ? 0 : 1;
+    if (p.rebuilt) return at;
     if (p.is_varlena && p.len <= kShortMaxData) {
         SET_VARSIZE_SHORT(at, p.len + VARHDRSZ_SHORT);
         at += VARHDRSZ_SHORT;
@@ -104,7 +109,9 @@ Datum canonical_datum(const MpImageColumn& col, MpImageScratch* s, const char* a
         case MpImageRule::Interval: *next = at + sizeof(__int128); return 0;
         case MpImageRule::Uuid: *next = at + UUID_LEN; return PointerGetDatum(at);  // aligned as char
         case MpImageRule::Text: return varlena_datum(s, at, next);
-        case MpImageRule::Bpchar:
+        case MpImageRule::Bpchar:  // its address, for a char(n) value rebuilt from it
+            *next = at + stored_varlena_size(at);
+            return PointerGetDatum(at);
         case MpImageRule::Numeric:
             *next = at + stored_varlena_size(at);
             return 0;
@@ -112,7 +119,30 @@ Datum canonical_datum(const MpImageColumn& col, MpImageScratch* s, const char* a
     return 0;
 }
 
-Datum original_datum(const MpImageColumn& col, MpImageScratch* s, const char* at, const char** next) {
+// A char(n) value from its image (stored at `image`): padded with spaces to n characters.
+Datum padded_datum(const MpImageColumn& col, MpImageScratch* s, const char* image) {
+    uint32 size = stored_varlena_size(image);
+    uint32 header = VARATT_IS_1B(image) ? VARHDRSZ_SHORT : VARHDRSZ;
+    uint32 len = size - header;
+    int chars = pg_mbstrlen_with_len(image + header, int(len));
+    uint32 pad = col.pad_to > chars ? uint32(col.pad_to - chars) : 0;
+    char* value = (char*)MemoryContextAllocHuge(s->copies, VARHDRSZ + len + pad);
+    SET_VARSIZE(value, VARHDRSZ + len + pad);
+    memcpy(VARDATA(value), image + header, len);
+    memset(VARDATA(value) + len, ' ', pad);
+    return PointerGetDatum(value);
+}
+
+// A column's original value; `canonical` is what canonical_datum returned for it.
+Datum original_datum(const MpImageColumn& col, MpImageScratch* s, Datum canonical, const char* at,
+                     const char** next) {
+    if (col.pad_to >= 0) {
+        bool rebuilt = *at++ == 0;
+        if (rebuilt) {
+            *next = at;
+            return padded_datum(col, s, (const char*)DatumGetPointer(canonical));
+        }
+    }
     switch (col.rule) {
         case MpImageRule::Float4: return Float4GetDatum(read_fixed<float4>(at, next));
         case MpImageRule::Float8: return Float8GetDatum(read_fixed<float8>(at, next));
@@ -162,5 +192,5 @@ void mp_image_output(const MpImagePlan* plan, MpImageScratch* s, const char* rec
     }
     for (int c = 0; c < plan->ncols; c++)
         if (!out->tts_isnull[c] && plan->cols[c].keeps_original)
-            out->tts_values[c] = original_datum(plan->cols[c], s, at, &at);
+            out->tts_values[c] = original_datum(plan->cols[c], s, out->tts_values[c], at, &at);
 }

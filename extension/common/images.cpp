@@ -13,6 +13,7 @@ extern "C" {
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
 #include "utils/float.h"
+#include "mb/pg_wchar.h"
 #include "utils/lsyscache.h"
 #include "utils/numeric.h"
 #include "utils/typcache.h"
@@ -56,7 +57,7 @@ bool prints_as_image(MpImageRule rule) {
     return rule == MpImageRule::Bits8 || rule == MpImageRule::Uuid || rule == MpImageRule::Text;
 }
 
-MpImagePiece fixed(const char* data, uint32 len) { return {data, len, false}; }
+MpImagePiece fixed(const char* data, uint32 len) { return {data, len, false, false, false}; }
 
 // A fixed-width value's bytes copied to `room`.
 template <class T>
@@ -71,7 +72,7 @@ MpImagePiece varlena_piece(Datum d, bool trim) {
     const char* data = VARDATA_ANY(v);
     uint32 len = VARSIZE_ANY_EXHDR(v);
     while (trim && len > 0 && data[len - 1] == ' ') len--;
-    return {data, len, true};
+    return {data, len, true, false, false};
 }
 
 // The by-value datum's typlen bytes, as fetch_att would read them back.
@@ -108,10 +109,10 @@ MpImagePiece interval_span(char* room, Datum d) {
 MpImagePiece numeric_trimmed(Datum zero, Datum d) {
     static const char kNaN = 'N', kMinus = '-', kPlus = '+';
     Numeric n = DatumGetNumeric(d);
-    if (numeric_is_nan(n)) return {&kNaN, 1, true};
+    if (numeric_is_nan(n)) return {&kNaN, 1, true, false, false};
     if (numeric_is_inf(n))
         return {DatumGetInt32(DirectFunctionCall2(numeric_cmp, NumericGetDatum(n), zero)) < 0 ? &kMinus : &kPlus, 1,
-                true};
+                true, false, false};
     return varlena_piece(DirectFunctionCall1(numeric_trim_scale, NumericGetDatum(n)), false);
 }
 
@@ -130,6 +131,14 @@ MpImagePiece canonical(const MpImageColumn& col, const MpImageScratch* s, int c,
     return {};
 }
 
+// A char(n) value: only its flag when it has n characters (rebuilt from its image).
+MpImagePiece padded_original(const MpImageColumn& col, Datum d) {
+    MpImagePiece p = varlena_piece(d, false);
+    p.padded_flag = true;
+    p.rebuilt = pg_mbstrlen_with_len(p.data, int(p.len)) == col.pad_to;
+    return p;
+}
+
 // The value as read, for a column that keeps its original (prints_as_image false).
 MpImagePiece original(const MpImageColumn& col, const MpImageScratch* s, int c, Datum d) {
     char* room = s->buffers[c] + kCanonicalRoom;
@@ -137,7 +146,10 @@ MpImagePiece original(const MpImageColumn& col, const MpImageScratch* s, int c, 
         case MpImageRule::Float4: return bytes_of(room, DatumGetFloat4(d));
         case MpImageRule::Float8: return bytes_of(room, DatumGetFloat8(d));
         case MpImageRule::Interval: return fixed((const char*)DatumGetIntervalP(d), sizeof(Interval));
-        default: return varlena_piece(d, false);  // bpchar, numeric
+        case MpImageRule::Bpchar:
+            if (col.pad_to >= 0) return padded_original(col, d);
+            return varlena_piece(d, false);
+        default: return varlena_piece(d, false);  // numeric
     }
 }
 
@@ -160,7 +172,8 @@ bool mp_image_rule(Oid type, Oid eqop, Oid collation, MpImageRule* rule, char** 
     return true;
 }
 
-void mp_images_init(MpImagePlan* plan, int ncols, const Oid* types, const Oid* eqops, const Oid* collations) {
+void mp_images_init(MpImagePlan* plan, int ncols, const Oid* types, const int32* typmods, const Oid* eqops,
+                    const Oid* collations) {
     plan->ncols = ncols;
     plan->cols = (MpImageColumn*)palloc0(sizeof(MpImageColumn) * Max(1, ncols));
     plan->null_bytes = (ncols + 7) / 8;
@@ -173,6 +186,8 @@ void mp_images_init(MpImagePlan* plan, int ncols, const Oid* types, const Oid* e
             elog(ERROR, "pg_mergepath: column %d has no image: %s", c + 1, why_not);
         col.typlen = get_typlen(getBaseType(types[c]));
         col.keeps_original = !prints_as_image(col.rule);
+        // bpchar's typmod is n + VARHDRSZ: every value of the column has n characters
+        col.pad_to = col.rule == MpImageRule::Bpchar && typmods[c] >= VARHDRSZ ? typmods[c] - VARHDRSZ : -1;
         plan->self_printing = plan->self_printing && !col.keeps_original;
     }
 }

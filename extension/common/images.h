@@ -25,7 +25,10 @@
 //             as a varlena with a 1-byte header when it fits (else a 4-byte one)
 //   originals := for each non-NULL column that does not print as its canonical value
 //             (floats, interval, bpchar, numeric), the value as it was read, packed
-//             the same way
+//             the same way; a char(n) column's value first has one byte: 0 when it
+//             has exactly n characters (it is then rebuilt from the image: the
+//             trimmed value padded with spaces to n characters, as bpchar() pads,
+//             and nothing else is stored), 1 when its original follows
 // Output rebuilds the row's Datums from the record (pointing into it where the type's
 // alignment allows, else through a per-row copy).
 #pragma once
@@ -47,6 +50,7 @@ struct MpImageColumn {
     MpImageRule rule;
     int16 typlen;         // Bits8: the type's length (1, 2, 4, 8)
     bool keeps_original;  // its canonical value may print differently (originals kept)
+    int32 pad_to;         // bpchar of a char(n) column: n; else -1
 };
 
 // How the rows of one node become images (executor; built by mp_images_init).
@@ -62,15 +66,20 @@ struct MpImagePlan {
 // (with a palloc'd reason) when its equality is not byte equality of a canonical form.
 bool mp_image_rule(Oid type, Oid eqop, Oid collation, MpImageRule* rule, char** why_not);
 
-// Executor: the plan for the node's columns (in CurrentMemoryContext).
-void mp_images_init(MpImagePlan* plan, int ncols, const Oid* types, const Oid* eqops, const Oid* collations);
+// Executor: the plan for the node's columns (in CurrentMemoryContext); typmods: of the
+// node's output columns (-1 where unknown).
+void mp_images_init(MpImagePlan* plan, int ncols, const Oid* types, const int32* typmods, const Oid* eqops,
+                    const Oid* collations);
 
 // One column's value as the record stores it: `len` bytes at `data`, written as a
-// packed varlena (is_varlena) or as they are.
+// packed varlena (is_varlena) or as they are; a char(n) original (padded_flag) after
+// its flag byte, or only the flag (rebuilt: the value has n characters).
 struct MpImagePiece {
     const char* data;
     uint32 len;
     bool is_varlena;
+    bool padded_flag;
+    bool rebuilt;
 };
 
 // One process's scratch for turning rows into images.

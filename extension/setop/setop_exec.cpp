@@ -72,13 +72,15 @@ static void init_keys(MpSetOpState* st, TupleDesc desc) {
     Oid* types = (Oid*)palloc(sizeof(Oid) * st->ncols);
     Oid* collations = (Oid*)palloc(sizeof(Oid) * st->ncols);
     Oid* eqops = (Oid*)palloc(sizeof(Oid) * st->ncols);
+    int32* typmods = (int32*)palloc(sizeof(int32) * st->ncols);
     for (int c = 0; c < st->ncols; c++) {
         types[c] = TupleDescAttr(desc, c)->atttypid;
+        typmods[c] = TupleDescAttr(desc, c)->atttypmod;
         collations[c] = list_nth_oid(st->info.collations, c);
         eqops[c] = list_nth_oid(st->info.eqops, c);
     }
     mp_keys_init(&st->keys, st->ncols, types, collations, eqops, &st->info.keys);
-    if (st->info.keys.images) mp_images_init(&st->images, st->ncols, types, eqops, collations);
+    if (st->info.keys.images) mp_images_init(&st->images, st->ncols, types, typmods, eqops, collations);
 }
 
 // ExecInitNode of both inputs; key plan, equality and slots for this node. The GPU
