@@ -2,7 +2,10 @@
 # scripts/test.sh — runs every test of pg_mergepath on this machine:
 #   1. the library's GoogleTest suite (ctest; GPU tests report Skipped without a GPU),
 #   2. the pg_regress suite on a temporary instance (scripts/regress.sh),
-#   3. the SQL benchmark's small mode, which verifies answers (scripts/bench-small.sh).
+#   3. the SQL benchmark's small mode, which verifies answers (scripts/bench-small.sh),
+#   4. several sessions at once under a small shared memory budget, every answer checked
+#      (scripts/concurrency.sh; the CPU backend reserves in the budget through the
+#      hidden pg_mergepath.debug_cpu_shared_budget, so waits and fallbacks happen).
 # It installs missing packages, builds the library, tests and extension, and installs
 # the extension into the local PostgreSQL 15. Exits non-zero if anything fails.
 #
@@ -32,5 +35,9 @@ bash scripts/regress.sh
 
 step "SQL benchmark, small mode (answers verified)"
 bash scripts/bench-small.sh
+
+step "concurrent sessions under a shared budget (answers verified)"
+CONC_SETTINGS="SET pg_mergepath.debug_cpu_shared_budget = '12MB'; SET pg_mergepath.gpu_wait_timeout = '300ms';" \
+  bash scripts/concurrency.sh
 
 step "all tests passed"

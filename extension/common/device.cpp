@@ -17,6 +17,8 @@
 // whose settings went stale (pg_mergepath.cpu_threads changed) is retired and closed
 // once its last user (e.g. an open cursor) releases it. There are as many slots as
 // contexts in use at once (a deque: a slot stays where it is while others are added).
+// The GPU context reserves its memory in the budget all backends share
+// (shared_budget.cpp); CPU contexts do only under a debug setting, in slots of their own.
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -29,6 +31,7 @@
 #include "device.h"
 
 #include "pg_mergepath.h"
+#include "shared_budget.h"
 
 extern "C" {
 #include "storage/ipc.h"
@@ -44,6 +47,7 @@ struct ContextSlot {
     int threads;  // pg_mergepath.cpu_threads it was opened with (CPU slots)
     int users;
     bool retired;
+    bool ledgered;  // reserves its memory in the shared budget
 };
 
 std::deque<ContextSlot> slots;
@@ -79,11 +83,13 @@ bool with_signals_blocked(MpError* err, F&& f) {
     return ok;
 }
 
-mergepath::Options options_for(MpDevice device) {
+// ledgered: the context reserves its memory in the shared budget (when there is one).
+mergepath::Options options_for(MpDevice device, bool ledgered) {
     mergepath::Options options;
     options.backend = device == MpDevice::Gpu ? mergepath::Backend::Cuda : mergepath::Backend::Cpu;
     options.cpu_threads = mp_cpu_threads;
     options.interrupt_requested = &mp_interrupt_requested;
+    options.ledger = ledgered ? mp_shared_ledger() : nullptr;
     return options;
 }
 
@@ -152,8 +158,12 @@ void finish_gpu_start(double* waited_ms) {
     std::string why = gpu_start.why_not;
     if (gpu_start.ctx) {
         MpError err;
+        uint64_t device_bytes = 0;
+        mergepath::Context* opened = gpu_start.ctx;
+        mp_try(&err, [&] { device_bytes = opened->device_memory_bytes(); });
+        mp_shared_budget_note_device(device_bytes);
         if (ContextSlot* slot = free_slot(&err)) {
-            *slot = ContextSlot{gpu_start.ctx, MpDevice::Gpu, mp_cpu_threads, 0, false};
+            *slot = ContextSlot{gpu_start.ctx, MpDevice::Gpu, mp_cpu_threads, 0, false, true};
             return;
         }
         mergepath::Context* ctx = gpu_start.ctx;  // opened, but no slot to keep it in
@@ -174,24 +184,25 @@ void retire_stale_cpu_slots() {
     }
 }
 
-ContextSlot* find_slot(MpDevice device) {
+ContextSlot* find_slot(MpDevice device, bool ledgered) {
     for (ContextSlot& s : slots)
-        if (s.ctx && !s.retired && s.device == device) return &s;
+        if (s.ctx && !s.retired && s.device == device && s.ledgered == ledgered) return &s;
     return nullptr;
 }
 
-ContextSlot* open_cpu_slot(MpError* err) {
+ContextSlot* open_cpu_slot(bool ledgered, MpError* err) {
     ContextSlot* slot = free_slot(err);
     if (!slot) return nullptr;
     mergepath::Context* ctx = nullptr;
-    if (!with_signals_blocked(err, [&] { ctx = new mergepath::Context(options_for(MpDevice::Cpu)); })) return nullptr;
-    *slot = ContextSlot{ctx, MpDevice::Cpu, mp_cpu_threads, 0, false};
+    mergepath::Options options = options_for(MpDevice::Cpu, ledgered);
+    if (!with_signals_blocked(err, [&] { ctx = new mergepath::Context(options); })) return nullptr;
+    *slot = ContextSlot{ctx, MpDevice::Cpu, mp_cpu_threads, 0, false, ledgered};
     return slot;
 }
 
 ContextSlot* gpu_slot(MpError* err, double* waited_ms) {
     finish_gpu_start(waited_ms);
-    ContextSlot* slot = find_slot(MpDevice::Gpu);
+    ContextSlot* slot = find_slot(MpDevice::Gpu, true);
     if (!slot) mp_set_error(err, MpErrorKind::NoDevice, gpu_why_not);
     return slot;
 }
@@ -209,7 +220,7 @@ void mp_gpu_start_async() {
     gpu_start.begun = true;
     on_proc_exit(join_gpu_start_at_exit, 0);
     MpError err;
-    mergepath::Options options = options_for(MpDevice::Gpu);
+    mergepath::Options options = options_for(MpDevice::Gpu, true);
     if (!with_signals_blocked(&err, [&] { gpu_start.thread = std::thread(start_gpu_context, options); })) {
         gpu_start.why_not = err.message;
         gpu_start.done.store(true);
@@ -271,13 +282,15 @@ double mp_take_gpu_start_ms() {
 mergepath::Context* mp_context_acquire(MpDevice wanted, bool unlimited, MpDevice* used, MpError* err,
                                        double* waited_ms) {
     retire_stale_cpu_slots();
-    ContextSlot* slot = wanted == MpDevice::Gpu ? gpu_slot(err, waited_ms) : find_slot(MpDevice::Cpu);
+    mp_shared_ledger();  // its limit and patience from the current settings
+    bool cpu_ledgered = !unlimited && mp_debug_cpu_shared_budget_kb > 0;
+    ContextSlot* slot = wanted == MpDevice::Gpu ? gpu_slot(err, waited_ms) : find_slot(MpDevice::Cpu, cpu_ledgered);
     if (!slot && wanted == MpDevice::Gpu && mp_device_setting == MP_DEVICE_SETTING_AUTO &&
         err->kind == MpErrorKind::NoDevice) {
         log_auto_cpu_once();  // the GPU does not open: auto means CPU from now on
         return mp_context_acquire(MpDevice::Cpu, unlimited, used, err);
     }
-    if (!slot && wanted == MpDevice::Cpu) slot = open_cpu_slot(err);
+    if (!slot && wanted == MpDevice::Cpu) slot = open_cpu_slot(cpu_ledgered, err);
     if (!slot) return nullptr;
     mergepath::Context* ctx = slot->ctx;
     size_t budget = budget_for(wanted, unlimited);

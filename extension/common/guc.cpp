@@ -7,11 +7,18 @@
 //   pg_mergepath.min_rows          estimated input rows below which the node is not offered
 //   pg_mergepath.gpu_memory_limit  GPU memory one backend may hold (0 = no limit)
 //   pg_mergepath.cpu_threads       threads of the CPU backend (0 = all cores)
+//   pg_mergepath.gpu_shared_memory GPU memory all backends together may hold (reload;
+//                                  0 = 90% of the GPU's memory, -1 = no limit)
+//   pg_mergepath.gpu_wait_timeout  how long a query waits for room in that budget before
+//                                  it is computed on the CPU backend
 // Hidden, for tests:
 //   pg_mergepath.debug_hash_bits         keep only this many bits of each row hash, so that
 //                                        hash collisions (and their exact fallback) happen
 //   pg_mergepath.debug_cpu_memory_limit  memory budget (kB) of the CPU backend, so that the
 //                                        out-of-memory redo path can run without a GPU
+//   pg_mergepath.debug_cpu_shared_budget CPU contexts opened while it is set reserve their
+//                                        memory in the shared budget, with this limit (kB),
+//                                        so that its waits and fallback run without a GPU
 //   pg_mergepath.debug_piece_rows        a parallel node's combiner announces its results in
 //                                        pieces of about this many rows and pauses 2 ms
 //                                        after each, so that small tests have
@@ -37,6 +44,9 @@ int mp_cpu_threads = 0;
 int mp_debug_hash_bits = 0;
 int mp_debug_cpu_memory_kb = 0;
 int mp_debug_piece_rows = 0;
+int mp_gpu_shared_memory_mb = 0;
+int mp_gpu_wait_timeout_ms = 10000;
+int mp_debug_cpu_shared_budget_kb = 0;
 
 static const struct config_enum_entry device_options[] = {
     {"auto", MP_DEVICE_SETTING_AUTO, false},
@@ -77,6 +87,14 @@ static void define_public_gucs(void) {
     DefineCustomIntVariable("pg_mergepath.cpu_threads", "Threads of pg_mergepath's CPU backend.",
                             "0 means one per core.", &mp_cpu_threads, 0, 0, 1024, PGC_USERSET, 0, NULL, NULL,
                             NULL);
+    DefineCustomIntVariable("pg_mergepath.gpu_shared_memory", "GPU memory all backends' queries may hold together.",
+                            "0 means 90% of the GPU's memory; -1 means no limit. A query that finds no room waits "
+                            "up to pg_mergepath.gpu_wait_timeout, then runs on the CPU backend.",
+                            &mp_gpu_shared_memory_mb, 0, -1, INT_MAX / 2, PGC_SIGHUP, GUC_UNIT_MB, NULL, NULL, NULL);
+    DefineCustomIntVariable("pg_mergepath.gpu_wait_timeout",
+                            "How long a query waits for room in the shared GPU memory budget.",
+                            "Then it is computed on the CPU backend, with a NOTICE.", &mp_gpu_wait_timeout_ms, 10000, 0,
+                            INT_MAX, PGC_USERSET, GUC_UNIT_MS, NULL, NULL, NULL);
 }
 
 static void define_debug_gucs(void) {
@@ -89,6 +107,10 @@ static void define_debug_gucs(void) {
     DefineCustomIntVariable("pg_mergepath.debug_cpu_memory_limit", "Memory budget of the CPU backend (testing).",
                             NULL, &mp_debug_cpu_memory_kb, 0, 0, INT_MAX, PGC_USERSET, hidden | GUC_UNIT_KB,
                             NULL, NULL, NULL);
+    DefineCustomIntVariable("pg_mergepath.debug_cpu_shared_budget",
+                            "CPU contexts use the shared memory budget, with this limit (testing).", NULL,
+                            &mp_debug_cpu_shared_budget_kb, 0, 0, INT_MAX, PGC_USERSET, hidden | GUC_UNIT_KB, NULL,
+                            NULL, NULL);
 }
 
 void mp_define_gucs(void) {

@@ -4,7 +4,9 @@
 // backend), and the SQL-callable functions of the install script.
 //
 //   pg_mergepath_status()    device this session uses, live set operations, and the
-//                            library memory they hold (0 when idle: leak checks)
+//                            library memory they hold (0 when idle: leak checks); the
+//                            shared GPU budget: limit, bytes reserved by all backends,
+//                            backends waiting for room
 //   pg_mergepath_describe()  the opened backend in words, e.g. "cuda: NVIDIA H100"
 #include <string>
 
@@ -12,6 +14,7 @@
 #include "join.h"
 #include "pipeline.h"
 #include "setop.h"
+#include "shared_budget.h"
 
 extern "C" {
 #include "funcapi.h"
@@ -26,6 +29,7 @@ PG_FUNCTION_INFO_V1(pg_mergepath_describe);
 
 void _PG_init(void) {
     mp_define_gucs();
+    mp_shared_budget_install();
     mp_register_setop_methods();
     mp_install_setop_path_hook();
     mp_register_join_methods();
@@ -38,11 +42,17 @@ Datum pg_mergepath_status(PG_FUNCTION_ARGS) {
     if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
         elog(ERROR, "pg_mergepath_status must return a record");
     desc = BlessTupleDesc(desc);
-    Datum values[3];
-    bool nulls[3] = {false, false, false};
+    MpSharedBudgetStatus shared = mp_shared_budget_status();
+    Datum values[6];
+    bool nulls[6] = {false, false, false, shared.limit <= 0, shared.limit < 0, shared.limit < 0};
     values[0] = CStringGetTextDatum(mp_device_name(mp_resolve_device()));
     values[1] = Int64GetDatum(mp_live_pipelines);
     values[2] = Int64GetDatum(int64(mp_context_memory_in_use()));
+    values[3] = Int64GetDatum(shared.limit);
+    values[4] = Int64GetDatum(shared.in_use);
+    values[5] = Int32GetDatum(shared.waiting);
+    // version 0.1.0's function has the first three columns only (heap_form_tuple reads natts)
+    Assert(desc->natts <= 6);
     PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
 }
 

@@ -47,6 +47,9 @@ extern int mp_cpu_threads;           // pg_mergepath.cpu_threads (0 = all cores)
 extern int mp_debug_hash_bits;       // pg_mergepath.debug_hash_bits (hidden, 0 = off)
 extern int mp_debug_piece_rows;      // pg_mergepath.debug_piece_rows (hidden, 0 = ~8 MB)
 extern int mp_debug_cpu_memory_kb;   // pg_mergepath.debug_cpu_memory_limit (hidden, kB)
+extern int mp_gpu_shared_memory_mb;  // pg_mergepath.gpu_shared_memory (MB, 0 = 90% of the GPU, -1 = no limit)
+extern int mp_gpu_wait_timeout_ms;   // pg_mergepath.gpu_wait_timeout (ms)
+extern int mp_debug_cpu_shared_budget_kb;  // pg_mergepath.debug_cpu_shared_budget (hidden, kB, 0 = off)
 
 void mp_define_gucs(void);
 

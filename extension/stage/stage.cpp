@@ -74,7 +74,7 @@ bool mp_stage_open_early(MpStage* stage) {
 // A GPU (or the debug-budgeted CPU) ran out of memory: NOTICE, then every key moves to
 // an unlimited CPU context. Anything else is raised.
 static void redo_on_cpu_or_raise(MpStage* stage, const MpError* err, const char* doing) {
-    bool can_redo = stage->report.device == MpDevice::Gpu || mp_debug_cpu_memory_kb > 0;
+    bool can_redo = stage->report.device == MpDevice::Gpu || mp_debug_cpu_memory_kb > 0 || mp_debug_cpu_shared_budget_kb > 0;
     if (err->kind != MpErrorKind::DeviceOutOfMemory || !can_redo || stage->contexts[1]) mp_raise(err, doing);
     ereport(NOTICE, (errmsg("pg_mergepath: out of memory on the %s backend, computing this %s on the CPU backend",
                             mp_device_name(stage->report.device),

@@ -1,10 +1,13 @@
-// allocator.cpp — budget accounting shared by the backends' allocators, and the host
-// allocator of the CPU backend (64-byte aligned blocks; large ones cached for reuse,
-// the least recently freed given back first when the cache is full).
+// allocator.cpp — budget accounting shared by the backends' allocators (the context's
+// own budget, and reservations in a shared ledger), and the host allocator of the CPU
+// backend (64-byte aligned blocks; large ones cached for reuse, the least recently
+// freed given back first when the cache is full).
 #include "allocator.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
+#include <thread>
 
 namespace mergepath {
 namespace detail {
@@ -28,7 +31,83 @@ void BudgetedAllocator::discharge(size_t bytes) noexcept {
     in_use_ -= bytes < in_use_ ? bytes : in_use_;
 }
 
+BudgetedAllocator::~BudgetedAllocator() {
+    if (ledger_ && reserved_) ledger_->give_back(reserved_);
+}
+
+void BudgetedAllocator::set_ledger(MemoryLedger* ledger, std::function<bool()> interrupted) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (ledger_ && reserved_) ledger_->give_back(reserved_);
+    reserved_ = 0;
+    ledger_ = ledger;
+    interrupted_ = std::move(interrupted);
+}
+
+size_t BudgetedAllocator::ledger_reserved() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return reserved_;
+}
+
+// Reserves in the ledger what this allocation needs beyond what is held there already,
+// in steps of at least 1 MiB (fewer trips to the shared counter). Only a context that
+// holds nothing in the ledger waits for room (a query waiting to start); one that holds
+// memory and finds no room fails at once, so that no two contexts wait for each other
+// (the extension then computes that query on the CPU backend, freeing what it held).
+void BudgetedAllocator::reserve_in_ledger(size_t bytes) {
+    constexpr size_t kStep = size_t(1) << 20;
+    if (!ledger_) return;
+    size_t grow, held;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (allocated_ + bytes <= reserved_) return;
+        grow = std::max(allocated_ + bytes - reserved_, kStep);
+        held = reserved_;
+    }
+    if (held == 0) {
+        wait_for_ledger(grow);
+    } else if (!ledger_->try_reserve(grow)) {
+        throw OutOfMemory("mergepath: no room in the shared " + space_name() + " memory budget for " +
+                          std::to_string(grow) + " more bytes (this context holds " + std::to_string(held) +
+                          ": it does not wait, so that contexts never wait for each other)");
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    reserved_ += grow;
+}
+
+void BudgetedAllocator::wait_for_ledger(size_t bytes) {
+    using Clock = std::chrono::steady_clock;
+    if (ledger_->try_reserve(bytes)) return;
+    auto begin = Clock::now();
+    auto deadline = begin + std::chrono::duration<double, std::milli>(ledger_->patience_ms());
+    ledger_->set_waiting(true);
+    struct EndWait {
+        MemoryLedger* ledger;
+        ~EndWait() { ledger->set_waiting(false); }
+    } end_wait{ledger_};
+    while (Clock::now() < deadline) {
+        if (interrupted_ && interrupted_()) throw Cancelled("mergepath: operation cancelled");
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        if (ledger_->try_reserve(bytes)) return;
+    }
+    double waited = std::chrono::duration<double, std::milli>(Clock::now() - begin).count();
+    throw OutOfMemory("mergepath: no room in the shared " + space_name() + " memory budget for " +
+                      std::to_string(bytes) + " bytes after waiting " + std::to_string(int64_t(waited)) + " ms");
+}
+
+void BudgetedAllocator::release_cached() noexcept {
+    drop_cached();
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!ledger_ || allocated_ || !reserved_) return;
+    ledger_->give_back(reserved_);
+    reserved_ = 0;
+}
+
 void* BudgetedAllocator::allocate(size_t bytes) {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        check_budget_locked(bytes);  // fail before waiting for the ledger
+    }
+    reserve_in_ledger(bytes);
     std::lock_guard<std::mutex> lock(mutex_);
     check_budget_locked(bytes);
     void* p = raw_allocate(bytes ? bytes : 1);
@@ -39,6 +118,7 @@ void* BudgetedAllocator::allocate(size_t bytes) {
     }
     sizes_[p] = bytes;
     in_use_ += bytes;
+    allocated_ += bytes;
     return p;
 }
 
@@ -51,6 +131,7 @@ void BudgetedAllocator::release(void* p) noexcept {
         if (it != sizes_.end()) {
             bytes = it->second;
             in_use_ -= bytes;
+            allocated_ -= bytes;
             sizes_.erase(it);
         }
     }
@@ -130,7 +211,7 @@ size_t HostAllocator::cached_bytes() const {
     return cached_bytes_;
 }
 
-void HostAllocator::release_cached() noexcept {
+void HostAllocator::drop_cached() noexcept {
     std::lock_guard<std::mutex> lock(cache_mutex_);
     free_cache_locked();
 }

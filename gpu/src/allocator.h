@@ -1,11 +1,13 @@
 // allocator.h — the budgeted allocator every backend's memory comes from: it counts
 // the bytes held by live Buffers and scratch space, refuses (OutOfMemory) an
-// allocation that would exceed the context's budget, and delegates the actual memory
-// to the backend (a caching host allocator for the CPU, a cached CUDA stream-ordered
-// pool for the GPU).
+// allocation that would exceed the context's budget, reserves its memory in a shared
+// ledger when it has one (waiting for room: see MemoryLedger in context.h), and
+// delegates the actual memory to the backend (a caching host allocator for the CPU, a
+// cached CUDA stream-ordered pool for the GPU).
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <list>
 #include <map>
 #include <mutex>
@@ -19,6 +21,7 @@ namespace detail {
 
 class BudgetedAllocator : public Allocator {
 public:
+    ~BudgetedAllocator() override;
     void* allocate(size_t bytes) override;
     void release(void* p) noexcept override;
     size_t in_use() const;
@@ -28,20 +31,34 @@ public:
     void discharge(size_t bytes) noexcept;
     size_t budget() const { return budget_; }
     void set_budget(size_t bytes) { budget_ = bytes; }
-    virtual void release_cached() noexcept {}
+    // Allocations are reserved in `ledger` first (nullptr: none); `interrupted` is
+    // polled while waiting for room there.
+    void set_ledger(MemoryLedger* ledger, std::function<bool()> interrupted);
+    size_t ledger_reserved() const;
+    // Drops what the backend caches for reuse; then, with nothing allocated, gives the
+    // ledger back what was reserved in it.
+    void release_cached() noexcept;
 
 protected:
+    virtual void drop_cached() noexcept {}
+    bool has_ledger() const { return ledger_ != nullptr; }
     virtual void* raw_allocate(size_t bytes) = 0;  // nullptr when the backend is out of memory
     virtual void raw_release(void* p, size_t bytes) noexcept = 0;  // bytes: as given to raw_allocate
     virtual std::string space_name() const = 0;
 
 private:
     void check_budget_locked(size_t bytes) const;
+    void reserve_in_ledger(size_t bytes);
+    void wait_for_ledger(size_t bytes);
 
     mutable std::mutex mutex_;
     std::unordered_map<void*, size_t> sizes_;
     size_t in_use_ = 0;
     size_t budget_ = 0;
+    MemoryLedger* ledger_ = nullptr;
+    std::function<bool()> interrupted_;
+    size_t allocated_ = 0;  // bytes of live allocations (in_use_ less charged bytes)
+    size_t reserved_ = 0;   // bytes held in the ledger (>= allocated_ while working)
 };
 
 // Host memory of the CPU backend: 64-byte aligned blocks. Large blocks are kept on
@@ -51,11 +68,11 @@ private:
 // release_cached() empties it.
 class HostAllocator final : public BudgetedAllocator {
 public:
-    ~HostAllocator() override { release_cached(); }
-    void release_cached() noexcept override;
+    ~HostAllocator() override { drop_cached(); }
     size_t cached_bytes() const;  // idle memory kept for reuse
 
 protected:
+    void drop_cached() noexcept override;
     void* raw_allocate(size_t bytes) override;
     void raw_release(void* p, size_t bytes) noexcept override;
     std::string space_name() const override { return "host"; }

@@ -47,6 +47,7 @@ Context::Context(const Options& options) : state_(new State) {
         s.description = "cpu: " + std::to_string(s.threads) + " threads";
     }
     s.allocator().set_budget(options.memory_budget);
+    s.allocator().set_ledger(options.ledger, options.interrupt_requested);
 }
 
 Context::~Context() {
@@ -61,6 +62,8 @@ void Context::charge_memory(size_t bytes) { state_->allocator().charge(bytes); }
 void Context::discharge_memory(size_t bytes) noexcept { state_->allocator().discharge(bytes); }
 size_t Context::memory_budget() const { return state_->allocator().budget(); }
 void Context::set_memory_budget(size_t bytes) { state_->allocator().set_budget(bytes); }
+size_t Context::device_memory_bytes() const { return state_->cuda.memory_bytes; }
+size_t Context::ledger_reserved() const { return state_->allocator().ledger_reserved(); }
 void Context::release_cached_memory() { state_->allocator().release_cached(); }
 Allocator& Context::allocator() { return state_->allocator(); }
 void* Context::cuda_stream() const { return state_->cuda.stream; }

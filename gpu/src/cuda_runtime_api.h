@@ -15,6 +15,7 @@ struct CudaDevice {
     std::unique_ptr<BudgetedAllocator> allocator;
     void* stream = nullptr;  // cudaStream_t
     std::string name;
+    size_t memory_bytes = 0;  // the device's global memory
 };
 
 bool cuda_probe(int device, std::string* why_not);

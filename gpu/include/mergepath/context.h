@@ -17,6 +17,25 @@ namespace mergepath {
 
 enum class Backend { Auto, Cpu, Cuda };
 
+// Memory shared by several contexts, possibly of several processes (PostgreSQL's
+// backends share one GPU budget through it). A context given a ledger reserves there
+// the memory its Buffers and scratch need before allocating it (charged host memory
+// is not reserved), keeps what it reserved while it works (its pool caches freed
+// blocks), and gives it all back when it is idle (release_cached_memory()) or
+// destroyed. When the ledger has no room, a context that holds nothing in it waits up
+// to patience_ms(), polling Options::interrupt_requested (Cancelled), then throws
+// OutOfMemory; one that already holds memory there throws at once (waiting while
+// holding could make contexts wait for each other).
+// Implementations must be thread-safe and make no calls that need the caller's thread.
+class MemoryLedger {
+public:
+    virtual ~MemoryLedger() = default;
+    virtual bool try_reserve(size_t bytes) noexcept = 0;  // false: no room now
+    virtual void give_back(size_t bytes) noexcept = 0;
+    virtual double patience_ms() const noexcept = 0;
+    virtual void set_waiting(bool waiting) noexcept { (void)waiting; }  // a wait begins / ends
+};
+
 struct Options {
     Backend backend = Backend::Auto;  // Auto: CUDA when a usable GPU is present, else CPU
     int cuda_device = 0;              // device ordinal for the CUDA backend
@@ -25,6 +44,7 @@ struct Options {
     // Polled between pieces of work, from any thread; returning true makes the
     // running operation throw Cancelled.
     std::function<bool()> interrupt_requested;
+    MemoryLedger* ledger = nullptr;   // shared budget to reserve memory in (outlives the context)
 };
 
 class Allocator;  // defined by each backend
@@ -81,6 +101,7 @@ public:
     Backend backend() const;        // the resolved backend: Cpu or Cuda
     bool host_memory() const { return backend() == Backend::Cpu; }  // Views are host pointers
     std::string describe() const;   // e.g. "cuda: NVIDIA H100 80GB HBM3" or "cpu: 16 threads"
+    size_t device_memory_bytes() const;  // the GPU's global memory (0 on the CPU backend)
     int cpu_threads() const;
     size_t memory_in_use() const;   // bytes held by live Buffers and scratch, and charged bytes
     // Counts host memory that lives elsewhere but belongs to work on this context (the
@@ -90,9 +111,11 @@ public:
     void discharge_memory(size_t bytes) noexcept;
     size_t memory_budget() const;
     void set_memory_budget(size_t bytes);
+    size_t ledger_reserved() const;  // bytes this context holds reserved in its ledger
     // Hands memory cached for reuse back to the system: freed Buffers kept by the host
     // allocator, and the CUDA context's pinned staging buffers (the GPU pool keeps its
-    // device memory cached). Buffers still alive are untouched.
+    // device memory cached, unless the context has a ledger). With no Buffer alive, what
+    // was reserved in the ledger goes back to it. Buffers still alive are untouched.
     void release_cached_memory();
 
     // Why Auto would not pick CUDA (empty when it would). Calls into the CUDA runtime:

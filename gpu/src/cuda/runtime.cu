@@ -20,12 +20,21 @@ namespace {
 // asynchronous uploads are staged through.
 class CudaPoolAllocator final : public BudgetedAllocator {
 public:
-    explicit CudaPoolAllocator(cudaStream_t stream) : stream_(stream) {}
+    CudaPoolAllocator(cudaStream_t stream, cudaMemPool_t pool) : stream_(stream), pool_(pool) {}
     cuda::PinnedStaging& staging() { return staging_; }
-    // The pool keeps its device memory cached; the pinned staging is given back.
-    void release_cached() noexcept override { staging_.release(); }
 
 protected:
+    // The pinned staging is given back. The pool keeps its device memory cached, unless
+    // the memory is reserved in a shared ledger: then other contexts (other processes)
+    // are to get the device memory given back to the ledger, so the pool returns it to
+    // the device.
+    void drop_cached() noexcept override {
+        staging_.release();
+        if (!has_ledger()) return;
+        cudaStreamSynchronize(stream_);  // frees on the stream have reached the pool
+        cudaMemPoolTrimTo(pool_, 0);
+        cudaGetLastError();
+    }
     void* raw_allocate(size_t bytes) override {
         void* p = nullptr;
         cudaError_t status = cudaMallocAsync(&p, bytes, stream_);
@@ -41,6 +50,7 @@ protected:
 
 private:
     cudaStream_t stream_;
+    cudaMemPool_t pool_;
     cuda::PinnedStaging staging_;
 };
 
@@ -76,8 +86,9 @@ CudaDevice cuda_open(int device) {
     cuda::check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
     CudaDevice d;
     d.stream = stream;
-    d.allocator.reset(new CudaPoolAllocator(stream));
+    d.allocator.reset(new CudaPoolAllocator(stream, pool));
     d.name = prop.name;
+    d.memory_bytes = prop.totalGlobalMem;
     return d;
 }
 

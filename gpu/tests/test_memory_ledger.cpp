@@ -1,0 +1,169 @@
+// test_memory_ledger.cpp — contexts sharing one memory budget through a MemoryLedger
+// (PostgreSQL's backends share the GPU this way): allocations are reserved there first
+// and held while the context works, given back when it goes idle or is destroyed;
+// charged host memory is not reserved; with no room, a context holding nothing waits
+// up to the ledger's patience (then OutOfMemory), proceeds when another context gives
+// memory back, and a cancel ends the wait; a context that holds memory does not wait. Run on both backends (CUDA skipped without a GPU).
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "test_support.h"
+
+namespace mptest {
+namespace {
+
+constexpr size_t kMiB = size_t(1) << 20;
+
+// A ledger of `limit` bytes in one process (the extension's lives in shared memory).
+class TestLedger final : public MemoryLedger {
+public:
+    TestLedger(size_t limit, double patience_ms) : limit_(limit), patience_ms_(patience_ms) {}
+    bool try_reserve(size_t bytes) noexcept override {
+        size_t used = used_.load();
+        do {
+            if (used + bytes > limit_) return false;
+        } while (!used_.compare_exchange_weak(used, used + bytes));
+        return true;
+    }
+    void give_back(size_t bytes) noexcept override { used_ -= bytes; }
+    double patience_ms() const noexcept override { return patience_ms_; }
+    void set_waiting(bool waiting) noexcept override {
+        if (waiting) waits_++;
+        waiting_ += waiting ? 1 : -1;
+    }
+    size_t used() const { return used_.load(); }
+    int waits() const { return waits_.load(); }
+    int waiting() const { return waiting_.load(); }
+
+private:
+    const size_t limit_;
+    const double patience_ms_;
+    std::atomic<size_t> used_{0};
+    std::atomic<int> waits_{0}, waiting_{0};
+};
+
+class LedgerTest : public ::testing::TestWithParam<Backend> {
+protected:
+    void SetUp() override {
+        std::string why;
+        if (GetParam() == Backend::Cuda && !Context::cuda_available(&why)) GTEST_SKIP() << "no usable CUDA device: " << why;
+    }
+    std::unique_ptr<Context> open(MemoryLedger* ledger, std::function<bool()> interrupted = nullptr) {
+        Options o;
+        o.backend = GetParam();
+        o.ledger = ledger;
+        o.interrupt_requested = std::move(interrupted);
+        return std::unique_ptr<Context>(new Context(o));
+    }
+};
+
+TEST_P(LedgerTest, ReservesWhileWorkingAndGivesBackWhenIdle) {
+    TestLedger ledger(64 * kMiB, 0);
+    auto ctx = open(&ledger);
+    {
+        Buffer<uint8_t> a = ctx->alloc<uint8_t>(3 * kMiB);
+        EXPECT_GE(ledger.used(), 3 * kMiB);
+        EXPECT_EQ(ctx->ledger_reserved(), ledger.used());
+        Buffer<uint8_t> small = ctx->alloc<uint8_t>(1000);  // fits in what is reserved (1 MiB steps)
+        size_t held = ledger.used();
+        a.reset();
+        EXPECT_EQ(ledger.used(), held) << "freed memory stays reserved while the context works";
+        ctx->release_cached_memory();
+        EXPECT_EQ(ledger.used(), held) << "a live Buffer keeps the reservation";
+    }
+    ctx->release_cached_memory();
+    EXPECT_EQ(ledger.used(), 0u);
+    EXPECT_EQ(ctx->ledger_reserved(), 0u);
+    Buffer<uint8_t> again = ctx->alloc<uint8_t>(2 * kMiB);
+    EXPECT_GE(ledger.used(), 2 * kMiB) << "reserved again for the next piece of work";
+}
+
+TEST_P(LedgerTest, DestroyingTheContextGivesBack) {
+    TestLedger ledger(64 * kMiB, 0);
+    {
+        auto ctx = open(&ledger);
+        { Buffer<uint8_t> a = ctx->alloc<uint8_t>(5 * kMiB); }
+        EXPECT_GE(ledger.used(), 5 * kMiB);
+    }
+    EXPECT_EQ(ledger.used(), 0u);
+}
+
+TEST_P(LedgerTest, ChargedHostMemoryIsNotReserved) {
+    TestLedger ledger(4 * kMiB, 0);
+    auto ctx = open(&ledger);
+    ctx->charge_memory(100 * kMiB);
+    EXPECT_EQ(ledger.used(), 0u);
+    EXPECT_EQ(ctx->memory_in_use(), 100 * kMiB);
+    ctx->discharge_memory(100 * kMiB);
+}
+
+TEST_P(LedgerTest, NoRoomWaitsThenOutOfMemory) {
+    TestLedger ledger(8 * kMiB, 30);
+    auto holder = open(&ledger);
+    Buffer<uint8_t> held = holder->alloc<uint8_t>(6 * kMiB);
+    auto ctx = open(&ledger);
+    auto begin = std::chrono::steady_clock::now();
+    EXPECT_THROW(ctx->alloc<uint8_t>(4 * kMiB), OutOfMemory);
+    double waited = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();
+    EXPECT_GE(waited, 30.0) << "the allocation waits for the ledger's patience";
+    EXPECT_EQ(ledger.waits(), 1);
+    EXPECT_EQ(ledger.waiting(), 0) << "the wait is over";
+    EXPECT_EQ(ctx->ledger_reserved(), 0u) << "nothing half-reserved";
+    Buffer<uint8_t> fits = ctx->alloc<uint8_t>(2 * kMiB);  // what is left still serves
+    EXPECT_EQ(ledger.used(), 8 * kMiB);
+}
+
+TEST_P(LedgerTest, WaitingAllocationProceedsWhenMemoryComesBack) {
+    TestLedger ledger(8 * kMiB, 20000);
+    auto holder = open(&ledger);
+    auto ctx = open(&ledger);
+    Buffer<uint8_t> held = holder->alloc<uint8_t>(6 * kMiB);
+    std::thread other([&] {
+        while (ledger.waiting() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        held.reset();
+        holder->release_cached_memory();  // idle: its reservation goes back
+    });
+    Buffer<uint8_t> got = ctx->alloc<uint8_t>(5 * kMiB);
+    other.join();
+    EXPECT_EQ(got.size(), 5 * kMiB);
+    EXPECT_EQ(ledger.waits(), 1);
+    EXPECT_LE(ledger.used(), 8 * kMiB);
+}
+
+TEST_P(LedgerTest, CancelEndsTheWait) {
+    std::atomic<bool> cancel{false};
+    TestLedger ledger(2 * kMiB, 20000);
+    auto holder = open(&ledger);
+    Buffer<uint8_t> held = holder->alloc<uint8_t>(2 * kMiB);
+    auto ctx = open(&ledger, [&] { return cancel.load(); });
+    std::thread canceller([&] {
+        while (ledger.waiting() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        cancel = true;
+    });
+    EXPECT_THROW(ctx->alloc<uint8_t>(kMiB), Cancelled);
+    canceller.join();
+    EXPECT_EQ(ledger.waiting(), 0);
+    EXPECT_EQ(ledger.used(), 2 * kMiB) << "only the holder's reservation";
+}
+
+TEST_P(LedgerTest, AContextHoldingMemoryDoesNotWait) {
+    TestLedger ledger(4 * kMiB, 20000);
+    auto ctx = open(&ledger);
+    Buffer<uint8_t> first = ctx->alloc<uint8_t>(2 * kMiB);
+    auto begin = std::chrono::steady_clock::now();
+    EXPECT_THROW(ctx->alloc<uint8_t>(3 * kMiB), OutOfMemory);
+    double waited = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();
+    EXPECT_LT(waited, 5000.0) << "it must fail at once, not wait for the 20 s patience";
+    EXPECT_EQ(ledger.waits(), 0);
+    Buffer<uint8_t> fits = ctx->alloc<uint8_t>(2 * kMiB);
+    EXPECT_EQ(ledger.used(), 4 * kMiB);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, LedgerTest, ::testing::Values(Backend::Cpu, Backend::Cuda),
+                         [](const ::testing::TestParamInfo<Backend>& info) {
+                             return std::string(info.param == Backend::Cpu ? "Cpu" : "Cuda");
+                         });
+
+}  // namespace
+}  // namespace mptest
