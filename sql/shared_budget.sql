@@ -2,7 +2,8 @@
 -- shown by pg_mergepath_status()). Without a GPU, the hidden
 -- pg_mergepath.debug_cpu_shared_budget makes CPU contexts reserve their memory in it,
 -- with that limit. A query reserves while it works and gives everything back when it
--- ends; a query that finds no room waits pg_mergepath.gpu_wait_timeout, then is
+-- ends, unless the budget is at most half used (then the backend keeps it for its next
+-- query); a query that finds no room waits pg_mergepath.gpu_wait_timeout, then is
 -- computed on the CPU backend (NOTICE); a cancel ends the wait.
 SET pg_mergepath.min_rows = 0;
 SET max_parallel_workers_per_gather = 0;
@@ -11,7 +12,9 @@ SET pg_mergepath.device = cpu;
 SELECT gpu_shared_in_use, gpu_waiting_backends FROM pg_mergepath_status();
 SET pg_mergepath.debug_cpu_shared_budget = '64MB';
 SELECT mp_check('SELECT k FROM big_l INTERSECT ALL SELECT k FROM big_r');
-SELECT gpu_shared_limit, gpu_shared_in_use, gpu_waiting_backends FROM pg_mergepath_status();
+-- idle: what it reserved is kept only while the budget is at most half used
+SELECT gpu_shared_limit, gpu_shared_in_use <= gpu_shared_limit / 2 AS at_most_half_kept, gpu_waiting_backends
+FROM pg_mergepath_status();
 -- an open cursor keeps what its query reserved
 BEGIN;
 DECLARE c CURSOR FOR SELECT k FROM big_l INTERSECT ALL SELECT k FROM big_r ORDER BY 1;
@@ -35,6 +38,13 @@ SELECT live_operations, memory_in_use, gpu_shared_in_use, gpu_waiting_backends F
 -- the cursor's rows, and the query after, are the native ones
 SET pg_mergepath.debug_cpu_shared_budget = '64MB';
 SELECT mp_check('SELECT k, m FROM big_l EXCEPT SELECT k, m FROM big_r');
+SELECT gpu_shared_in_use <= gpu_shared_limit / 2 AS at_most_half_kept FROM pg_mergepath_status();
+-- over half of the budget in use when it goes idle: it gives everything back
+-- (whether the query fits in what was kept depends on the thread count: no NOTICE shown)
+SET pg_mergepath.debug_cpu_shared_budget = '2MB';
+SET client_min_messages = warning;
+SELECT count(*) FROM (SELECT k FROM big_l INTERSECT SELECT k FROM big_r) s;
+RESET client_min_messages;
 SELECT gpu_shared_in_use FROM pg_mergepath_status();
 RESET pg_mergepath.debug_cpu_shared_budget;
 RESET pg_mergepath.gpu_wait_timeout;

@@ -4,7 +4,9 @@
 // GPU's memory, learned from the first backend that opens it; -1: no limit, the bytes
 // are still counted).
 // The library reserves before it allocates and gives back when the context goes idle
-// (mergepath::MemoryLedger); with no room, the allocation waits, polling for a cancel,
+// (mergepath::MemoryLedger) — unless the budget is at most half used: then the idle
+// backend keeps its reservation and its pool's cached memory for its next query; with
+// no room, the allocation waits, polling for a cancel,
 // up to pg_mergepath.gpu_wait_timeout, then fails as out of memory, and the stage
 // computes the query on the CPU backend with a NOTICE. So N concurrent queries queue
 // for the device or move to the CPU, and never fail for lack of GPU memory.
@@ -63,6 +65,14 @@ public:
             pg_atomic_fetch_add_u32(&shared->waiting, 1);
         else
             pg_atomic_fetch_sub_u32(&shared->waiting, 1);
+    }
+    // An idle backend keeps its reservation and its pool's cache (its next query maps no
+    // fresh device memory) while the budget is at most half used, so that idle backends
+    // together hold at most about half of it and waiting queries get the rest.
+    bool keep_when_idle(size_t) noexcept override {
+        if (detached_.load()) return false;
+        uint64 limit = limit_.load(std::memory_order_relaxed);
+        return limit == 0 || pg_atomic_read_u64(&shared->in_use) <= limit / 2;
     }
     void configure(uint64 limit, double patience_ms) {
         limit_.store(limit);

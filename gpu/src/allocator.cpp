@@ -95,9 +95,11 @@ void BudgetedAllocator::wait_for_ledger(size_t bytes) {
 }
 
 void BudgetedAllocator::release_cached() noexcept {
-    drop_cached();
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!ledger_ || allocated_ || !reserved_) return;
+    bool idle = ledger_ && !allocated_ && reserved_;
+    bool keep = idle && ledger_->keep_when_idle(reserved_);
+    drop_cached(keep);
+    if (!idle || keep) return;
     ledger_->give_back(reserved_);
     reserved_ = 0;
 }
@@ -211,7 +213,8 @@ size_t HostAllocator::cached_bytes() const {
     return cached_bytes_;
 }
 
-void HostAllocator::drop_cached() noexcept {
+void HostAllocator::drop_cached(bool keep_pool) noexcept {
+    if (keep_pool) return;
     std::lock_guard<std::mutex> lock(cache_mutex_);
     free_cache_locked();
 }

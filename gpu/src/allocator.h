@@ -35,12 +35,14 @@ public:
     // polled while waiting for room there.
     void set_ledger(MemoryLedger* ledger, std::function<bool()> interrupted);
     size_t ledger_reserved() const;
-    // Drops what the backend caches for reuse; then, with nothing allocated, gives the
-    // ledger back what was reserved in it.
+    // Drops what the backend caches for reuse and, with nothing allocated, gives the
+    // ledger back what was reserved in it, unless the ledger lets the allocator keep
+    // both (then only the pinned staging of the CUDA backend goes back).
     void release_cached() noexcept;
 
 protected:
-    virtual void drop_cached() noexcept {}
+    // keep_pool: the memory cached for reuse stays (the ledger let it keep it).
+    virtual void drop_cached(bool keep_pool) noexcept { (void)keep_pool; }
     bool has_ledger() const { return ledger_ != nullptr; }
     virtual void* raw_allocate(size_t bytes) = 0;  // nullptr when the backend is out of memory
     virtual void raw_release(void* p, size_t bytes) noexcept = 0;  // bytes: as given to raw_allocate
@@ -68,11 +70,11 @@ private:
 // release_cached() empties it.
 class HostAllocator final : public BudgetedAllocator {
 public:
-    ~HostAllocator() override { drop_cached(); }
+    ~HostAllocator() override { drop_cached(false); }
     size_t cached_bytes() const;  // idle memory kept for reuse
 
 protected:
-    void drop_cached() noexcept override;
+    void drop_cached(bool keep_pool) noexcept override;
     void* raw_allocate(size_t bytes) override;
     void raw_release(void* p, size_t bytes) noexcept override;
     std::string space_name() const override { return "host"; }

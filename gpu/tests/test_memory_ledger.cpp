@@ -1,6 +1,7 @@
 // test_memory_ledger.cpp — contexts sharing one memory budget through a MemoryLedger
 // (PostgreSQL's backends share the GPU this way): allocations are reserved there first
-// and held while the context works, given back when it goes idle or is destroyed;
+// and held while the context works, given back when it goes idle (unless the ledger
+// lets it keep them) or is destroyed;
 // charged host memory is not reserved; with no room, a context holding nothing waits
 // up to the ledger's patience (then OutOfMemory), proceeds when another context gives
 // memory back, and a cancel ends the wait; a context that holds memory does not wait. Run on both backends (CUDA skipped without a GPU).
@@ -18,7 +19,8 @@ constexpr size_t kMiB = size_t(1) << 20;
 // A ledger of `limit` bytes in one process (the extension's lives in shared memory).
 class TestLedger final : public MemoryLedger {
 public:
-    TestLedger(size_t limit, double patience_ms) : limit_(limit), patience_ms_(patience_ms) {}
+    TestLedger(size_t limit, double patience_ms, bool keep_idle = false)
+        : limit_(limit), patience_ms_(patience_ms), keep_idle_(keep_idle) {}
     bool try_reserve(size_t bytes) noexcept override {
         size_t used = used_.load();
         do {
@@ -32,6 +34,7 @@ public:
         if (waiting) waits_++;
         waiting_ += waiting ? 1 : -1;
     }
+    bool keep_when_idle(size_t) noexcept override { return keep_idle_; }
     size_t used() const { return used_.load(); }
     int waits() const { return waits_.load(); }
     int waiting() const { return waiting_.load(); }
@@ -39,6 +42,7 @@ public:
 private:
     const size_t limit_;
     const double patience_ms_;
+    const bool keep_idle_;
     std::atomic<size_t> used_{0};
     std::atomic<int> waits_{0}, waiting_{0};
 };
@@ -77,6 +81,18 @@ TEST_P(LedgerTest, ReservesWhileWorkingAndGivesBackWhenIdle) {
     EXPECT_EQ(ctx->ledger_reserved(), 0u);
     Buffer<uint8_t> again = ctx->alloc<uint8_t>(2 * kMiB);
     EXPECT_GE(ledger.used(), 2 * kMiB) << "reserved again for the next piece of work";
+}
+
+TEST_P(LedgerTest, AnIdleContextKeepsItsReservationWhenTheLedgerLetsIt) {
+    TestLedger ledger(64 * kMiB, 0, true);
+    auto ctx = open(&ledger);
+    { Buffer<uint8_t> a = ctx->alloc<uint8_t>(3 * kMiB); }
+    size_t held = ledger.used();
+    ctx->release_cached_memory();
+    EXPECT_EQ(ledger.used(), held);
+    EXPECT_EQ(ctx->ledger_reserved(), held);
+    Buffer<uint8_t> again = ctx->alloc<uint8_t>(3 * kMiB);
+    EXPECT_EQ(ledger.used(), held) << "the next piece of work uses what was kept";
 }
 
 TEST_P(LedgerTest, DestroyingTheContextGivesBack) {

@@ -21,8 +21,8 @@ enum class Backend { Auto, Cpu, Cuda };
 // backends share one GPU budget through it). A context given a ledger reserves there
 // the memory its Buffers and scratch need before allocating it (charged host memory
 // is not reserved), keeps what it reserved while it works (its pool caches freed
-// blocks), and gives it all back when it is idle (release_cached_memory()) or
-// destroyed. When the ledger has no room, a context that holds nothing in it waits up
+// blocks), and gives it all back when it is idle (release_cached_memory()), unless the
+// ledger lets it keep it (keep_when_idle), or when it is destroyed. When the ledger has no room, a context that holds nothing in it waits up
 // to patience_ms(), polling Options::interrupt_requested (Cancelled), then throws
 // OutOfMemory; one that already holds memory there throws at once (waiting while
 // holding could make contexts wait for each other).
@@ -34,6 +34,10 @@ public:
     virtual void give_back(size_t bytes) noexcept = 0;
     virtual double patience_ms() const noexcept = 0;
     virtual void set_waiting(bool waiting) noexcept { (void)waiting; }  // a wait begins / ends
+    // Asked when a context holding `held` bytes goes idle: true lets it keep them and the
+    // memory its pool caches for its next piece of work (no fresh device memory to map
+    // then); false makes it give both back.
+    virtual bool keep_when_idle(size_t held) noexcept { (void)held; return false; }
 };
 
 struct Options {

@@ -25,12 +25,12 @@ public:
 
 protected:
     // The pinned staging is given back. The pool keeps its device memory cached, unless
-    // the memory is reserved in a shared ledger: then other contexts (other processes)
-    // are to get the device memory given back to the ledger, so the pool returns it to
-    // the device.
-    void drop_cached() noexcept override {
+    // the memory is reserved in a shared ledger that did not let it keep it: then other
+    // contexts (other processes) are to get the device memory given back to the
+    // ledger, so the pool returns it to the device.
+    void drop_cached(bool keep_pool) noexcept override {
         staging_.release();
-        if (!has_ledger()) return;
+        if (!has_ledger() || keep_pool) return;
         cudaStreamSynchronize(stream_);  // frees on the stream have reached the pool
         cudaMemPoolTrimTo(pool_, 0);
         cudaGetLastError();
