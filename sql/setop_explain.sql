@@ -31,13 +31,19 @@ SELECT * FROM mp_explain('SELECT a FROM ta WHERE false INTERSECT SELECT a FROM t
 SELECT * FROM mp_explain('SELECT x, (SELECT count(*) FROM (SELECT a FROM ta WHERE a < x INTERSECT SELECT a FROM tb) s)
                           FROM generate_series(1, 2) x', 'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF');
 
--- With TIMING the phases are timed (values vary: only their names are shown).
-SELECT regexp_replace(line, '[0-9.]+ ms', 'N ms') AS line
+-- With TIMING the phases are timed, and the combining step's peak memory shown (values
+-- vary: only their names are shown).
+SELECT regexp_replace(regexp_replace(line, '[0-9.]+ ms', 'N ms'), '[0-9]+ kB', 'N kB') AS line
 FROM mp_explain('SELECT a FROM ta INTERSECT SELECT a FROM tb', 'ANALYZE, COSTS OFF, SUMMARY OFF') AS line
-WHERE line ~ 'Time';
-SELECT regexp_replace(line, '[0-9.]+ ms', 'N ms') AS line
+WHERE line ~ 'Time|Memory';
+SELECT regexp_replace(regexp_replace(line, '[0-9.]+ ms', 'N ms'), '[0-9]+ kB', 'N kB') AS line
 FROM mp_explain('SELECT c FROM ta INTERSECT SELECT c FROM tb', 'ANALYZE, COSTS OFF, SUMMARY OFF') AS line
-WHERE line ~ 'Time';
+WHERE line ~ 'Time|Memory';
+-- the peak counts at least the keys of both inputs (4 bytes or more each)
+SELECT substring(line from '([0-9]+) kB')::int8 * 1024 >= 4 * ((SELECT count(*) FROM ta) + (SELECT count(*) FROM tb))
+       AS peak_covers_keys
+FROM mp_explain('SELECT a FROM ta INTERSECT SELECT a FROM tb', 'ANALYZE, COSTS OFF, SUMMARY OFF') AS line
+WHERE line ~ 'Peak Memory';
 
 -- Other formats carry the same properties.
 SELECT * FROM mp_explain('SELECT a FROM ta EXCEPT SELECT a FROM tb', 'FORMAT JSON, COSTS OFF');

@@ -29,6 +29,10 @@ SELECT count(*) FROM (SELECT k FROM big_l EXCEPT ALL SELECT k FROM big_r) s;
 -- runs on the CPU backend
 SET pg_mergepath.cpu_threads = 1;
 SELECT count(*) FROM (SELECT k FROM big_l INTERSECT SELECT k FROM big_r) s;
+-- EXPLAIN ANALYZE shows the wait (values vary: only the names are shown)
+SELECT regexp_replace(line, '[0-9.]+ ms', 'N ms') AS line
+FROM mp_explain('SELECT k FROM big_l INTERSECT SELECT k FROM big_r', 'ANALYZE, COSTS OFF, SUMMARY OFF') AS line
+WHERE line ~ 'Shared Budget Wait|Out Of Memory';
 -- a cancel (here statement_timeout) ends the wait
 SET pg_mergepath.gpu_wait_timeout = '1h';
 SET statement_timeout = '3s';  -- the query itself takes well under a second

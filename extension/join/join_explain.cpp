@@ -10,7 +10,8 @@
 // runs shipped while reading, an out-of-memory redo, and (with TIMING) milliseconds of
 // the device's start, reading (this process), shipping, combining, transfers, copying
 // the ranges out, sorting, the sorted search, expanding pairs into rows, and emitting
-// (qual and projection; this process).
+// (qual and projection; this process); then the peak memory of the combining step and
+// its wait for the shared GPU budget (stage.cpp).
 #include "join.h"
 
 extern "C" {
@@ -75,6 +76,7 @@ static void explain_times(MpJoinState* st, ExplainState* es) {
     ExplainPropertyFloat("Search Time", "ms", r->kernel_ms, 3, es);
     ExplainPropertyFloat("Expand Time", "ms", st->expand_ms, 3, es);
     ExplainPropertyFloat("Emit Time", "ms", st->emit_ms, 3, es);
+    mp_stage_explain_memory(r, es);
 }
 
 void mp_explain_join(CustomScanState* node, List* ancestors, ExplainState* es) {

@@ -11,7 +11,8 @@
 // also shown alone), allocating key chunks (every participant's, summed), combining (all of step 2, after reading), in transfers, copying
 // the results into shared memory (parallel), sorting,
 // the set-operation kernel, grouping equal images (image keys) or verifying hashes
-// (hashed keys), and emitting rows (this process).
+// (hashed keys), and emitting rows (this process); then the peak memory of the
+// combining step and its wait for the shared GPU budget (stage.cpp).
 #include "setop.h"
 
 static void explain_participants(MpSetOpState* st, ExplainState* es) {
@@ -48,6 +49,7 @@ static void explain_times(MpSetOpState* st, ExplainState* es) {
     if (mp_verified_hashes(st)) ExplainPropertyFloat("Verify Time", "ms", st->verify_ms, 3, es);
     if (st->info.keys.images) ExplainPropertyFloat("Group Time", "ms", r->group_ms, 3, es);
     ExplainPropertyFloat("Emit Time", "ms", st->emit_ms, 3, es);
+    mp_stage_explain_memory(r, es);
 }
 
 void mp_explain_setop(CustomScanState* node, List* ancestors, ExplainState* es) {

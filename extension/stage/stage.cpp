@@ -56,6 +56,7 @@ void mp_stage_open(MpStage* stage, MpDevice device) {
     mergepath::Context* ctx = mp_context_acquire(device, false, &used, &err, &stage->report.device_wait_ms);
     if (!ctx) mp_raise(&err, "opening the device");
     stage->contexts[0] = ctx;
+    mp_try(&err, [&] { ctx->reset_memory_peak(); });
     stage->report.device = used;
     stage->report.device_start_ms = used == MpDevice::Gpu ? mp_take_gpu_start_ms() : 0;
     MpPipeline* pipeline = nullptr;
@@ -85,6 +86,7 @@ static void redo_on_cpu_or_raise(MpStage* stage, const MpError* err, const char*
     mergepath::Context* cpu = mp_context_acquire(MpDevice::Cpu, true, &used, &err2);
     if (!cpu) mp_raise(&err2, "opening the CPU backend");
     stage->contexts[1] = cpu;
+    mp_try(&err2, [&] { cpu->reset_memory_peak(); });
     stage->report.oom_redo = true;
     MpPipeline* pipeline = stage->pipeline;
     if (!mp_try(&err2, [&] { pipeline->rebind(cpu); })) mp_raise(&err2, doing);
@@ -114,6 +116,25 @@ void mp_stage_adopt(MpStage* stage, const MpChunkSpace* space, MpChunkRef first)
     }
 }
 
+// The most memory the stage's contexts held and the time they waited for the shared
+// budget, for EXPLAIN (the CPU context of a redo is counted from its start).
+static void note_memory(MpStage* stage) {
+    MpStageReport* r = &stage->report;
+    for (mergepath::Context* ctx : stage->contexts) {
+        if (!ctx) continue;
+        MpError err;
+        size_t peak = 0;
+        double waited = 0;
+        if (!mp_try(&err, [&] {
+                peak = ctx->memory_peak();
+                waited = ctx->ledger_wait_ms();
+            }))
+            continue;
+        r->peak_bytes = Max(r->peak_bytes, uint64(peak));
+        r->budget_wait_ms += waited;
+    }
+}
+
 void mp_stage_finish(MpStage* stage) {
     MpPipeline* pipeline = stage->pipeline;
     MpStopwatch clock;
@@ -130,6 +151,13 @@ void mp_stage_finish(MpStage* stage) {
     r->kernel_ms = t.kernel_ms;
     r->ship_ms = t.ship_ms;
     r->runs = t.runs;
+    note_memory(stage);
+}
+
+void mp_stage_explain_memory(const MpStageReport* r, ExplainState* es) {
+    if (!r->ran) return;
+    ExplainPropertyInteger("Peak Memory", "kB", int64((r->peak_bytes + 1023) / 1024), es);
+    if (r->budget_wait_ms > 0) ExplainPropertyFloat("Shared Budget Wait", "ms", r->budget_wait_ms, 3, es);
 }
 
 uint64 mp_stage_result_count(MpStage* stage, MpKeyStream stream) {

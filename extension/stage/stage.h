@@ -36,6 +36,8 @@ struct MpStageReport {
     double ranges_ms;         // joins: A's ranges put next to A's keys (maps, downloads)
     double group_ms;          // set ops over images: records found, equal images grouped
     uint64 runs;              // runs shipped while reading
+    uint64 peak_bytes;        // the most memory the stage's contexts held (device, charged host keys)
+    double budget_wait_ms;    // waited for room in the shared GPU budget
 };
 
 enum class MpStageKind { SetOp, Join };
@@ -66,6 +68,9 @@ bool mp_stage_open_early(MpStage* stage);
 void mp_stage_adopt(MpStage* stage, const MpChunkSpace* space, MpChunkRef first);
 // Sorts, combines and fills stage->report.
 void mp_stage_finish(MpStage* stage);
+// EXPLAIN ANALYZE (with TIMING: they vary from run to run) of a stage that combined:
+// "Peak Memory" (kB) and, when it waited, "Shared Budget Wait" (ms).
+void mp_stage_explain_memory(const MpStageReport* report, ExplainState* es);
 
 // Keys-only results of a stream (main keys of key_bits, or null-layout Key128).
 uint64 mp_stage_result_count(MpStage* stage, MpKeyStream stream);

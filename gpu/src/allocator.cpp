@@ -24,6 +24,23 @@ void BudgetedAllocator::charge(size_t bytes) {
     std::lock_guard<std::mutex> lock(mutex_);
     check_budget_locked(bytes);
     in_use_ += bytes;
+    peak_ = std::max(peak_, in_use_);
+}
+
+size_t BudgetedAllocator::peak() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return peak_;
+}
+
+double BudgetedAllocator::ledger_wait_ms() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return ledger_wait_ms_;
+}
+
+void BudgetedAllocator::reset_peak() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    peak_ = in_use_;
+    ledger_wait_ms_ = 0;
 }
 
 void BudgetedAllocator::discharge(size_t bytes) noexcept {
@@ -78,6 +95,14 @@ void BudgetedAllocator::wait_for_ledger(size_t bytes) {
     using Clock = std::chrono::steady_clock;
     if (ledger_->try_reserve(bytes)) return;
     auto begin = Clock::now();
+    struct CountWait {
+        BudgetedAllocator* self;
+        Clock::time_point begin;
+        ~CountWait() {
+            std::lock_guard<std::mutex> lock(self->mutex_);
+            self->ledger_wait_ms_ += std::chrono::duration<double, std::milli>(Clock::now() - begin).count();
+        }
+    } count_wait{this, begin};
     auto deadline = begin + std::chrono::duration<double, std::milli>(ledger_->patience_ms());
     ledger_->set_waiting(true);
     struct EndWait {
@@ -121,6 +146,7 @@ void* BudgetedAllocator::allocate(size_t bytes) {
     sizes_[p] = bytes;
     in_use_ += bytes;
     allocated_ += bytes;
+    peak_ = std::max(peak_, in_use_);
     return p;
 }
 

@@ -35,6 +35,11 @@ public:
     // polled while waiting for room there.
     void set_ledger(MemoryLedger* ledger, std::function<bool()> interrupted);
     size_t ledger_reserved() const;
+    // The most bytes in use (allocations and charges) since reset_peak(), and the time
+    // allocations waited for room in the ledger since then.
+    size_t peak() const;
+    double ledger_wait_ms() const;
+    void reset_peak();
     // Drops what the backend caches for reuse and, with nothing allocated, gives the
     // ledger back what was reserved in it, unless the ledger lets the allocator keep
     // both (then only the pinned staging of the CUDA backend goes back).
@@ -61,6 +66,8 @@ private:
     std::function<bool()> interrupted_;
     size_t allocated_ = 0;  // bytes of live allocations (in_use_ less charged bytes)
     size_t reserved_ = 0;   // bytes held in the ledger (>= allocated_ while working)
+    size_t peak_ = 0;
+    double ledger_wait_ms_ = 0;
 };
 
 // Host memory of the CPU backend: 64-byte aligned blocks. Large blocks are kept on

@@ -1,6 +1,7 @@
 // test_context.cpp — Context basics: backend selection (Auto picks CUDA only when a GPU
 // is usable), describe(), the CPU thread-count option (results must not depend on how many
-// threads the partition is split over), buffer round trips and memory accounting.
+// threads the partition is split over), buffer round trips and memory accounting (the
+// peak since a reset).
 #include "test_support.h"
 
 namespace mptest {
@@ -86,6 +87,25 @@ TEST_P(ContextOnBackend, BufferRoundTripAndAccounting) {
         EXPECT_EQ(get(ctx, moved, v.size()), v);
     }
     EXPECT_EQ(ctx.memory_in_use(), base) << "buffers not returned to the pool";
+}
+
+// The peak counts allocations and charges since the last reset, which starts it at
+// what is in use then; device_memory_bytes() is the GPU's size, 0 on the CPU.
+TEST_P(ContextOnBackend, MemoryPeakSinceReset) {
+    Context ctx(options());
+    EXPECT_EQ(ctx.device_memory_bytes() > 0, GetParam() == Backend::Cuda);
+    ctx.reset_memory_peak();
+    const size_t base = ctx.memory_in_use();
+    {
+        Buffer<uint8_t> a = ctx.alloc<uint8_t>(3 << 20);
+        Buffer<uint8_t> b = ctx.alloc<uint8_t>(1 << 20);
+    }
+    ctx.charge_memory(2 << 20);
+    EXPECT_EQ(ctx.memory_peak(), base + (4 << 20));
+    ctx.reset_memory_peak();
+    EXPECT_EQ(ctx.memory_peak(), base + (2 << 20)) << "a reset starts at what is in use";
+    ctx.discharge_memory(2 << 20);
+    EXPECT_EQ(ctx.ledger_wait_ms(), 0.0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, ContextOnBackend, ::testing::Values(Backend::Cpu, Backend::Cuda));

@@ -123,6 +123,7 @@ TEST_P(LedgerTest, NoRoomWaitsThenOutOfMemory) {
     EXPECT_THROW(ctx->alloc<uint8_t>(4 * kMiB), OutOfMemory);
     double waited = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();
     EXPECT_GE(waited, 30.0) << "the allocation waits for the ledger's patience";
+    EXPECT_GE(ctx->ledger_wait_ms(), 30.0) << "the context counts the wait";
     EXPECT_EQ(ledger.waits(), 1);
     EXPECT_EQ(ledger.waiting(), 0) << "the wait is over";
     EXPECT_EQ(ctx->ledger_reserved(), 0u) << "nothing half-reserved";

@@ -116,6 +116,11 @@ public:
     size_t memory_budget() const;
     void set_memory_budget(size_t bytes);
     size_t ledger_reserved() const;  // bytes this context holds reserved in its ledger
+    // The most memory in use (as memory_in_use()) since reset_memory_peak(), and the
+    // milliseconds allocations waited for room in the ledger since then.
+    size_t memory_peak() const;
+    double ledger_wait_ms() const;
+    void reset_memory_peak();
     // Hands memory cached for reuse back to the system: freed Buffers kept by the host
     // allocator, and the CUDA context's pinned staging buffers (the GPU pool keeps its
     // device memory cached, unless the context has a ledger). With no Buffer alive, what
