@@ -122,7 +122,7 @@ static void put_b_results(MpJoinState* st) {
 
 void mp_join_combine(MpJoinState* st, uint64 keys) {
     MpStopwatch clock;
-    mp_stage_open(st->stage, mp_choose_device(keys));
+    mp_stage_open(st->stage, mp_choose_device(keys), keys);
     adopt(st, mp_queue_take(&mp_join_shared(st)->stage.queue, &st->space));
     mp_stage_finish(st->stage);
     put_b_results(st);

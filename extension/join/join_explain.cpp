@@ -58,7 +58,7 @@ static void explain_counts(MpJoinState* st, ExplainState* es) {
                                 st->counts.stage.combiner < 0 ? "leader" : psprintf("worker %d", st->counts.stage.combiner), es);
     }
     if (st->report.runs > 0) ExplainPropertyUInteger("Sorted Runs", NULL, st->report.runs, es);
-    if (st->report.oom_redo) ExplainPropertyText("Out Of Memory", "redone on the cpu backend", es);
+    mp_stage_explain_outcome(&st->report, es);
 }
 
 static void explain_times(MpJoinState* st, ExplainState* es) {

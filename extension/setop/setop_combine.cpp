@@ -81,7 +81,7 @@ static void premap_chunks(MpSetOpState* st, MpChunkRef first) {
 
 void mp_combine(MpSetOpState* st, uint64 keys) {
     MpStopwatch clock;
-    mp_stage_open(st->stage, mp_choose_device(keys));
+    mp_stage_open(st->stage, mp_choose_device(keys), keys);
     MpChunkRef rest = mp_queue_take(st->queue, &st->space);
     premap_chunks(st, rest);  // what is left to ship after reading: everyone waits for it
     adopt(st, rest);

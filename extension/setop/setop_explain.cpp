@@ -31,7 +31,7 @@ static void explain_counts(MpSetOpState* st, ExplainState* es) {
         ExplainPropertyText("Hash Check", st->hash_collision ? "collision, recomputed exactly" : "passed", es);
     if (st->info.parallel) explain_participants(st, es);
     if (st->report.runs > 0) ExplainPropertyUInteger("Sorted Runs", NULL, st->report.runs, es);
-    if (st->report.oom_redo) ExplainPropertyText("Out Of Memory", "redone on the cpu backend", es);
+    mp_stage_explain_outcome(&st->report, es);
 }
 
 static void explain_times(MpSetOpState* st, ExplainState* es) {

@@ -3,6 +3,7 @@
 // backend, and the memory-context callback that frees the C++ objects.
 #include "stage.h"
 
+#include "shared_budget.h"
 #include "timing.h"
 
 // Deletes the pipeline and releases the contexts: the owning context's reset callback.
@@ -49,14 +50,66 @@ static MpPipeline* new_pipeline(const MpStage* stage, mergepath::Context* ctx) {
 
 bool mp_stage_is_open(const MpStage* stage) { return stage->pipeline != nullptr; }
 
-void mp_stage_open(MpStage* stage, MpDevice device) {
-    if (mp_stage_is_open(stage)) return;
+// What the combining step is expected to hold for `keys` keys: each key and a reference
+// to its row where the stage keeps one, twice (sorting out of place; measured: 241 MB on
+// the GPU and 2.3x the key bytes on the CPU backend for 64-bit keys); at most half the
+// shared budget; 0 when the budget has no limit (nothing to queue for) or the count is
+// not known yet.
+static size_t expected_bytes(const MpStage* stage, uint64 keys) {
+    int64 limit = mp_shared_budget_status().limit;
+    if (keys == 0 || limit <= 0) return 0;
+    uint64 per_key = uint64(stage->key_bits / 8) + (stage->shape == mergepath::SetOpShape::Keys ? 0 : 8);
+    return size_t(Min(keys * per_key * 2, uint64(limit) / 2));
+}
+
+// Reserves the expected memory in the shared budget (waiting for room when the context
+// holds none yet). False when the wait ended without room; a cancel raises.
+static bool reserve_expected(MpStage* stage, mergepath::Context* ctx, uint64 keys) {
+    size_t bytes = expected_bytes(stage, keys);
+    if (bytes == 0) return true;
     MpError err;
-    MpDevice used;
-    mergepath::Context* ctx = mp_context_acquire(device, false, &used, &err, &stage->report.device_wait_ms);
+    if (mp_try(&err, [&] { ctx->reserve_memory(bytes); })) return true;
+    if (err.kind != MpErrorKind::DeviceOutOfMemory && err.kind != MpErrorKind::HostOutOfMemory)
+        mp_raise(&err, "waiting for the shared GPU memory budget");
+    ereport(NOTICE, (errmsg("pg_mergepath: no room in the shared GPU memory budget, computing this %s on the CPU "
+                            "backend",
+                            stage->kind == MpStageKind::Join ? "join" : "set operation"),
+                     errdetail("%s", err.message)));
+    return false;
+}
+
+// The context the stage runs on (stage->contexts[0], released with the stage even when
+// a cancel ends the wait): the device's, or, when the shared budget has no room for the
+// expected memory, an unlimited CPU one.
+static mergepath::Context* acquire_for(MpStage* stage, MpDevice device, uint64 keys, MpDevice* used) {
+    MpError err;
+    mergepath::Context* ctx = mp_context_acquire(device, false, used, &err, &stage->report.device_wait_ms);
     if (!ctx) mp_raise(&err, "opening the device");
     stage->contexts[0] = ctx;
+    mp_try(&err, [&] { ctx->reset_memory_peak(); });  // EXPLAIN counts from here, the wait too
+    if (reserve_expected(stage, ctx, keys)) return ctx;
+    mp_try(&err, [&] { stage->report.budget_wait_ms += ctx->ledger_wait_ms(); });
+    stage->contexts[0] = nullptr;
+    mp_context_release(ctx);
+    ctx = mp_context_acquire(MpDevice::Cpu, true, used, &err);
+    if (!ctx) mp_raise(&err, "opening the CPU backend");
+    stage->contexts[0] = ctx;
     mp_try(&err, [&] { ctx->reset_memory_peak(); });
+    stage->report.budget_fallback = true;
+    return ctx;
+}
+
+void mp_stage_open(MpStage* stage, MpDevice device, uint64 keys) {
+    if (mp_stage_is_open(stage)) {  // opened while reading: what is still expected, if it fits now
+        MpError err;
+        mergepath::Context* ctx = stage->contexts[0];
+        size_t bytes = expected_bytes(stage, keys);
+        if (bytes > 0) mp_try(&err, [&] { ctx->reserve_memory(bytes); });
+        return;
+    }
+    MpError err;
+    MpDevice used;
+    mergepath::Context* ctx = acquire_for(stage, device, keys, &used);
     stage->report.device = used;
     stage->report.device_start_ms = used == MpDevice::Gpu ? mp_take_gpu_start_ms() : 0;
     MpPipeline* pipeline = nullptr;
@@ -67,8 +120,13 @@ void mp_stage_open(MpStage* stage, MpDevice device) {
     stage->pipeline = pipeline;
 }
 
+// Not while the shared budget is over half used: the stage then opens when the input is
+// read and its size known, and queues for what it needs (reading does not wait).
 bool mp_stage_open_early(MpStage* stage) {
-    if (!mp_stage_is_open(stage) && mp_gpu_ready()) mp_stage_open(stage, MpDevice::Gpu);
+    if (mp_stage_is_open(stage) || !mp_gpu_ready()) return mp_stage_is_open(stage);
+    MpSharedBudgetStatus budget = mp_shared_budget_status();
+    if (budget.limit > 0 && budget.in_use > budget.limit / 2) return false;
+    mp_stage_open(stage, MpDevice::Gpu, 0);
     return mp_stage_is_open(stage);
 }
 
@@ -152,6 +210,11 @@ void mp_stage_finish(MpStage* stage) {
     r->ship_ms = t.ship_ms;
     r->runs = t.runs;
     note_memory(stage);
+}
+
+void mp_stage_explain_outcome(const MpStageReport* r, ExplainState* es) {
+    if (r->budget_fallback) ExplainPropertyText("Shared Budget", "no room, ran on the cpu backend", es);
+    if (r->oom_redo) ExplainPropertyText("Out Of Memory", "redone on the cpu backend", es);
 }
 
 void mp_stage_explain_memory(const MpStageReport* r, ExplainState* es) {

@@ -26,6 +26,7 @@ struct MpStageReport {
     bool ran;                 // this stage combined
     MpDevice device;
     bool oom_redo;            // redone on the CPU backend after an out-of-memory
+    bool budget_fallback;     // on the CPU backend: no room in the shared GPU budget
     uint64 chunks;            // chunks adopted
     double device_wait_ms;    // waited for the GPU's start
     double device_start_ms;   // the GPU's start took (in this backend)
@@ -60,7 +61,10 @@ MpStage* mp_stage_create(MemoryContext cxt, int key_bits, bool intersect, bool a
 MpStage* mp_stage_create_join(MemoryContext cxt, int key_bits, bool want_b_match);
 bool mp_stage_is_open(const MpStage* stage);
 // Acquires a context on `device` (auto may fall back to the CPU) and makes the pipeline.
-void mp_stage_open(MpStage* stage, MpDevice device);
+// With `keys` (0: not known yet), the memory they are expected to need is reserved in
+// the shared GPU budget first, waiting for room; when none comes, the stage runs on the
+// CPU backend (NOTICE). On an open stage, it only reserves what it can at once.
+void mp_stage_open(MpStage* stage, MpDevice device, uint64 keys);
 // Opens the stage on the GPU when its context has started and is usable, without
 // waiting; true when the stage is open (so chunks can be adopted while reading).
 bool mp_stage_open_early(MpStage* stage);
@@ -68,6 +72,9 @@ bool mp_stage_open_early(MpStage* stage);
 void mp_stage_adopt(MpStage* stage, const MpChunkSpace* space, MpChunkRef first);
 // Sorts, combines and fills stage->report.
 void mp_stage_finish(MpStage* stage);
+// EXPLAIN ANALYZE of a stage moved to the CPU backend: "Out Of Memory: redone on the cpu
+// backend", "Shared Budget: no room, ran on the cpu backend".
+void mp_stage_explain_outcome(const MpStageReport* report, ExplainState* es);
 // EXPLAIN ANALYZE (with TIMING: they vary from run to run) of a stage that combined:
 // "Peak Memory" (kB) and, when it waited, "Shared Budget Wait" (ms).
 void mp_stage_explain_memory(const MpStageReport* report, ExplainState* es);

@@ -65,6 +65,24 @@ size_t BudgetedAllocator::ledger_reserved() const {
     return reserved_;
 }
 
+bool BudgetedAllocator::reserve_ahead(size_t bytes) {
+    if (!ledger_) return true;
+    size_t grow, held;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (allocated_ + bytes <= reserved_) return true;
+        grow = allocated_ + bytes - reserved_;
+        held = reserved_;
+    }
+    if (held == 0)
+        wait_for_ledger(grow);
+    else if (!ledger_->try_reserve(grow))
+        return false;
+    std::lock_guard<std::mutex> lock(mutex_);
+    reserved_ += grow;
+    return true;
+}
+
 // Reserves in the ledger what this allocation needs beyond what is held there already,
 // in steps of at least 1 MiB (fewer trips to the shared counter). Only a context that
 // holds nothing in the ledger waits for room (a query waiting to start); one that holds

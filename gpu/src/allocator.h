@@ -35,6 +35,7 @@ public:
     // polled while waiting for room there.
     void set_ledger(MemoryLedger* ledger, std::function<bool()> interrupted);
     size_t ledger_reserved() const;
+    bool reserve_ahead(size_t bytes);  // Context::reserve_memory
     // The most bytes in use (allocations and charges) since reset_peak(), and the time
     // allocations waited for room in the ledger since then.
     size_t peak() const;

@@ -64,6 +64,7 @@ size_t Context::memory_budget() const { return state_->allocator().budget(); }
 void Context::set_memory_budget(size_t bytes) { state_->allocator().set_budget(bytes); }
 size_t Context::device_memory_bytes() const { return state_->cuda.memory_bytes; }
 size_t Context::ledger_reserved() const { return state_->allocator().ledger_reserved(); }
+bool Context::reserve_memory(size_t bytes) { return state_->allocator().reserve_ahead(bytes); }
 size_t Context::memory_peak() const { return state_->allocator().peak(); }
 double Context::ledger_wait_ms() const { return state_->allocator().ledger_wait_ms(); }
 void Context::reset_memory_peak() { state_->allocator().reset_peak(); }

@@ -95,6 +95,33 @@ TEST_P(LedgerTest, AnIdleContextKeepsItsReservationWhenTheLedgerLetsIt) {
     EXPECT_EQ(ledger.used(), held) << "the next piece of work uses what was kept";
 }
 
+TEST_P(LedgerTest, ReservingAheadWaitsOnceThenAllocationsDrawOnIt) {
+    TestLedger ledger(16 * kMiB, 20000);
+    auto holder = open(&ledger);
+    auto ctx = open(&ledger);
+    Buffer<uint8_t> held = holder->alloc<uint8_t>(8 * kMiB);
+    std::thread other([&] {
+        while (ledger.waiting() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        held.reset();
+        holder->release_cached_memory();
+    });
+    EXPECT_TRUE(ctx->reserve_memory(12 * kMiB)) << "it waits for the whole of it";
+    other.join();
+    EXPECT_EQ(ctx->ledger_reserved(), 12 * kMiB);
+    {
+        Buffer<uint8_t> a = ctx->alloc<uint8_t>(5 * kMiB);
+        Buffer<uint8_t> b = ctx->alloc<uint8_t>(6 * kMiB);
+        EXPECT_EQ(ledger.used(), 12 * kMiB) << "allocations draw on what was reserved";
+    }
+    EXPECT_TRUE(ctx->reserve_memory(2 * kMiB)) << "already held";
+    TestLedger small(4 * kMiB, 20000);
+    auto busy = open(&small);
+    Buffer<uint8_t> c = busy->alloc<uint8_t>(kMiB);
+    EXPECT_FALSE(busy->reserve_memory(8 * kMiB)) << "holding memory: no wait, no room";
+    EXPECT_EQ(small.waits(), 0);
+    EXPECT_EQ(busy->ledger_reserved(), kMiB);
+}
+
 TEST_P(LedgerTest, DestroyingTheContextGivesBack) {
     TestLedger ledger(64 * kMiB, 0);
     {

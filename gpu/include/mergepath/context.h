@@ -116,6 +116,12 @@ public:
     size_t memory_budget() const;
     void set_memory_budget(size_t bytes);
     size_t ledger_reserved() const;  // bytes this context holds reserved in its ledger
+    // Reserves in the ledger, ahead of the allocations, what the coming work is expected
+    // to need in all (`bytes`, counting what is allocated already): a context holding
+    // nothing there waits for room as an allocation would (OutOfMemory after the
+    // ledger's patience, Cancelled); one that holds memory takes what it gets at once,
+    // or nothing. Returns whether the bytes are reserved (true without a ledger).
+    bool reserve_memory(size_t bytes);
     // The most memory in use (as memory_in_use()) since reset_memory_peak(), and the
     // milliseconds allocations waited for room in the ledger since then.
     size_t memory_peak() const;
