@@ -47,6 +47,20 @@ private:
     std::atomic<int> waits_{0}, waiting_{0};
 };
 
+// Runs `then` on a thread of its own as soon as a context waits in `ledger`.
+std::thread when_someone_waits(const TestLedger& ledger, std::function<void()> then) {
+    return std::thread([&ledger, then] {
+        while (ledger.waiting() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        then();
+    });
+}
+
+// A context's Buffer freed and the context idle, so its reservation goes back.
+void free_and_idle(Buffer<uint8_t>* held, Context* holder) {
+    held->reset();
+    holder->release_cached_memory();
+}
+
 class LedgerTest : public ::testing::TestWithParam<Backend> {
 protected:
     void SetUp() override {
@@ -100,11 +114,7 @@ TEST_P(LedgerTest, ReservingAheadWaitsOnceThenAllocationsDrawOnIt) {
     auto holder = open(&ledger);
     auto ctx = open(&ledger);
     Buffer<uint8_t> held = holder->alloc<uint8_t>(8 * kMiB);
-    std::thread other([&] {
-        while (ledger.waiting() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-        held.reset();
-        holder->release_cached_memory();
-    });
+    std::thread other = when_someone_waits(ledger, [&] { free_and_idle(&held, holder.get()); });
     EXPECT_TRUE(ctx->reserve_memory(12 * kMiB)) << "it waits for the whole of it";
     other.join();
     EXPECT_EQ(ctx->ledger_reserved(), 12 * kMiB);
@@ -163,11 +173,7 @@ TEST_P(LedgerTest, WaitingAllocationProceedsWhenMemoryComesBack) {
     auto holder = open(&ledger);
     auto ctx = open(&ledger);
     Buffer<uint8_t> held = holder->alloc<uint8_t>(6 * kMiB);
-    std::thread other([&] {
-        while (ledger.waiting() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-        held.reset();
-        holder->release_cached_memory();  // idle: its reservation goes back
-    });
+    std::thread other = when_someone_waits(ledger, [&] { free_and_idle(&held, holder.get()); });
     Buffer<uint8_t> got = ctx->alloc<uint8_t>(5 * kMiB);
     other.join();
     EXPECT_EQ(got.size(), 5 * kMiB);
@@ -181,10 +187,7 @@ TEST_P(LedgerTest, CancelEndsTheWait) {
     auto holder = open(&ledger);
     Buffer<uint8_t> held = holder->alloc<uint8_t>(2 * kMiB);
     auto ctx = open(&ledger, [&] { return cancel.load(); });
-    std::thread canceller([&] {
-        while (ledger.waiting() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-        cancel = true;
-    });
+    std::thread canceller = when_someone_waits(ledger, [&] { cancel = true; });
     EXPECT_THROW(ctx->alloc<uint8_t>(kMiB), Cancelled);
     canceller.join();
     EXPECT_EQ(ledger.waiting(), 0);
