@@ -74,6 +74,13 @@ SELECT mp_check_printed('SELECT x FROM (VALUES (''a''::bpchar), (''a  '')) l(x) 
 -- (multibyte ones counted as characters); NULLs beside it
 SELECT mp_check_printed('SELECT x FROM (VALUES (''é''::char(3)), (''ab''::char(3)), (''''::char(3)), (''é''::char(3))) l(x) INTERSECT ALL SELECT x FROM (VALUES (''é  ''::char(3)), (''ab''::char(3)), (''  ''::char(3)), (''é''::char(3))) r(x)');
 SELECT mp_check_printed('SELECT x, y FROM (VALUES (''é''::char(3), NULL::char(2)), (''ab''::char(3), ''z''::char(2)), (NULL, ''é''::char(2))) l(x, y) EXCEPT ALL SELECT x, y FROM (VALUES (''ab''::char(3), ''z ''::char(2))) r(x, y)');
+-- arrays (array_eq): equal when their dimensions, lower bounds and elements are equal
+-- (NULL elements equal, elements by their type's equality); each prints as read
+SELECT mp_check_printed('SELECT x FROM (VALUES (''{1.0,2}''::numeric[]), (''{1.00,2.0}''), (''{NULL,1}''), (''{}''), (''[0:1]={1,2}''), (''{{1,2},{3,4}}''), (NULL), (''{NaN}'')) l(x) INTERSECT ALL SELECT x FROM (VALUES (''{1,2.00}''::numeric[]), (''{NULL,1.0}''), (''{}''), (''{1,2}''), (''{1,2,3,4}''), (''{{1,2},{3,4}}''), (NULL), (''{NaN}''), (''{1.0,2}'')) r(x)');
+SELECT mp_check_printed('SELECT x FROM (VALUES (''{1.0,2}''::numeric[]), (''{1.00,2.0}''), (''{}''), (''[0:1]={1,2}''), (''{{1,2},{3,4}}'')) l(x) EXCEPT ALL SELECT x FROM (VALUES (''{1,2.00}''::numeric[]), (''{1,2}''), (''{1,2,3,4}'')) r(x)');
+SELECT mp_check_printed('SELECT x, y FROM (VALUES (''{NaN,-0}''::float8[], ''{a,NULL}''::text[]), (''{1.5}'', ''{é}''), (''{-0}'', ''{"b  "}'')) l(x, y) INTERSECT SELECT x, y FROM (VALUES (''{NaN,0}''::float8[], ''{a,NULL}''::text[]), (''{1.5}'', U&''{e\0301}''), (''{0}'', ''{"b  "}'')) r(x, y)');
+SELECT mp_check_printed('SELECT x FROM (VALUES (''{"a ","b"}''::bpchar[]), (''{a}''::bpchar[]), (''{x,y}'')) l(x) EXCEPT SELECT x FROM (VALUES (''{"a","b  "}''::bpchar[]), (''{"a  "}''::bpchar[])) r(x)');
+SELECT mp_check_printed('SELECT x FROM (VALUES (''{1,2}''::int8[]), (''{1,NULL}''), (''{}''::int8[])) l(x) INTERSECT ALL SELECT x FROM (VALUES (''{1,2}''::int8[]), (''{1,NULL}''), (''{}''::int8[]), (''{2,1}'')) r(x)');
 SELECT mp_check_printed('SELECT x FROM (VALUES (''1 mon''::interval), (''30 days'')) l(x) EXCEPT ALL SELECT x FROM (VALUES (''720 hours''::interval)) r(x)');
 SELECT mp_check_printed('SELECT v::numeric AS x FROM odd WHERE typ = ''numeric'' AND side = ''L'' INTERSECT ALL SELECT v::numeric FROM odd WHERE typ = ''numeric'' AND side = ''R''');
 
@@ -135,6 +142,7 @@ FROM (VALUES ('INTERSECT ALL'), ('INTERSECT'), ('EXCEPT ALL'), ('EXCEPT')) o(op)
      (VALUES ('last, first, d'), ('a, b, c')) c(cols)
 ORDER BY op, cols;
 SELECT mp_check_printed('SELECT v::numeric AS x FROM odd WHERE typ = ''numeric'' AND side = ''L'' INTERSECT ALL SELECT v::numeric FROM odd WHERE typ = ''numeric'' AND side = ''R''');
+SELECT mp_check_printed('SELECT x FROM (VALUES (''{1.0,2}''::numeric[]), (''{1.00,2.0}''), (''{NULL,1}''), (''{}''), (''[0:1]={1,2}''), (''{{1,2},{3,4}}''), (NULL), (''{NaN}'')) l(x) INTERSECT ALL SELECT x FROM (VALUES (''{1,2.00}''::numeric[]), (''{NULL,1.0}''), (''{}''), (''{1,2}''), (''{1,2,3,4}''), (''{{1,2},{3,4}}''), (NULL), (''{NaN}''), (''{1.0,2}'')) r(x)');
 SET pg_mergepath.debug_hash_bits = 1;
 SELECT t.typ, mp_check(format(
   'SELECT v::%1$s AS x FROM odd WHERE typ = %2$L AND side = ''L'' EXCEPT ALL SELECT v::%1$s FROM odd WHERE typ = %2$L AND side = ''R''',
@@ -161,6 +169,10 @@ SELECT op, mp_par_check(format('SELECT t, n FROM ptext_l %s SELECT t, n FROM pte
 FROM (VALUES ('INTERSECT ALL'), ('EXCEPT')) o(op) ORDER BY op;
 RESET pg_mergepath.debug_hash_bits;
 SELECT mp_check('SELECT t FROM ptext_l INTERSECT ALL SELECT t FROM ptext_r');
+-- arrays, read and imaged by every participant
+SELECT op, mp_par_check(format('SELECT ARRAY[n, n * 2] AS a, string_to_array(t, ''z'') AS parts FROM ptext_l %s '
+                               'SELECT ARRAY[n, n * 2], string_to_array(t, ''z'') FROM ptext_r', op))
+FROM (VALUES ('INTERSECT ALL'), ('EXCEPT')) o(op) ORDER BY op;
 RESET max_parallel_workers_per_gather;
 RESET min_parallel_table_scan_size;
 RESET parallel_tuple_cost;

@@ -113,6 +113,7 @@ Datum canonical_datum(const MpImageColumn& col, MpImageScratch* s, const char* a
             *next = at + stored_varlena_size(at);
             return PointerGetDatum(at);
         case MpImageRule::Numeric:
+        case MpImageRule::Array:
             *next = at + stored_varlena_size(at);
             return 0;
     }
@@ -152,7 +153,7 @@ Datum original_datum(const MpImageColumn& col, MpImageScratch* s, Datum canonica
             *next = at + sizeof(Interval);
             return PointerGetDatum(copy);
         }
-        default: return varlena_datum(s, at, next);  // bpchar, numeric
+        default: return varlena_datum(s, at, next);  // bpchar, numeric, arrays
     }
 }
 

@@ -13,7 +13,9 @@ extern "C" {
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
 #include "utils/float.h"
+#include "lib/stringinfo.h"
 #include "mb/pg_wchar.h"
+#include "utils/array.h"
 #include "utils/lsyscache.h"
 #include "utils/numeric.h"
 #include "utils/typcache.h"
@@ -116,6 +118,8 @@ MpImagePiece numeric_trimmed(Datum zero, Datum d) {
     return varlena_piece(DirectFunctionCall1(numeric_trim_scale, NumericGetDatum(n)), false);
 }
 
+MpImagePiece array_image(const MpImageColumn& col, const MpImageScratch* s, int c, Datum d);
+
 MpImagePiece canonical(const MpImageColumn& col, const MpImageScratch* s, int c, Datum d) {
     char* room = s->buffers[c];
     switch (col.rule) {
@@ -127,8 +131,42 @@ MpImagePiece canonical(const MpImageColumn& col, const MpImageScratch* s, int c,
         case MpImageRule::Text: return varlena_piece(d, false);
         case MpImageRule::Bpchar: return varlena_piece(d, true);
         case MpImageRule::Numeric: return numeric_trimmed(s->zero, d);
+        case MpImageRule::Array: return array_image(col, s, c, d);
     }
     return {};
+}
+
+// The column of one element of an Array column.
+MpImageColumn element_column(const MpImageColumn& array) {
+    MpImageColumn elem = {};
+    elem.rule = array.elem_rule;
+    elem.typlen = array.elem_typlen;
+    elem.pad_to = -1;
+    return elem;
+}
+
+// array_eq's comparison value (see images.h), built in the current (per-row) context.
+MpImagePiece array_image(const MpImageColumn& col, const MpImageScratch* s, int c, Datum d) {
+    ArrayType* a = DatumGetArrayTypeP(d);
+    int ndim = ARR_NDIM(a);
+    Datum* elems;
+    bool* nulls;
+    int n;
+    deconstruct_array(a, col.elem_type, col.elem_typlen, col.elem_byval, col.elem_align, &elems, &nulls, &n);
+    StringInfoData buf;
+    initStringInfo(&buf);
+    appendBinaryStringInfo(&buf, (const char*)&ndim, sizeof(ndim));
+    appendBinaryStringInfo(&buf, (const char*)ARR_DIMS(a), ndim * sizeof(int));
+    appendBinaryStringInfo(&buf, (const char*)ARR_LBOUND(a), ndim * sizeof(int));
+    MpImageColumn elem = element_column(col);
+    for (int i = 0; i < n; i++) {
+        appendStringInfoChar(&buf, nulls[i] ? 1 : 0);
+        if (nulls[i]) continue;
+        MpImagePiece p = canonical(elem, s, c, elems[i]);
+        appendBinaryStringInfo(&buf, (const char*)&p.len, sizeof(p.len));
+        appendBinaryStringInfo(&buf, p.data, int(p.len));
+    }
+    return {buf.data, uint32(buf.len), true, false, false};
 }
 
 // A char(n) value: only its flag when it has n characters (rebuilt from its image).
@@ -149,15 +187,37 @@ MpImagePiece original(const MpImageColumn& col, const MpImageScratch* s, int c, 
         case MpImageRule::Bpchar:
             if (col.pad_to >= 0) return padded_original(col, d);
             return varlena_piece(d, false);
-        default: return varlena_piece(d, false);  // numeric
+        default: return varlena_piece(d, false);  // numeric, arrays
     }
+}
+
+// An array's element type (its base type), or InvalidOid.
+Oid element_type_of(Oid base) {
+    Oid elem = get_element_type(base);
+    return OidIsValid(elem) ? getBaseType(elem) : InvalidOid;
+}
+
+// The rule of a type: its own, or Array for an array of a type that has one.
+bool rule_of(Oid base, MpImageRule* rule) {
+    if (rule_of_type(base, rule)) return true;
+    Oid elem = element_type_of(base);
+    MpImageRule elem_rule;
+    if (!OidIsValid(elem) || !rule_of_type(elem, &elem_rule)) return false;
+    *rule = MpImageRule::Array;
+    return true;
+}
+
+void init_array_column(MpImageColumn* col, Oid base) {
+    col->elem_type = element_type_of(base);
+    rule_of_type(col->elem_type, &col->elem_rule);
+    get_typlenbyvalalign(col->elem_type, &col->elem_typlen, &col->elem_byval, &col->elem_align);
 }
 
 }  // namespace
 
 bool mp_image_rule(Oid type, Oid eqop, Oid collation, MpImageRule* rule, char** why_not) {
     Oid base = getBaseType(type);
-    if (!rule_of_type(base, rule)) {
+    if (!rule_of(base, rule)) {
         *why_not = psprintf("type %s has no canonical byte image", format_type_be(type));
         return false;
     }
@@ -185,6 +245,7 @@ void mp_images_init(MpImagePlan* plan, int ncols, const Oid* types, const int32*
         if (!mp_image_rule(types[c], eqops[c], collations[c], &col.rule, &why_not))
             elog(ERROR, "pg_mergepath: column %d has no image: %s", c + 1, why_not);
         col.typlen = get_typlen(getBaseType(types[c]));
+        if (col.rule == MpImageRule::Array) init_array_column(&col, getBaseType(types[c]));
         col.keeps_original = !prints_as_image(col.rule);
         // bpchar's typmod is n + VARHDRSZ: every value of the column has n characters
         col.pad_to = col.rule == MpImageRule::Bpchar && typmods[c] >= VARHDRSZ ? typmods[c] - VARHDRSZ : -1;

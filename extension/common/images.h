@@ -15,7 +15,11 @@
 //   text / varchar / bytea: the detoasted bytes (deterministic collations only: there
 //       texteq is byte equality);  bpchar: the bytes without trailing spaces (bpchareq);
 //   numeric: the value with its display scale trimmed (trim_scale: 1.0 = 1.00; NaN,
-//       Infinity as one byte each).
+//       Infinity as one byte each);
+//   an array of one of those types (array_eq): the number of dimensions, each
+//       dimension's length and lower bound, then for each element a NULL flag byte and,
+//       when not NULL, its canonical value's length (4 bytes) and bytes. An array
+//       always keeps its original (its image does not print it).
 //
 // A row's record (image_records.cpp) is packed, with no alignment and no per-row
 // header beyond a length, so that the node holds little more than the key bytes read:
@@ -24,7 +28,7 @@
 //             canonical value: fixed-width values as their bytes, variable-length ones
 //             as a varlena with a 1-byte header when it fits (else a 4-byte one)
 //   originals := for each non-NULL column that does not print as its canonical value
-//             (floats, interval, bpchar, numeric), the value as it was read, packed
+//             (floats, interval, bpchar, numeric, arrays), the value as it was read, packed
 //             the same way; a char(n) column's value first has one byte: 0 when it
 //             has exactly n characters (it is then rebuilt from the image: the
 //             trimmed value padded with spaces to n characters, as bpchar() pads,
@@ -44,6 +48,7 @@ enum class MpImageRule : uint8_t {
     Text,      // text, varchar, bytea
     Bpchar,
     Numeric,
+    Array,     // an array of a type above (array_eq: dimensions, lower bounds, elements)
 };
 
 struct MpImageColumn {
@@ -51,6 +56,12 @@ struct MpImageColumn {
     int16 typlen;         // Bits8: the type's length (1, 2, 4, 8)
     bool keeps_original;  // its canonical value may print differently (originals kept)
     int32 pad_to;         // bpchar of a char(n) column: n; else -1
+    // Array: its elements' type (base type) and rule, and how they are stored
+    Oid elem_type;
+    MpImageRule elem_rule;
+    int16 elem_typlen;
+    bool elem_byval;
+    char elem_align;
 };
 
 // How the rows of one node become images (executor; built by mp_images_init).
