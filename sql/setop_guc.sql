@@ -23,6 +23,15 @@ SET pg_mergepath.min_rows = 298;   -- ta and tb: 204 + 94 estimated rows
 SELECT mp_uses_node('SELECT a FROM ta INTERSECT SELECT a FROM tb') AS at_298;
 SET pg_mergepath.min_rows = 299;
 SELECT mp_uses_node('SELECT a FROM ta INTERSECT SELECT a FROM tb') AS at_299;
+-- image keys planned for the CPU backend need ten times min_rows (298 rows >= 10 x 29,
+-- < 10 x 30); lossless keys do not
+SET pg_mergepath.device = cpu;
+SET pg_mergepath.min_rows = 29;
+SELECT mp_uses_node('SELECT c FROM ta INTERSECT SELECT c FROM tb') AS image_at_29;
+SET pg_mergepath.min_rows = 30;
+SELECT mp_uses_node('SELECT c FROM ta INTERSECT SELECT c FROM tb') AS image_at_30,
+       mp_uses_node('SELECT a FROM ta INTERSECT SELECT a FROM tb') AS lossless_at_30;
+RESET pg_mergepath.device;
 SET pg_mergepath.min_rows = 0;
 
 -- enabled = off: the native plan.

@@ -109,7 +109,7 @@ static void define_debug_gucs(void) {
                             NULL, NULL, NULL);
     DefineCustomIntVariable("pg_mergepath.debug_cpu_shared_budget",
                             "CPU contexts use the shared memory budget, with this limit (testing).", NULL,
-                            &mp_debug_cpu_shared_budget_kb, 0, 0, INT_MAX, PGC_USERSET, hidden | GUC_UNIT_KB, NULL,
+                            &mp_debug_cpu_shared_budget_kb, 0, 0, INT_MAX, PGC_SUSET, hidden | GUC_UNIT_KB, NULL,
                             NULL, NULL);
 }
 

@@ -152,7 +152,8 @@ MpImagePiece array_image(const MpImageColumn& col, const MpImageScratch* s, int 
     Datum* elems;
     bool* nulls;
     int n;
-    deconstruct_array(a, col.elem_type, col.elem_typlen, col.elem_byval, col.elem_align, &elems, &nulls, &n);
+    // the stored element type (a domain's own OID for an array of a domain)
+    deconstruct_array(a, ARR_ELEMTYPE(a), col.elem_typlen, col.elem_byval, col.elem_align, &elems, &nulls, &n);
     StringInfoData buf;
     initStringInfo(&buf);
     appendBinaryStringInfo(&buf, (const char*)&ndim, sizeof(ndim));

@@ -56,15 +56,18 @@ public:
     void give_back(size_t bytes) noexcept override {
         if (detached_.load()) return;
         mine_ -= bytes;
-        pg_atomic_fetch_sub_u64(&shared->in_use, bytes);
+        subtract(bytes);
     }
     double patience_ms() const noexcept override { return patience_ms_.load(std::memory_order_relaxed); }
     void set_waiting(bool waiting) noexcept override {
-        if (detached_.load()) return;
-        if (waiting)
+        if (waiting && detached_.load()) return;
+        if (waiting) {
             pg_atomic_fetch_add_u32(&shared->waiting, 1);
-        else
-            pg_atomic_fetch_sub_u32(&shared->waiting, 1);
+            return;
+        }
+        uint32 n = pg_atomic_read_u32(&shared->waiting);  // never below 0
+        while (n > 0 && !pg_atomic_compare_exchange_u32(&shared->waiting, &n, n - 1)) {
+        }
     }
     // An idle backend keeps its reservation and its pool's cache (its next query maps no
     // fresh device memory) while the budget is at most half used, so that idle backends
@@ -81,10 +84,17 @@ public:
     // Backend exit: what is still held goes back; later calls do nothing.
     void detach() {
         if (detached_.exchange(true)) return;
-        pg_atomic_fetch_sub_u64(&shared->in_use, mine_.exchange(0));
+        subtract(mine_.exchange(0));
     }
 
 private:
+    // in_use less `bytes`, never below 0 (a race with the exit must not wrap it around).
+    static void subtract(uint64 bytes) {
+        uint64 used = pg_atomic_read_u64(&shared->in_use);
+        while (!pg_atomic_compare_exchange_u64(&shared->in_use, &used, used > bytes ? used - bytes : 0)) {
+        }
+    }
+
     std::atomic<uint64> limit_{0};
     std::atomic<double> patience_ms_{0};
     std::atomic<uint64> mine_{0};  // what this backend holds

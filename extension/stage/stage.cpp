@@ -104,7 +104,9 @@ void mp_stage_open(MpStage* stage, MpDevice device, uint64 keys) {
         MpError err;
         mergepath::Context* ctx = stage->contexts[0];
         size_t bytes = expected_bytes(stage, keys);
-        if (bytes > 0) mp_try(&err, [&] { ctx->reserve_memory(bytes); });
+        size_t held = 0;
+        mp_try(&err, [&] { held = ctx->ledger_reserved(); });
+        if (bytes > 0 && held > 0) mp_try(&err, [&] { ctx->reserve_memory(bytes); });  // never waits: it holds
         return;
     }
     MpError err;

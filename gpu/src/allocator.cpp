@@ -71,6 +71,10 @@ bool BudgetedAllocator::reserve_ahead(size_t bytes) {
     {
         std::lock_guard<std::mutex> lock(mutex_);
         if (allocated_ + bytes <= reserved_) return true;
+        if (allocated_ == 0 && reserved_ > 0) {  // kept while idle: give it back and queue like the others
+            ledger_->give_back(reserved_);
+            reserved_ = 0;
+        }
         grow = allocated_ + bytes - reserved_;
         held = reserved_;
     }

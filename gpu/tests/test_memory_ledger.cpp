@@ -132,6 +132,22 @@ TEST_P(LedgerTest, ReservingAheadWaitsOnceThenAllocationsDrawOnIt) {
     EXPECT_EQ(busy->ledger_reserved(), kMiB);
 }
 
+// What an idle context kept does not let it skip the queue: reserving ahead with
+// nothing allocated gives it back first and waits like any context holding nothing.
+TEST_P(LedgerTest, ReservingAheadFromAKeptReservationQueues) {
+    TestLedger ledger(8 * kMiB, 30, true);
+    auto ctx = open(&ledger);
+    { Buffer<uint8_t> a = ctx->alloc<uint8_t>(3 * kMiB); }
+    ctx->release_cached_memory();
+    EXPECT_EQ(ctx->ledger_reserved(), 3 * kMiB) << "kept while idle";
+    auto holder = open(&ledger);
+    Buffer<uint8_t> held = holder->alloc<uint8_t>(4 * kMiB);
+    EXPECT_THROW(ctx->reserve_memory(6 * kMiB), OutOfMemory);
+    EXPECT_EQ(ledger.waits(), 1) << "it waited for room";
+    EXPECT_EQ(ctx->ledger_reserved(), 0u);
+    EXPECT_EQ(ledger.used(), 4 * kMiB);
+}
+
 TEST_P(LedgerTest, DestroyingTheContextGivesBack) {
     TestLedger ledger(64 * kMiB, 0);
     {
