@@ -65,20 +65,25 @@ size_t BudgetedAllocator::ledger_reserved() const {
     return reserved_;
 }
 
-bool BudgetedAllocator::reserve_ahead(size_t bytes) {
-    if (!ledger_) return true;
-    size_t grow, held;
+// Grows what is held in the ledger to cover `bytes` more than is allocated, by at
+// least `min_step`. Only a context that holds nothing in the ledger waits for room (a
+// query waiting to start); one that holds memory and finds no room gets nothing, so
+// that no two contexts wait for each other. With `requeue_kept`, a reservation kept
+// while idle (nothing allocated) goes back first, so the context queues like the
+// others. False: no room, and the context holds *held bytes.
+bool BudgetedAllocator::grow_reservation(size_t bytes, size_t min_step, bool requeue_kept, size_t* held) {
+    size_t grow;
     {
         std::lock_guard<std::mutex> lock(mutex_);
         if (allocated_ + bytes <= reserved_) return true;
-        if (allocated_ == 0 && reserved_ > 0) {  // kept while idle: give it back and queue like the others
+        if (requeue_kept && allocated_ == 0 && reserved_ > 0) {
             ledger_->give_back(reserved_);
             reserved_ = 0;
         }
-        grow = allocated_ + bytes - reserved_;
-        held = reserved_;
+        grow = std::max(allocated_ + bytes - reserved_, min_step);
+        *held = reserved_;
     }
-    if (held == 0)
+    if (*held == 0)
         wait_for_ledger(grow);
     else if (!ledger_->try_reserve(grow))
         return false;
@@ -87,30 +92,21 @@ bool BudgetedAllocator::reserve_ahead(size_t bytes) {
     return true;
 }
 
-// Reserves in the ledger what this allocation needs beyond what is held there already,
-// in steps of at least 1 MiB (fewer trips to the shared counter). Only a context that
-// holds nothing in the ledger waits for room (a query waiting to start); one that holds
-// memory and finds no room fails at once, so that no two contexts wait for each other
-// (the extension then computes that query on the CPU backend, freeing what it held).
+bool BudgetedAllocator::reserve_ahead(size_t bytes) {
+    size_t held;
+    return !ledger_ || grow_reservation(bytes, 0, true, &held);
+}
+
+// What an allocation needs beyond what is held, in steps of at least 1 MiB (fewer trips
+// to the shared counter); no room while holding memory is an OutOfMemory (the extension
+// then computes that query on the CPU backend, freeing what it held).
 void BudgetedAllocator::reserve_in_ledger(size_t bytes) {
     constexpr size_t kStep = size_t(1) << 20;
-    if (!ledger_) return;
-    size_t grow, held;
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (allocated_ + bytes <= reserved_) return;
-        grow = std::max(allocated_ + bytes - reserved_, kStep);
-        held = reserved_;
-    }
-    if (held == 0) {
-        wait_for_ledger(grow);
-    } else if (!ledger_->try_reserve(grow)) {
-        throw OutOfMemory("mergepath: no room in the shared " + space_name() + " memory budget for " +
-                          std::to_string(grow) + " more bytes (this context holds " + std::to_string(held) +
-                          ": it does not wait, so that contexts never wait for each other)");
-    }
-    std::lock_guard<std::mutex> lock(mutex_);
-    reserved_ += grow;
+    size_t held;
+    if (!ledger_ || grow_reservation(bytes, kStep, false, &held)) return;
+    throw OutOfMemory("mergepath: no room in the shared " + space_name() + " memory budget for " +
+                      std::to_string(bytes) + " more bytes (this context holds " + std::to_string(held) +
+                      ": it does not wait, so that contexts never wait for each other)");
 }
 
 void BudgetedAllocator::wait_for_ledger(size_t bytes) {

@@ -56,6 +56,7 @@ protected:
 
 private:
     void check_budget_locked(size_t bytes) const;
+    bool grow_reservation(size_t bytes, size_t min_step, bool requeue_kept, size_t* held);
     void reserve_in_ledger(size_t bytes);
     void wait_for_ledger(size_t bytes);
 
