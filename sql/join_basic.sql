@@ -38,10 +38,7 @@ BEGIN
   PERFORM set_config('enable_nestloop', 'off', true);
   plan := mp_join_plan(wrapped);
   EXECUTE wrapped INTO ours;
-  IF native.n = ours.n AND native.h = ours.h THEN
-    RETURN format('%s, %s rows, same', plan, ours.n);
-  END IF;
-  RETURN format('%s, DIFFERENT: native %s rows, ours %s', plan, native.n, ours.n);
+  RETURN mp_agree(plan, native.n, native.h, ours.n, ours.h);
 END $$;
 
 -- the SQL of one join type over ja and jb with the given ON clause

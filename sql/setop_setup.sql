@@ -87,6 +87,14 @@ CREATE TABLE big_l AS SELECT (g::int8 * 7919 % 400000) AS k, g % 3 AS m FROM gen
 CREATE TABLE big_r AS SELECT (g::int8 * 104729 % 500000) AS k, g % 5 AS m FROM generate_series(1, 300000) g;
 ANALYZE big_l, big_r;
 
+-- mp_agree(plan, native count and checksum, ours): the verdict line of the checks below
+-- (and of join_basic's mp_join_check).
+CREATE FUNCTION mp_agree(plan text, native_n bigint, native_h numeric, ours_n bigint, ours_h numeric)
+RETURNS text LANGUAGE sql AS $$
+  SELECT CASE WHEN native_n = ours_n AND native_h = ours_h THEN format('%s, %s rows, same', plan, ours_n)
+              ELSE format('%s, DIFFERENT: native %s rows, ours %s', plan, native_n, ours_n) END
+$$;
+
 -- mp_par_check(q): runs count(*) + an order-independent checksum over q natively and
 -- with pg_mergepath; says whether the answers agree and whether the plan had the
 -- parallel node.
@@ -105,8 +113,5 @@ BEGIN
   EXECUTE wrapped INTO native;
   PERFORM set_config('pg_mergepath.enabled', 'on', true);
   EXECUTE wrapped INTO ours;
-  IF native.n = ours.n AND native.h = ours.h THEN
-    RETURN format('%s, %s rows, same', plan, ours.n);
-  END IF;
-  RETURN format('%s, DIFFERENT: native %s rows, ours %s', plan, native.n, ours.n);
+  RETURN mp_agree(plan, native.n, native.h, ours.n, ours.h);
 END $$;
