@@ -80,6 +80,9 @@ SELECT mp_check_printed('SELECT x FROM (VALUES (''{1.0,2}''::numeric[]), (''{1.0
 SELECT mp_check_printed('SELECT x FROM (VALUES (''{1.0,2}''::numeric[]), (''{1.00,2.0}''), (''{}''), (''[0:1]={1,2}''), (''{{1,2},{3,4}}'')) l(x) EXCEPT ALL SELECT x FROM (VALUES (''{1,2.00}''::numeric[]), (''{1,2}''), (''{1,2,3,4}'')) r(x)');
 SELECT mp_check_printed('SELECT x, y FROM (VALUES (''{NaN,-0}''::float8[], ''{a,NULL}''::text[]), (''{1.5}'', ''{é}''), (''{-0}'', ''{"b  "}'')) l(x, y) INTERSECT SELECT x, y FROM (VALUES (''{NaN,0}''::float8[], ''{a,NULL}''::text[]), (''{1.5}'', U&''{e\0301}''), (''{0}'', ''{"b  "}'')) r(x, y)');
 SELECT mp_check_printed('SELECT x FROM (VALUES (''{"a ","b"}''::bpchar[]), (''{a}''::bpchar[]), (''{x,y}'')) l(x) EXCEPT SELECT x FROM (VALUES (''{"a","b  "}''::bpchar[]), (''{"a  "}''::bpchar[])) r(x)');
+-- arrays with an empty input on either side
+SELECT mp_check_printed('SELECT x FROM (VALUES (''{1.0}''::numeric[]), (''{1.0}''), (NULL)) l(x) EXCEPT ALL SELECT x FROM (VALUES (''{1}''::numeric[])) r(x) WHERE false');
+SELECT mp_check_printed('SELECT x FROM (VALUES (''{a}''::text[])) l(x) WHERE false INTERSECT SELECT x FROM (VALUES (''{a}''::text[])) r(x)');
 SELECT mp_check_printed('SELECT x FROM (VALUES (''{1,2}''::int8[]), (''{1,NULL}''), (''{}''::int8[])) l(x) INTERSECT ALL SELECT x FROM (VALUES (''{1,2}''::int8[]), (''{1,NULL}''), (''{}''::int8[]), (''{2,1}'')) r(x)');
 SELECT mp_check_printed('SELECT x FROM (VALUES (''1 mon''::interval), (''30 days'')) l(x) EXCEPT ALL SELECT x FROM (VALUES (''720 hours''::interval)) r(x)');
 SELECT mp_check_printed('SELECT v::numeric AS x FROM odd WHERE typ = ''numeric'' AND side = ''L'' INTERSECT ALL SELECT v::numeric FROM odd WHERE typ = ''numeric'' AND side = ''R''');
