@@ -11,6 +11,9 @@
 //                                  0 = 90% of the GPU's memory, -1 = no limit)
 //   pg_mergepath.gpu_wait_timeout  how long a query waits for room in that budget before
 //                                  it is computed on the CPU backend
+//   pg_mergepath.memory_limit      memory one node may hold before its keys spill to
+//                                  temporary files and are combined by key range
+//                                  (-1 = no limit, 0 = work_mem x hash_mem_multiplier)
 // Hidden, for tests:
 //   pg_mergepath.debug_hash_bits         keep only this many bits of each row hash, so that
 //                                        hash collisions (and their exact fallback) happen
@@ -47,6 +50,10 @@ int mp_debug_piece_rows = 0;
 int mp_gpu_shared_memory_mb = 0;
 int mp_gpu_wait_timeout_ms = 10000;
 int mp_debug_cpu_shared_budget_kb = 0;
+// 4 GB: a node whose keys fit stays on its fastest path (10M x 10M int8 holds 160 MB
+// of keys); work_mem's few MB would make nearly every query spill. 0 follows work_mem
+// x hash_mem_multiplier, as PostgreSQL's hashed nodes do.
+int mp_memory_limit_kb = 4 * 1024 * 1024;
 
 static const struct config_enum_entry device_options[] = {
     {"auto", MP_DEVICE_SETTING_AUTO, false},
@@ -95,6 +102,19 @@ static void define_public_gucs(void) {
                             "How long a query waits for room in the shared GPU memory budget.",
                             "Then it is computed on the CPU backend, with a NOTICE.", &mp_gpu_wait_timeout_ms, 10000, 0,
                             INT_MAX, PGC_USERSET, GUC_UNIT_MS, NULL, NULL, NULL);
+    DefineCustomIntVariable("pg_mergepath.memory_limit",
+                            "Memory one MergePath SetOp node may hold before its keys spill to temporary files.",
+                            "-1 means no limit; 0 means work_mem x hash_mem_multiplier. Host and GPU memory count "
+                            "together. Above the limit, sorted runs go to temporary files and the set operation "
+                            "is computed one key range at a time.",
+                            &mp_memory_limit_kb, 4 * 1024 * 1024, -1, INT_MAX, PGC_USERSET, GUC_UNIT_KB, NULL, NULL,
+                            NULL);
+}
+
+uint64 mp_memory_limit_bytes(void) {
+    if (mp_memory_limit_kb < 0) return 0;
+    if (mp_memory_limit_kb == 0) return uint64(get_hash_memory_limit());
+    return uint64(mp_memory_limit_kb) * 1024;
 }
 
 static void define_debug_gucs(void) {

@@ -13,6 +13,7 @@ extern "C" {
 #include "access/htup_details.h"
 #include "access/parallel.h"
 #include "commands/explain.h"
+#include "commands/tablespace.h"
 #include "executor/executor.h"
 #include "executor/instrument.h"
 #include "executor/tuptable.h"
@@ -25,6 +26,7 @@ extern "C" {
 #include "nodes/plannodes.h"
 #include "optimizer/planner.h"
 #include "port/atomics.h"
+#include "storage/buffile.h"
 #include "storage/condition_variable.h"
 #include "storage/spin.h"
 #include "utils/dsa.h"
@@ -50,8 +52,11 @@ extern int mp_debug_cpu_memory_kb;   // pg_mergepath.debug_cpu_memory_limit (hid
 extern int mp_gpu_shared_memory_mb;  // pg_mergepath.gpu_shared_memory (MB, 0 = 90% of the GPU, -1 = no limit)
 extern int mp_gpu_wait_timeout_ms;   // pg_mergepath.gpu_wait_timeout (ms)
 extern int mp_debug_cpu_shared_budget_kb;  // pg_mergepath.debug_cpu_shared_budget (hidden, kB, 0 = off)
+extern int mp_memory_limit_kb;       // pg_mergepath.memory_limit (kB, -1 = none, 0 = work_mem x hash_mem_multiplier)
 
 void mp_define_gucs(void);
+// The memory one node may hold (pg_mergepath.memory_limit) in bytes; 0 = no limit.
+uint64 mp_memory_limit_bytes(void);
 
 // ---- keys.cpp -------------------------------------------------------------------------
 

@@ -6,6 +6,8 @@
 //   setop_input.cpp     step 1: reading the children into key chunks
 //   setop_combine.cpp   step 2: the stage sorts and combines; results put in place
 //   setop_parallel.cpp  the parallel-aware callbacks and a participant's way through
+//   setop_ranges.cpp    a serial node over pg_mergepath.memory_limit: spilled runs,
+//                       combined key range by key range
 //   setop_output.cpp    step 3: emitting result rows
 //   image_combine.cpp   image keys: sorted rows -> records, groups, results in place
 //   image_groups.cpp    image keys: groups of equal images and their result rows
@@ -24,6 +26,7 @@
 #include "row_arena.h"
 #include "row_directory.h"
 #include "row_store.h"
+#include "spill_runs.h"
 #include "stage.h"
 
 #include "pg_mergepath.h"
@@ -80,6 +83,8 @@ struct MpResultRun {
 
 using MpSetOpCounts = MpStageCounts;  // parallel_stage.h
 
+struct MpSetOpRanges;  // setop_ranges.cpp
+
 struct MpSetOpState {
     CustomScanState css;  // must be first
 
@@ -104,6 +109,8 @@ struct MpSetOpState {
     MpRowArena image_arena;       // image keys: this process's records
     MpAdoptedChunks adopted[2];   // image keys, the combiner: row numbers -> records
     MpExactTable exact;
+    MpSetOpRanges* ranges;        // spilled (a serial node over its memory limit), or NULL
+    MpSpillReport spilled;        // what earlier executions (rescans) spilled
     bool hash_collision;
     TupleTableSlot* row_slot[2];  // MinimalTuple slots over stored rows
     ExprState* row_equal;         // grouping equality of row_slot[0] vs row_slot[1]
@@ -167,6 +174,14 @@ void mp_take_shared_results(MpSetOpState* st);      // parallel: emit from DSM
 // image_combine.cpp (the combiner, after mp_combine): the result rows' records,
 // where the emitters read them (a parallel node's: announced ready)
 void mp_put_image_results(MpSetOpState* st);
+
+// setop_ranges.cpp: a serial node with lossless keys over pg_mergepath.memory_limit
+void mp_after_chunk_pushed(MpSetOpState* st);   // while reading: spill when due, else ship early
+void mp_ranges_finish_read(MpSetOpState* st);   // spilled: the rest written, the first results
+bool mp_ranges_next_results(MpSetOpState* st);  // the next results, range by range (false: done)
+void mp_ranges_restart(MpSetOpState* st);       // emit again from the first range (rescan)
+void mp_ranges_close(MpSetOpState* st);         // the files deleted (end, rescan)
+MpSpillReport mp_ranges_report(const MpSetOpState* st);
 
 // setop_parallel.cpp
 void mp_parallel_compute(MpSetOpState* st);

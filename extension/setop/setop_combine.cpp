@@ -95,7 +95,7 @@ void mp_keep_local_results(MpSetOpState* st) {
         st->result_count[s] = mp_stage_result_count(st->stage, stream);
         st->run_count[s] = st->result_count[s] > 0 ? 1 : 0;
         if (!st->run_count[s]) continue;
-        st->runs[s] = (MpResultRun*)MemoryContextAlloc(st->run_cxt, sizeof(MpResultRun));
+        st->runs[s] = (MpResultRun*)MemoryContextAlloc(GetMemoryChunkContext(st->stage), sizeof(MpResultRun));
         st->runs[s][0] = {(const char*)mp_stage_host_results(st->stage, stream), st->result_count[s]};
     }
 }

@@ -26,8 +26,10 @@
 // with every participant reading its share in step 1, one of them running step 2 for
 // all, and each emitting the result batches it claims in step 3 (setop_parallel.cpp).
 //
-// Like HashSetOp, everything is held in memory: work_mem is not enforced (a later
-// issue bounds memory); a GPU out of memory moves the work to the CPU backend with a
+// Memory: a serial node with lossless keys stays under pg_mergepath.memory_limit by
+// spilling sorted runs and combining them key range by key range (setop_ranges.cpp);
+// other nodes hold everything, as HashSetOp does (the planner does not offer them
+// above the limit); a GPU out of memory moves the work to the CPU backend with a
 // NOTICE (stage.cpp). The C++ objects belong to a per-execution memory context whose
 // reset callback deletes them, so ERROR, cancel, rescan and end all free them.
 #include "setop.h"
@@ -114,8 +116,9 @@ static void serial_compute(MpSetOpState* st) {
     st->counts.rows_read[1] += read.rows[1];
     st->counts.null_rows += read.null_rows;
     st->counts.alloc_us += read.alloc_us;
-    mp_combine(st, read.rows[0] + read.rows[1]);
     st->counts.participants = 1;
+    if (st->ranges) return mp_ranges_finish_read(st);
+    mp_combine(st, read.rows[0] + read.rows[1]);
     if (st->info.keys.images) return mp_put_image_results(st);
     if (!st->keys.lossless) return mp_keep_hashed_results(st);
     mp_keep_local_results(st);
@@ -126,7 +129,7 @@ static void mp_compute(MpSetOpState* st) {
     mp_start_run(st);
     if (st->shared) mp_parallel_compute(st);
     else serial_compute(st);
-    if (st->stage->report.ran) st->report = st->stage->report;
+    if (!st->ranges && st->stage->report.ran) st->report = st->stage->report;
     st->phase = MpPhase::EmitLibrary;
     if (mp_verified_hashes(st) && !mp_verify_hashed(st)) {
         st->hash_collision = true;
@@ -163,6 +166,7 @@ static TupleTableSlot* mp_exec(CustomScanState* node) {
 
 // Frees this execution's C++ objects, chunks and stored rows (the reset callback runs).
 static void mp_reset_run(MpSetOpState* st) {
+    mp_ranges_close(st);
     if (st->space.segments) mp_segments_detach_all(st->space.segments);
     st->space.segments = NULL;
     if (st->run_cxt) MemoryContextReset(st->run_cxt);

@@ -31,6 +31,8 @@ static void explain_counts(MpSetOpState* st, ExplainState* es) {
         ExplainPropertyText("Hash Check", st->hash_collision ? "collision, recomputed exactly" : "passed", es);
     if (st->info.parallel) explain_participants(st, es);
     if (st->report.runs > 0) ExplainPropertyUInteger("Sorted Runs", NULL, st->report.runs, es);
+    MpSpillReport spilled = mp_ranges_report(st);
+    mp_spill_explain(&spilled, es);
     mp_stage_explain_outcome(&st->report, es);
 }
 

@@ -9,7 +9,8 @@
 // (row_store.h, in arrival order, which numbers the library's rows) and hash it. The hot loop does no allocation and calls no function per column beyond
 // the child itself: the key goes straight into the current chunk. When a chunk fills,
 // the combining process may adopt the chunks pushed so far (the GPU then sorts them
-// while the input is still being read).
+// while the input is still being read), or, over the memory limit, spill them
+// (setop_ranges.cpp).
 #include "setop.h"
 
 #include "timing.h"
@@ -31,7 +32,7 @@ static uint64 read_side(MpSetOpState* st, PlanState* child, RowKey row_key) {
         if (TupIsNull(slot)) break;
         rows++;
         slot_getsomeattrs(slot, st->ncols);
-        if (unlikely(row_key(slot))) mp_adopt_pending(st);
+        if (unlikely(row_key(slot))) mp_after_chunk_pushed(st);
     }
     return rows;
 }

@@ -20,7 +20,8 @@ static bool next_range(MpSetOpState* st) {
         mp_shared_wait_ready(st->shared, st->emit_end);  // the combiner may still be copying them in
         return true;
     }
-    if (st->emit_end == mp_result_total(st)) return false;
+    while (st->emit_end == mp_result_total(st))  // all emitted: a spilled node has more ranges
+        if (!st->ranges || !mp_ranges_next_results(st)) return false;
     st->emit_pos = 0;
     st->emit_end = mp_result_total(st);
     return true;
@@ -157,6 +158,7 @@ void mp_restart_emit(MpSetOpState* st) {
     st->run_start_valid = false;  // the emit cursor of the hashed keys starts over
     st->phase = st->hash_collision ? MpPhase::EmitExact : MpPhase::EmitLibrary;
     if (st->hash_collision) mp_exact_start_emit(st);
+    if (st->ranges) mp_ranges_restart(st);
 }
 
 bool mp_emit_next(MpSetOpState* st, TupleTableSlot* out) {

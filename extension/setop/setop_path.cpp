@@ -195,6 +195,16 @@ Path* setop_path(PlannerInfo* root, RelOptInfo* rel, SetOpPath* sp, ProjectionPa
     return &create_projection_path(root, rel, path, projection->path.pathtarget)->path;
 }
 
+// Estimated bytes the node holds for its inputs: keys (lossless), or records and
+// hashes (image keys), or stored rows and hashes (hashed keys). Checked against
+// pg_mergepath.memory_limit: only a serial node with lossless keys spills
+// (setop_ranges.cpp), so the other nodes are not offered above the limit, and a
+// parallel node (which also ships its keys to the device) not above half of it.
+double estimated_input_bytes(const Inputs& in, const MpKeyChoice* keys) {
+    double per_row = keys->lossless ? keys->key_bits / 8.0 : Max(in.left->pathtarget->width, 1) + 24.0;
+    return in.rows * per_row;
+}
+
 // The partial path, or NULL (with the reason at DEBUG1).
 Path* partial_setop_path(PlannerInfo* root, RelOptInfo* rel, SetOpPath* sp, ProjectionPath* projection,
                          const Inputs& serial, const SetOpColumns* cols, const MpKeyChoice* keys, const char* op) {
@@ -206,6 +216,8 @@ Path* partial_setop_path(PlannerInfo* root, RelOptInfo* rel, SetOpPath* sp, Proj
         why_not = "its keys need hashing and verification (their rows stay in one process)";
     else if (!lrel || !rrel || lrel->partial_pathlist == NIL || rrel->partial_pathlist == NIL)
         why_not = "an input has no partial path";
+    else if (mp_memory_limit_bytes() > 0 && 2 * estimated_input_bytes(serial, keys) > mp_memory_limit_bytes())
+        why_not = "its estimated input exceeds half of pg_mergepath.memory_limit (only a serial node spills)";
     if (why_not) {
         elog(DEBUG1, "pg_mergepath: %s: no parallel MergePath SetOp: %s", op, why_not);
         return NULL;
@@ -253,6 +265,12 @@ void consider_setop(PlannerInfo* root, RelOptInfo* rel, SetOpPath* sp, Projectio
         elog(DEBUG1, "pg_mergepath: %s not replaced: %.0f estimated input rows < %spg_mergepath.min_rows (%d)%s", op,
              serial.rows, min_rows > mp_min_rows ? "10 x " : "", mp_min_rows,
              min_rows > mp_min_rows ? " for image keys on the CPU backend" : "");
+        return;
+    }
+    double bytes = estimated_input_bytes(serial, &keys);
+    if (!keys.lossless && mp_memory_limit_bytes() > 0 && bytes > mp_memory_limit_bytes()) {
+        elog(DEBUG1, "pg_mergepath: %s not replaced: its estimated input (%.0f kB) exceeds pg_mergepath.memory_limit "
+             "and only lossless keys spill", op, bytes / 1024);
         return;
     }
     // Both paths are made before either is added: add_path may free the SetOpPath.

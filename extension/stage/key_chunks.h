@@ -64,6 +64,7 @@ struct MpChunkQueue {
     MpChunkRef pushed;  // the last pushed, ->next the one before
     MpChunkRef all;
     MpChunkRef area;    // those of `all` in the query's area, not in a participant's segment
+    uint64 bytes;       // of the chunks pushed (headers included): what the node holds in keys
 };
 
 void mp_queue_init(MpChunkQueue* queue);

@@ -292,6 +292,30 @@ void mp_stage_download_ranges_by_a_row(MpStage* stage, uint64 first_row, uint64 
     stage->report.results_ms += clock.lap_ms();
 }
 
+void mp_stage_close(MpStage* stage) { mp_stage_free(stage); }
+
+void mp_stage_report_add(MpStageReport* total, const MpStageReport* part) {
+    total->ran = total->ran || part->ran;
+    total->device = part->device;
+    total->oom_redo = total->oom_redo || part->oom_redo;
+    total->budget_fallback = total->budget_fallback || part->budget_fallback;
+    total->chunks += part->chunks;
+    total->device_wait_ms += part->device_wait_ms;
+    total->device_start_ms += part->device_start_ms;
+    total->combine_ms += part->combine_ms;
+    total->transfer_ms += part->transfer_ms;
+    total->sort_ms += part->sort_ms;
+    total->kernel_ms += part->kernel_ms;
+    total->ship_ms += part->ship_ms;
+    total->results_ms += part->results_ms;
+    total->finish_ms += part->finish_ms;
+    total->ranges_ms += part->ranges_ms;
+    total->group_ms += part->group_ms;
+    total->runs += part->runs;
+    total->peak_bytes = Max(total->peak_bytes, part->peak_bytes);
+    total->budget_wait_ms += part->budget_wait_ms;
+}
+
 void mp_stage_release(MpStage* stage) {
     MpPipeline* pipeline = stage->pipeline;
     stage->pipeline = nullptr;

@@ -96,3 +96,7 @@ void mp_stage_download_ranges(MpStage* stage, const mergepath::JoinRangesOut& ou
 void mp_stage_download_ranges_by_a_row(MpStage* stage, uint64 first_row, uint64 n, mergepath::JoinRange* out);
 // Deletes the pipeline early (its results are no longer needed).
 void mp_stage_release(MpStage* stage);
+// Deletes the pipeline and releases the stage's contexts (it will not be used again).
+void mp_stage_close(MpStage* stage);
+// Adds what one stage did to a node's total (a node that combines key range by key range).
+void mp_stage_report_add(MpStageReport* total, const MpStageReport* part);

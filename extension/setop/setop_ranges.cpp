@@ -1,0 +1,244 @@
+// setop_ranges.cpp — a serial MergePath SetOp node whose keys outgrow
+// pg_mergepath.memory_limit: bounded memory by sorted runs in temporary files and key
+// ranges (stage/spill_runs.h; the ranges come from mergepath/key_ranges.h).
+//  - While reading: once the key chunks held reach a third of the limit, the stage
+//    (which may have shipped runs to the GPU) is dropped and every chunk is written out
+//    as sorted runs; from then on, chunks are spilled each time they reach that size.
+//  - After reading: the rest is spilled and each stream's key ranges are planned, about
+//    a twelfth of the limit each. Then one range at a time, in key order: the range's
+//    keys of every run are loaded into chunks and a fresh stage combines them on the
+//    device the query chooses, exactly as an input held in memory; its result keys are
+//    emitted, and the range's memory is freed before the next one is loaded. Equal keys
+//    never straddle two ranges, so each range's result is final.
+//  - A range holding more than a third of the limit (one key repeated past it) is
+//    streamed instead: both sides' runs are merged key by key, and each key's copies come
+//    from its counts (mergepath::sql_setop_copies, nodeSetOp.c's rules), emitted in
+//    batches of bounded size.
+// Lossless keys only: their result rows are decoded from the keys, so nothing else is held.
+#include "setop.h"
+
+#include "mergepath/key_ranges.h"
+
+struct MpSetOpRanges {
+    MpSpill spill;
+    uint64 limit_bytes;
+    MemoryContext range_cxt;  // one range's chunks and stage, reset for the next
+    MpChunkSpace space;       // chunks of the range being combined
+    MpChunkQueue queue;
+    int stream;               // MpKeyStream being combined: Main's ranges, then Nulls'
+    int range, range_count;
+    bool streaming;           // the current range is streamed
+    char key[sizeof(mergepath::Key128)];  // streaming: the key being emitted ...
+    uint64 copies_left;                   // ... and its copies not yet in a batch
+    char* batch;              // streaming: a batch of result keys
+    uint64 batch_cap;
+    MpResultRun batch_run;
+};
+
+static uint32 key_bytes(const MpSetOpState* st, int stream) {
+    return stream == int(MpKeyStream::Main) ? uint32(st->keys.key_bits / 8) : uint32(sizeof(mergepath::Key128));
+}
+
+// Keys of both sides a range is planned to hold, and the most one may load.
+static uint64 range_target_keys(const MpSetOpRanges* r, uint32 bytes) { return Max(r->limit_bytes / 12 / bytes, 1); }
+static uint64 range_load_cap(const MpSetOpRanges* r, uint32 bytes) { return Max(r->limit_bytes / 3 / bytes, 1); }
+
+static bool spill_due(const MpSetOpState* st) {
+    uint64 limit = mp_memory_limit_bytes();
+    return !st->shared && st->keys.lossless && limit > 0 && st->queue->bytes * 3 >= limit;
+}
+
+static void start_spilling(MpSetOpState* st) {
+    MpSetOpRanges* r = (MpSetOpRanges*)MemoryContextAllocZero(st->run_cxt, sizeof(MpSetOpRanges));
+    r->limit_bytes = mp_memory_limit_bytes();
+    mp_spill_init(&r->spill, st->run_cxt, st->keys.key_bits / 8, r->limit_bytes,
+                  range_target_keys(r, st->keys.key_bits / 8));
+    r->range_cxt = AllocSetContextCreate(st->run_cxt, "pg_mergepath SetOp range", ALLOCSET_DEFAULT_SIZES);
+    r->space = {NULL, r->range_cxt, NULL};
+    r->batch_cap = Max(Min(uint64(65536), r->limit_bytes / 16 / sizeof(mergepath::Key128)), 1);
+    r->batch = (char*)MemoryContextAlloc(st->run_cxt, r->batch_cap * sizeof(mergepath::Key128));
+    mp_stage_close(st->stage);  // what it shipped is written out with the rest
+    st->ranges = r;
+}
+
+// Every chunk pushed so far (adopted by the dropped stage or not) becomes sorted runs.
+static void spill_queued(MpSetOpState* st) {
+    MpSpillReport* report = &st->ranges->spill.report;
+    report->peak_key_bytes = Max(report->peak_key_bytes, st->queue->bytes);
+    mp_spill_chunks(&st->ranges->spill, st->queue->all);
+    mp_queue_init(st->queue);
+}
+
+void mp_after_chunk_pushed(MpSetOpState* st) {
+    if (!spill_due(st)) {
+        if (!st->ranges) mp_adopt_pending(st);
+        return;
+    }
+    if (!st->ranges) start_spilling(st);
+    spill_queued(st);
+}
+
+static void set_results(MpSetOpState* st, int stream, MpResultRun* run) {
+    for (int s = 0; s < 2; s++) {
+        st->result_count[s] = s == stream && run ? run->count : 0;
+        st->run_count[s] = s == stream && run && run->count ? 1 : 0;
+        st->runs[s] = s == stream ? run : NULL;
+    }
+    st->emit_pos = st->emit_end = 0;
+}
+
+// Streaming: the next key of A in the range that has copies to emit (B's keys below it
+// are passed); false when A has none left (B's rest of the range is passed too).
+static bool next_streamed_key(MpSetOpState* st) {
+    MpSetOpRanges* r = st->ranges;
+    MpSpill* spill = &r->spill;
+    const int s = r->stream, range = r->range;
+    for (const void* a; (a = mp_spill_peek(spill, s, 0, range));) {
+        memcpy(r->key, a, key_bytes(st, s));
+        uint64 m = 0, n = 0;
+        for (; a && mp_spill_compare(spill, s, a, r->key) == 0; a = mp_spill_peek(spill, s, 0, range)) {
+            mp_spill_pop(spill, s, 0, range);
+            if ((++m & 0xffff) == 0) CHECK_FOR_INTERRUPTS();
+        }
+        const void* b;
+        while ((b = mp_spill_peek(spill, s, 1, range)) && mp_spill_compare(spill, s, b, r->key) < 0)
+            mp_spill_pop(spill, s, 1, range);
+        for (; b && mp_spill_compare(spill, s, b, r->key) == 0; b = mp_spill_peek(spill, s, 1, range)) {
+            mp_spill_pop(spill, s, 1, range);
+            if ((++n & 0xffff) == 0) CHECK_FOR_INTERRUPTS();
+        }
+        r->copies_left = mergepath::sql_setop_copies(st->intersect, st->all, m, n);
+        if (r->copies_left > 0) return true;
+    }
+    while (mp_spill_peek(spill, s, 1, range)) mp_spill_pop(spill, s, 1, range);
+    return false;
+}
+
+// Streaming: the next batch of result keys; false when the range has no more.
+static bool streamed_batch(MpSetOpState* st) {
+    MpSetOpRanges* r = st->ranges;
+    const uint32 bytes = key_bytes(st, r->stream);
+    uint64 n = 0;
+    while (n < r->batch_cap && (r->copies_left > 0 || next_streamed_key(st))) {
+        for (; r->copies_left > 0 && n < r->batch_cap; r->copies_left--) memcpy(r->batch + n++ * bytes, r->key, bytes);
+        CHECK_FOR_INTERRUPTS();
+    }
+    r->batch_run = {r->batch, n};
+    set_results(st, r->stream, &r->batch_run);
+    return n > 0;
+}
+
+// Loads the current range into chunks; false (cursors put back) when it exceeds the cap.
+static bool load_range(MpSetOpState* st, uint64* keys_out, uint64* a_keys) {
+    MpSetOpRanges* r = st->ranges;
+    const int s = r->stream;
+    const uint64 cap = range_load_cap(r, key_bytes(st, s));
+    int runs = r->spill.sides[s][0].run_count + r->spill.sides[s][1].run_count;
+    uint64* saved = (uint64*)MemoryContextAlloc(r->range_cxt, sizeof(uint64) * Max(runs, 1));
+    mp_spill_save(&r->spill, s, saved);
+    uint64 loaded = 0;
+    for (int side = 0; side < 2 && loaded <= cap; side++) {
+        MpChunkWriter w;
+        mp_writer_init(&w, &r->space, &r->queue, NULL, s, side, key_bytes(st, s));
+        uint64 n = mp_spill_load_range(&r->spill, s, side, r->range, &w, cap - loaded);
+        mp_writer_flush(&w);
+        if (side == 0) *a_keys = n;
+        loaded += n;
+    }
+    *keys_out = loaded;
+    if (loaded <= cap) return true;
+    mp_spill_restore(&r->spill, s, saved);
+    return false;
+}
+
+// The current range combined by a fresh stage; false when its result is empty.
+static bool combine_range(MpSetOpState* st) {
+    MpSetOpRanges* r = st->ranges;
+    MemoryContextReset(r->range_cxt);  // the previous range's chunks and stage
+    mp_queue_init(&r->queue);
+    r->spill.report.ranges++;
+    uint64 keys = 0, a_keys = 0;
+    if (!load_range(st, &keys, &a_keys)) {
+        MemoryContextReset(r->range_cxt);
+        mp_queue_init(&r->queue);
+        r->spill.report.streamed++;
+        r->streaming = true;
+        r->copies_left = 0;
+        return streamed_batch(st);
+    }
+    r->spill.report.peak_key_bytes = Max(r->spill.report.peak_key_bytes, r->queue.bytes);
+    if (a_keys == 0) {  // INTERSECT and EXCEPT of an empty A are empty
+        set_results(st, r->stream, NULL);
+        return false;
+    }
+    st->stage = mp_stage_create(r->range_cxt, st->keys.key_bits, st->intersect, st->all, mergepath::SetOpShape::Keys);
+    mp_stage_open(st->stage, mp_choose_device(keys), keys);
+    mp_stage_adopt(st->stage, &r->space, mp_queue_take(&r->queue, &r->space));
+    mp_stage_finish(st->stage);
+    mp_stage_report_add(&st->report, &st->stage->report);
+    mp_keep_local_results(st);
+    st->emit_pos = st->emit_end = 0;
+    return mp_result_total(st) > 0;
+}
+
+bool mp_ranges_next_results(MpSetOpState* st) {
+    MpSetOpRanges* r = st->ranges;
+    for (;;) {
+        if (r->streaming && streamed_batch(st)) return true;
+        r->streaming = false;
+        if (++r->range >= r->range_count) {
+            if (r->stream == int(MpKeyStream::Nulls)) break;
+            r->stream = int(MpKeyStream::Nulls);
+            r->range_count = mp_spill_plan_ranges(&r->spill, r->stream, range_target_keys(r, key_bytes(st, r->stream)));
+            r->range = 0;
+        }
+        if (combine_range(st)) return true;
+    }
+    MemoryContextReset(r->range_cxt);
+    set_results(st, 0, NULL);
+    return false;
+}
+
+void mp_ranges_restart(MpSetOpState* st) {
+    MpSetOpRanges* r = st->ranges;
+    const int main = int(MpKeyStream::Main);
+    mp_spill_rewind(&r->spill, main);
+    mp_spill_rewind(&r->spill, int(MpKeyStream::Nulls));
+    r->stream = main;
+    r->range = -1;
+    r->range_count = mp_spill_plan_ranges(&r->spill, main, range_target_keys(r, key_bytes(st, main)));
+    r->streaming = false;
+    r->copies_left = 0;
+    mp_ranges_next_results(st);
+}
+
+void mp_ranges_finish_read(MpSetOpState* st) {
+    spill_queued(st);  // what the writers pushed after the last spill
+    st->report = MpStageReport();
+    st->report.device = mp_planning_device();
+    mp_ranges_restart(st);
+}
+
+void mp_ranges_close(MpSetOpState* st) {
+    if (!st->ranges) return;
+    const MpSpillReport* r = &st->ranges->spill.report;
+    st->spilled.runs += r->runs;
+    st->spilled.bytes += r->bytes;
+    st->spilled.ranges += r->ranges;
+    st->spilled.streamed += r->streamed;
+    st->spilled.peak_key_bytes = Max(st->spilled.peak_key_bytes, r->peak_key_bytes);
+    mp_spill_close(&st->ranges->spill);
+    st->ranges = NULL;
+}
+
+MpSpillReport mp_ranges_report(const MpSetOpState* st) {
+    MpSpillReport total = st->spilled;
+    if (!st->ranges) return total;
+    const MpSpillReport* r = &st->ranges->spill.report;
+    total.runs += r->runs;
+    total.bytes += r->bytes;
+    total.ranges += r->ranges;
+    total.streamed += r->streamed;
+    total.peak_key_bytes = Max(total.peak_key_bytes, r->peak_key_bytes);
+    return total;
+}

@@ -1,0 +1,289 @@
+// spill_runs.cpp — sorted runs of keys in BufFiles, and reading them back by key range
+// (see spill_runs.h). Keys are 4, 8 or 16 bytes (uint32, uint64, Key128: the widths the
+// library sorts); the typed work is in templates, dispatched once per call on the width.
+#include <vector>
+
+#include "spill_runs.h"
+
+#include "device.h"
+#include "guard.h"
+#include "pipeline.h"
+#include "mergepath/key_ranges.h"
+#include "mergepath/ops.h"
+
+namespace {
+
+constexpr uint64 kMinBufferBytes = BLCKSZ;
+constexpr uint64 kMaxBufferBytes = uint64(1) << 20;
+constexpr uint64 kMaxSampleStep = 1024;
+
+// Calls f.template operator()<K>() for the key type of `key_size` bytes.
+template <class F>
+auto with_key_type(uint32 key_size, F&& f) {
+    switch (key_size) {
+        case 4: return f(uint32_t());
+        case 8: return f(uint64_t());
+        default: return f(mergepath::Key128());
+    }
+}
+
+template <class K>
+void sort_keys_on_cpu(K* keys, uint64 n) {
+    MpDevice used;
+    MpError err;
+    mergepath::Context* ctx = mp_context_acquire(MpDevice::Cpu, true, &used, &err);
+    if (!ctx) mp_raise(&err, "opening the CPU backend to sort a run");
+    bool ok = mp_try(&err, [&] { mergepath::sort_keys<K>(*ctx, mergepath::View<K>(keys, n)); });
+    mp_context_release(ctx);
+    if (!ok) mp_raise(&err, "sorting a run of keys to spill");
+}
+
+MpSpillSide* side_of(MpSpill* spill, int stream, int side) { return &spill->sides[stream][side]; }
+
+void add_samples(MpSpill* spill, int stream, const char* keys, uint64 n) {
+    const uint32 size = spill->key_size[stream];
+    uint64 wanted = spill->sample_count[stream] + (n + spill->sample_step - 1) / spill->sample_step;
+    if (wanted > spill->sample_cap[stream]) {
+        uint64 cap = Max(wanted, 2 * spill->sample_cap[stream]);
+        spill->samples[stream] = spill->samples[stream]
+                                     ? (char*)repalloc_huge(spill->samples[stream], cap * size)
+                                     : (char*)MemoryContextAllocHuge(spill->cxt, cap * size);
+        spill->sample_cap[stream] = cap;
+    }
+    for (uint64 i = 0; i < n; i += spill->sample_step)
+        memcpy(spill->samples[stream] + spill->sample_count[stream]++ * size, keys + i * size, size);
+}
+
+// Appends a sorted run of n keys to the side's file.
+void write_run(MpSpill* spill, int stream, int side, char* keys, uint64 n) {
+    MpSpillSide* s = side_of(spill, stream, side);
+    const uint64 bytes = n * spill->key_size[stream];
+    if (!s->file) {
+        MemoryContext old = MemoryContextSwitchTo(spill->cxt);
+        PrepareTempTablespaces();
+        s->file = BufFileCreateTemp(false);
+        MemoryContextSwitchTo(old);
+    }
+    if (s->run_count == s->run_cap) {
+        s->run_cap = Max(8, 2 * s->run_cap);
+        s->runs = s->runs ? (MpRunCursor*)repalloc(s->runs, sizeof(MpRunCursor) * s->run_cap)
+                          : (MpRunCursor*)MemoryContextAlloc(spill->cxt, sizeof(MpRunCursor) * s->run_cap);
+    }
+    s->runs[s->run_count++] = {s->file_bytes, n, 0, NULL, 0, 0};
+    for (uint64 done = 0; done < bytes;) {  // BufFileWrite takes a size_t; write in pieces anyway
+        CHECK_FOR_INTERRUPTS();
+        uint64 piece = Min(bytes - done, uint64(64) << 20);
+        BufFileWrite(s->file, keys + done, piece);
+        done += piece;
+    }
+    s->file_bytes += bytes;
+    add_samples(spill, stream, keys, n);
+    spill->report.runs++;
+    spill->report.bytes += bytes;
+}
+
+// The chunks of one (stream, side) copied into one array (each freed once copied), sorted, written.
+void spill_one(MpSpill* spill, int stream, int side, MpChunk** chunks, int count) {
+    const uint32 size = spill->key_size[stream];
+    uint64 n = 0;
+    for (int i = 0; i < count; i++)
+        if (chunks[i] && int(chunks[i]->stream) == stream && int(chunks[i]->side) == side) n += chunks[i]->count;
+    if (n == 0) return;
+    char* keys = (char*)MemoryContextAllocHuge(spill->cxt, n * size);
+    uint64 at = 0;
+    for (int i = 0; i < count; i++) {
+        MpChunk* c = chunks[i];
+        if (!c || int(c->stream) != stream || int(c->side) != side) continue;
+        memcpy(keys + at * size, mp_chunk_keys(c), c->count * size);
+        at += c->count;
+        pfree(c);
+        chunks[i] = NULL;
+    }
+    with_key_type(size, [&](auto k) { sort_keys_on_cpu((decltype(k)*)keys, n); });
+    write_run(spill, stream, side, keys, n);
+    pfree(keys);
+}
+
+}  // namespace
+
+void mp_spill_init(MpSpill* spill, MemoryContext cxt, int main_key_size, uint64 limit_bytes, uint64 range_keys) {
+    memset(spill, 0, sizeof(*spill));
+    spill->cxt = cxt;
+    spill->key_size[int(MpKeyStream::Main)] = uint32(main_key_size);
+    spill->key_size[int(MpKeyStream::Nulls)] = uint32(sizeof(mergepath::Key128));
+    spill->limit_bytes = limit_bytes;
+    spill->sample_step = Max(Min(range_keys / 16, kMaxSampleStep), 1);
+}
+
+void mp_spill_chunks(MpSpill* spill, MpChunkRef all) {
+    int count = 0;
+    for (MpChunkRef ref = all; ref != kNoChunk; ref = ((MpChunk*)(uintptr_t)ref)->next_all) count++;
+    MpChunk** chunks = (MpChunk**)palloc(sizeof(MpChunk*) * Max(count, 1));
+    count = 0;
+    for (MpChunkRef ref = all; ref != kNoChunk; ref = ((MpChunk*)(uintptr_t)ref)->next_all) {
+        MpChunk* c = (MpChunk*)(uintptr_t)ref;
+        chunks[count++] = c->stream < kRowBlockStream ? c : NULL;
+    }
+    for (int stream = 0; stream < 2; stream++)
+        for (int side = 0; side < 2; side++) spill_one(spill, stream, side, chunks, count);
+    pfree(chunks);
+}
+
+void mp_spill_close(MpSpill* spill) {
+    for (int stream = 0; stream < 2; stream++)
+        for (int side = 0; side < 2; side++) {
+            MpSpillSide* s = side_of(spill, stream, side);
+            if (s->file) BufFileClose(s->file);
+            s->file = NULL;
+            s->run_count = 0;
+            s->file_bytes = 0;
+        }
+}
+
+namespace {
+
+// The read buffers of all runs share a 16th of the limit.
+uint64 buffer_keys(const MpSpill* spill, int stream) {
+    int runs = 0;
+    for (int side = 0; side < 2; side++) runs += spill->sides[stream][side].run_count;
+    uint64 bytes = spill->limit_bytes / 16 / Max(runs, 1);
+    bytes = Max(kMinBufferBytes, Min(kMaxBufferBytes, bytes));
+    return bytes / spill->key_size[stream];
+}
+
+// The cursor's next key, read into its buffer if needed; NULL at the run's end.
+const char* cursor_key(MpSpill* spill, int stream, int side, MpRunCursor* c) {
+    if (c->next >= c->count) return NULL;
+    const uint32 size = spill->key_size[stream];
+    if (c->next < c->buffer_first || c->next >= c->buffer_first + c->buffer_count) {
+        uint64 room = buffer_keys(spill, stream);
+        if (!c->buffer) c->buffer = (char*)MemoryContextAlloc(spill->cxt, room * size);
+        uint64 n = Min(room, c->count - c->next);
+        BufFile* file = side_of(spill, stream, side)->file;
+        if (BufFileSeek(file, 0, off_t(c->start + c->next * size), SEEK_SET) != 0 ||
+            BufFileRead(file, c->buffer, n * size) != n * size)
+            ereport(ERROR, (errcode_for_file_access(), errmsg("pg_mergepath: could not read a spilled run back")));
+        c->buffer_first = c->next;
+        c->buffer_count = n;
+    }
+    return c->buffer + (c->next - c->buffer_first) * size;
+}
+
+template <class K>
+bool in_range(const MpSpill* spill, int stream, int range, const K& key) {
+    if (range >= spill->bound_count[stream]) return true;  // the last range: no upper bound
+    return !(((const K*)spill->bounds[stream])[range] < key);
+}
+
+// No C++ object may be alive when mp_raise() longjmps: the bounds are planned and
+// copied out in a scope of their own (at most one bound per sample).
+template <class K>
+int plan_ranges(MpSpill* spill, int stream, uint64 target_keys) {
+    const K* samples = (const K*)spill->samples[stream];
+    const uint64 n = spill->sample_count[stream];
+    spill->bounds[stream] = (char*)MemoryContextAllocHuge(spill->cxt, Max(n, uint64(1)) * sizeof(K));
+    MpError err;
+    size_t count = 0;
+    bool ok;
+    {
+        std::vector<K> bounds;
+        ok = mp_try(&err, [&] {
+            bounds = mergepath::plan_key_ranges<K>(std::vector<K>(samples, samples + n), spill->sample_step, target_keys);
+        });
+        count = ok ? bounds.size() : 0;
+        if (count) memcpy(spill->bounds[stream], bounds.data(), count * sizeof(K));
+    }
+    if (!ok) mp_raise(&err, "planning key ranges");
+    spill->bound_count[stream] = int(count);
+    return int(count) + 1;
+}
+
+template <class K>
+uint64 load_range(MpSpill* spill, int stream, int side, int range, MpChunkWriter* w, uint64 limit) {
+    MpSpillSide* s = side_of(spill, stream, side);
+    uint64 put = 0;
+    for (int r = 0; r < s->run_count && put <= limit; r++) {
+        MpRunCursor* c = &s->runs[r];
+        for (const char* key; put <= limit && (key = cursor_key(spill, stream, side, c));) {
+            if (!in_range(spill, stream, range, *(const K*)key)) break;
+            mp_writer_put(w, *(const K*)key);
+            c->next++;
+            if ((++put & 0xffff) == 0) CHECK_FOR_INTERRUPTS();
+        }
+    }
+    return put;
+}
+
+// The cursor of the side whose next key is the smallest left in the range, or -1.
+template <class K>
+int smallest_cursor(MpSpill* spill, int stream, int side, int range) {
+    MpSpillSide* s = side_of(spill, stream, side);
+    int best = -1;
+    const K* best_key = NULL;
+    for (int r = 0; r < s->run_count; r++) {
+        const K* key = (const K*)cursor_key(spill, stream, side, &s->runs[r]);
+        if (!key || !in_range(spill, stream, range, *key)) continue;
+        if (!best_key || *key < *best_key) best = r, best_key = key;
+    }
+    return best;
+}
+
+}  // namespace
+
+int mp_spill_plan_ranges(MpSpill* spill, int stream, uint64 target_keys) {
+    if (!spill->planned[stream])
+        with_key_type(spill->key_size[stream], [&](auto k) { plan_ranges<decltype(k)>(spill, stream, target_keys); });
+    spill->planned[stream] = true;
+    return spill->bound_count[stream] + 1;
+}
+
+void mp_spill_rewind(MpSpill* spill, int stream) {
+    for (int side = 0; side < 2; side++)
+        for (int r = 0; r < spill->sides[stream][side].run_count; r++) spill->sides[stream][side].runs[r].next = 0;
+}
+
+void mp_spill_save(const MpSpill* spill, int stream, uint64* saved) {
+    int i = 0;
+    for (int side = 0; side < 2; side++)
+        for (int r = 0; r < spill->sides[stream][side].run_count; r++) saved[i++] = spill->sides[stream][side].runs[r].next;
+}
+
+void mp_spill_restore(MpSpill* spill, int stream, const uint64* saved) {
+    int i = 0;
+    for (int side = 0; side < 2; side++)
+        for (int r = 0; r < spill->sides[stream][side].run_count; r++) spill->sides[stream][side].runs[r].next = saved[i++];
+}
+
+uint64 mp_spill_load_range(MpSpill* spill, int stream, int side, int range, MpChunkWriter* w, uint64 limit) {
+    return with_key_type(spill->key_size[stream],
+                         [&](auto k) { return load_range<decltype(k)>(spill, stream, side, range, w, limit); });
+}
+
+const void* mp_spill_peek(MpSpill* spill, int stream, int side, int range) {
+    int r = with_key_type(spill->key_size[stream],
+                          [&](auto k) { return smallest_cursor<decltype(k)>(spill, stream, side, range); });
+    return r < 0 ? NULL : cursor_key(spill, stream, side, &spill->sides[stream][side].runs[r]);
+}
+
+void mp_spill_pop(MpSpill* spill, int stream, int side, int range) {
+    int r = with_key_type(spill->key_size[stream],
+                          [&](auto k) { return smallest_cursor<decltype(k)>(spill, stream, side, range); });
+    if (r >= 0) spill->sides[stream][side].runs[r].next++;
+}
+
+int mp_spill_compare(const MpSpill* spill, int stream, const void* x, const void* y) {
+    return with_key_type(spill->key_size[stream], [&](auto k) {
+        using K = decltype(k);
+        const K& a = *(const K*)x;
+        const K& b = *(const K*)y;
+        return a < b ? -1 : b < a ? 1 : 0;
+    });
+}
+
+void mp_spill_explain(const MpSpillReport* report, ExplainState* es) {
+    if (report->runs == 0) return;
+    ExplainPropertyText("Spilled", psprintf("%llu kB in %llu runs", (unsigned long long)(report->bytes / 1024),
+                                            (unsigned long long)report->runs), es);
+    ExplainPropertyText("Key Ranges", psprintf("%llu (%llu streamed)", (unsigned long long)report->ranges,
+                                               (unsigned long long)report->streamed), es);
+}

@@ -1,0 +1,94 @@
+// spill_runs.h — a node's keys beyond its memory limit (pg_mergepath.memory_limit), kept
+// as sorted runs in temporary files and read back one key range at a time, so that the
+// node's memory stays bounded whatever the input size:
+//
+//   chunks (key_chunks.h) --mp_spill_chunks--> per (stream, side), one run: the keys
+//       copied out of the chunks (each freed once copied), sorted by the library's CPU
+//       backend, appended to that side's file; every sample_step-th key kept
+//   runs --mp_spill_plan_ranges--> per stream, key ranges of about a target size
+//       (mergepath/key_ranges.h: equal keys never straddle two ranges)
+//   range r --mp_spill_load_range--> the range's keys of every run, into chunks that
+//       the stage adopts like any input; or, for a range that cannot be split (one key
+//       repeated past the limit), key by key in order (mp_spill_peek / mp_spill_pop)
+//
+// The files are PostgreSQL BufFiles: placed in temp_tablespaces, counted against
+// temp_file_limit, deleted by the resource owner at the end of the transaction (an
+// ERROR or a cancel included), or by mp_spill_close when the node ends or rescans.
+// A BufFile belongs to one backend: only a serial node spills.
+#pragma once
+
+#include "key_chunks.h"
+
+#include "pg_mergepath.h"
+
+// One run read back through a small buffer. Positions count keys from the run's start.
+struct MpRunCursor {
+    uint64 start;         // byte offset of the run's first key in its file
+    uint64 count;         // keys in the run
+    uint64 next;          // the next key not yet handed out
+    char* buffer;         // keys [buffer_first, buffer_first + buffer_count) of the run
+    uint64 buffer_first;
+    uint64 buffer_count;
+};
+
+struct MpSpillSide {
+    BufFile* file;
+    uint64 file_bytes;  // written so far
+    MpRunCursor* runs;
+    int run_count, run_cap;
+};
+
+// What spilling did, for EXPLAIN ANALYZE.
+struct MpSpillReport {
+    uint64 runs;            // runs written
+    uint64 bytes;           // bytes written to temporary files
+    uint64 ranges;          // key ranges combined one by one
+    uint64 streamed;        // of them, ranges too large to load, streamed key by key
+    uint64 peak_key_bytes;  // the most key-chunk bytes held at once (before a spill, or by one range)
+};
+
+struct MpSpill {
+    MemoryContext cxt;           // the files, runs, buffers, samples and bounds
+    uint32 key_size[2];          // per stream (MpKeyStream)
+    MpSpillSide sides[2][2];     // [stream][side]
+    char* samples[2];            // per stream: every sample_step-th key of each run
+    uint64 sample_count[2], sample_cap[2];
+    char* bounds[2];             // per stream, after planning: the ranges' upper bounds
+    int bound_count[2];
+    bool planned[2];
+    uint64 limit_bytes;
+    uint64 sample_step;
+    MpSpillReport report;
+};
+
+// limit_bytes: the node's memory limit, which the read buffers share (a 16th of it);
+// range_keys: the size of the ranges it will plan, which sets how often runs are
+// sampled (a range's size is known to within two samples of each run).
+void mp_spill_init(MpSpill* spill, MemoryContext cxt, int main_key_size, uint64 limit_bytes, uint64 range_keys);
+// Writes the keys of every key chunk listed from `all` (->next_all; a local space's
+// chunks) as one sorted run per (stream, side), and frees those chunks.
+void mp_spill_chunks(MpSpill* spill, MpChunkRef all);
+// Closes (deletes) the files; the spill is empty afterwards.
+void mp_spill_close(MpSpill* spill);
+
+// Plans the stream's key ranges (once) for ranges of about target_keys keys of both
+// sides together; returns how many there are (at least 1).
+int mp_spill_plan_ranges(MpSpill* spill, int stream, uint64 target_keys);
+// Every cursor of the stream back at its run's start (the first range).
+void mp_spill_rewind(MpSpill* spill, int stream);
+// Each cursor's position (both sides' run_count of them), saved before loading a range
+// and put back to stream it.
+void mp_spill_save(const MpSpill* spill, int stream, uint64* saved);
+void mp_spill_restore(MpSpill* spill, int stream, const uint64* saved);
+// Puts the keys of `side` in range `range` (the next one: the cursors are there) into
+// the writer's chunks; stops after more than `limit` keys. Returns the keys put.
+uint64 mp_spill_load_range(MpSpill* spill, int stream, int side, int range, MpChunkWriter* w, uint64 limit);
+// Streaming a range: the smallest key of `side` left in the range (NULL when none),
+// and taking it.
+const void* mp_spill_peek(MpSpill* spill, int stream, int side, int range);
+void mp_spill_pop(MpSpill* spill, int stream, int side, int range);
+// -1, 0, 1 as x <, =, > y: keys of the stream, ordered as the library sorts them.
+int mp_spill_compare(const MpSpill* spill, int stream, const void* x, const void* y);
+
+// EXPLAIN ANALYZE: "Spilled" (kB in runs), "Key Ranges" (and how many were streamed).
+void mp_spill_explain(const MpSpillReport* report, ExplainState* es);

@@ -1,0 +1,116 @@
+-- setop_spill: a serial MergePath SetOp node over pg_mergepath.memory_limit writes its
+-- keys to temporary files as sorted runs and combines them key range by key range
+-- (setop_ranges.cpp). work_mem = 64kB with memory_limit = 0 (work_mem x
+-- hash_mem_multiplier = 128 kB) makes these ~1M-row inputs spill into many runs and
+-- hundreds of ranges; one key repeated past the limit on both sides (a range that
+-- cannot be split: streamed) and rows with NULLs (their own stream) are spilled too.
+-- Every answer is compared with the native plan (count + checksum).
+SET pg_mergepath.min_rows = 0;
+SET max_parallel_workers_per_gather = 0;
+\set VERBOSITY terse
+CREATE TABLE sp_l AS SELECT (g::int8 * 7919 % 300000) AS k, (g % 11)::int4 AS m FROM generate_series(1, 900000) g;
+INSERT INTO sp_l SELECT 123456, 1 FROM generate_series(1, 60000);
+INSERT INTO sp_l SELECT NULL, g % 3 FROM generate_series(1, 20000) g;
+CREATE TABLE sp_r AS SELECT (g::int8 * 104729 % 400000) AS k, (g % 7)::int4 AS m FROM generate_series(1, 700000) g;
+INSERT INTO sp_r SELECT 123456, 1 FROM generate_series(1, 40000);
+INSERT INTO sp_r SELECT NULL, g % 5 FROM generate_series(1, 15000) g;
+ANALYZE sp_l, sp_r;
+
+-- the answer against the native plan, and whether our node ran
+CREATE FUNCTION sp_check(q text) RETURNS text LANGUAGE sql AS $$
+  SELECT mp_par_check(q) || CASE WHEN mp_uses_node(q) THEN '' ELSE ', native plan' END
+$$;
+-- what EXPLAIN ANALYZE says the node spilled (numbers reduced to what the test asserts)
+CREATE FUNCTION sp_spill(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+  m text[];
+  runs bigint := 0;
+  ranges bigint := 0;
+  streamed bigint := 0;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    m := regexp_match(line, 'Spilled: (\d+) kB in (\d+) runs');
+    IF m IS NOT NULL THEN runs := m[2]::bigint; END IF;
+    m := regexp_match(line, 'Key Ranges: (\d+) \((\d+) streamed\)');
+    IF m IS NOT NULL THEN ranges := m[1]::bigint; streamed := m[2]::bigint; END IF;
+  END LOOP;
+  RETURN format('runs > 1: %s, ranges > 1: %s, streamed ranges: %s', runs > 1, ranges > 1,
+                CASE WHEN streamed > 0 THEN 'some' ELSE 'none' END);
+END $$;
+
+SET work_mem = '64kB';
+SET pg_mergepath.memory_limit = 0;
+SELECT line FROM mp_explain('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r',
+                            'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF') line
+WHERE line ~ 'Keys|Rows Emitted|With NULLs';
+SELECT sp_spill('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r');
+-- 11 and 7 values in m: every range is one key repeated past the limit
+SELECT sp_spill('SELECT m FROM sp_l EXCEPT ALL SELECT m FROM sp_r');
+
+-- all four operators, 32-, 64- and 128-bit keys
+SELECT sp_check('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r');
+SELECT sp_check('SELECT k FROM sp_l EXCEPT ALL SELECT k FROM sp_r');
+SELECT sp_check('SELECT k FROM sp_l INTERSECT SELECT k FROM sp_r');
+SELECT sp_check('SELECT k FROM sp_r EXCEPT SELECT k FROM sp_l');
+SELECT sp_check('SELECT k FROM sp_r EXCEPT ALL SELECT k FROM sp_l');
+SELECT sp_check('SELECT m FROM sp_l INTERSECT ALL SELECT m FROM sp_r');
+SELECT sp_check('SELECT m FROM sp_l EXCEPT ALL SELECT m FROM sp_r');
+SELECT sp_check('SELECT k, m FROM sp_l INTERSECT ALL SELECT k, m FROM sp_r');
+SELECT sp_check('SELECT k, m FROM sp_l EXCEPT SELECT k, m FROM sp_r');
+-- an empty input on either side
+SELECT sp_check('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r WHERE m < 0');
+SELECT sp_check('SELECT k FROM sp_l WHERE m < 0 EXCEPT ALL SELECT k FROM sp_r');
+SELECT sp_check('SELECT k FROM sp_l EXCEPT ALL SELECT k FROM sp_r WHERE m < 0');
+
+-- rescanned with the same inputs: emitted again from the first range
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_material = off;
+SELECT count(*) = 2 * (SELECT count(*) FROM (SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r) s) AS twice
+FROM (VALUES (1), (2)) v(x), (SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r) s;
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_material;
+
+-- a cursor keeps its files until it closes; cancel and errors remove them
+BEGIN;
+DECLARE c CURSOR FOR SELECT k FROM sp_l EXCEPT ALL SELECT k FROM sp_r;
+FETCH 2 FROM c;
+SELECT count(*) > 0 AS files_while_open FROM pg_ls_tmpdir();
+CLOSE c;
+COMMIT;
+SELECT count(*) AS files_after_close FROM pg_ls_tmpdir();
+SET statement_timeout = '60ms';
+SELECT count(*) FROM (SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r) s;
+RESET statement_timeout;
+SELECT count(*) AS files_after_cancel FROM pg_ls_tmpdir();
+SET temp_file_limit = '1MB';
+SELECT count(*) FROM (SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r) s;
+RESET temp_file_limit;
+SELECT count(*) AS files_after_error FROM pg_ls_tmpdir();
+
+-- nodes that cannot spill are not offered above the limit: the parallel node (not even
+-- above half of it) and image keys
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SELECT sp_check('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r');
+SELECT mp_keys('SELECT k::text FROM sp_l INTERSECT SELECT k::text FROM sp_r');
+SET pg_mergepath.memory_limit = -1;
+SELECT sp_check('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r');
+SELECT mp_keys('SELECT k::text FROM sp_l INTERSECT SELECT k::text FROM sp_r');
+-- under the limit nothing spills
+SET max_parallel_workers_per_gather = 0;
+SET pg_mergepath.memory_limit = '1GB';
+SELECT sp_spill('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r');
+
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+RESET pg_mergepath.memory_limit;
+RESET work_mem;
+DROP TABLE sp_l, sp_r;
+DROP FUNCTION sp_check(text), sp_spill(text);
