@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# scripts/bench-spill.sh — issue 12's large target on the GPU host, in one device call:
+# N x N int8 (default 100M) INTERSECT ALL and EXCEPT ALL with pg_mergepath.memory_limit
+# (default 1GB), against the same queries with no limit (the parallel node, and the
+# serial node), each answer checked against PostgreSQL's own count of every key's copies
+# (a parallel GROUP BY of each side joined: min(m, n) / max(m - n, 0) copies), each
+# timed in a fresh connection whose peak RSS (VmHWM) is read after the query.
+#
+# Here, from the repo root: bash ../shared/device/prepare CUDA_ARCH=90 && bash scripts/bench-device.sh --prepare
+# Device call, carry [".device"]: bash scripts/bench-spill.sh
+# Environment: SPILL_ROWS (100M), SPILL_LIMIT (1GB), SPILL_OPS ("intersect_all except_all"),
+# SPILL_DEVICE (gpu). The server runs with shared_buffers = 1GB, so a sequential scan of
+# these tables goes through a small ring of buffers and the backend's RSS is its own
+# memory, not the tables' pages. Writes spill.md (the table) and spill.log into $OUT.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+out=${OUT:-$root/bench-out}
+mkdir -p "$out"
+rows=${SPILL_ROWS:-100M}
+limit=${SPILL_LIMIT:-1GB}
+device=${SPILL_DEVICE:-gpu}
+t0=$(date +%s)
+log() { echo "[$(date +%H:%M:%S) +$(( $(date +%s) - t0 ))s] bench-spill: $*" | tee -a "$out/spill.log" >&2; }
+
+opts="-c shared_buffers=1GB -c max_worker_processes=16 -c max_parallel_workers=16 -c shared_preload_libraries=pg_mergepath"
+opts+=" -c maintenance_work_mem=2GB -c max_wal_size=16GB -c synchronous_commit=off"
+shm_kb=$(df -k --output=avail /dev/shm 2>/dev/null | tail -1 | tr -d ' ' || echo 0)
+[ "${shm_kb:-0}" -ge $((8 * 1024 * 1024)) ] || opts+=" -c dynamic_shared_memory_type=mmap"
+PG_UP_OPTS="$opts" bash .device/pg-up .device/pg15.tar.xz .device/stage > "$out/pg-up.log" 2>&1 ||
+  { cat "$out/pg-up.log" >&2; exit 2; }
+# shellcheck disable=SC1091
+. /opt/pg/env
+runuser -u postgres -- env LD_LIBRARY_PATH="$LD_LIBRARY_PATH" pg_ctl -D /opt/pgdata -w restart \
+  -o "-c listen_addresses=127.0.0.1 -c port=5432 -c unix_socket_directories=/tmp $opts" > /dev/null
+conn="host=127.0.0.1 port=5432 user=postgres dbname=postgres"
+
+log "generating $rows x $rows int8"
+.device/bin/mp_bench --conn "$conn" --rows "$rows" --shapes int8 --gen-only --jobs 16 --table-workers 16 \
+  >> "$out/spill.log" 2>&1
+a=$(psql -X -At -d "$conn" -c "select 'mp_bench.' || relname from pg_class where relname ~ '^int8_uniform_.*_a\$' order by relpages desc limit 1")
+b=${a%_a}_b
+log "tables $a, $b"
+
+# One measured query in a fresh connection: "<count>|<checksum> <ms> <VmHWM kB>".
+measure() {  # settings sql
+  psql -X -At -v ON_ERROR_STOP=1 -d "$conn" <<SQL | awk '/^Time:/ { ms = $2; next } /^hwm / { hwm = $2; next } /\|/ { r = $0 } END { print r, ms, hwm }'
+$1
+\timing on
+$2
+\timing off
+select 'hwm ' || (regexp_match(pg_read_file('/proc/' || pg_backend_pid() || '/status'), 'VmHWM:\s*(\d+) kB'))[1];
+SQL
+}
+
+ours_sql() { echo "select count(*), sum(hashint8(k)) from (select k from $a $1 select k from $b) s;"; }
+reference_sql() {  # PostgreSQL's own copies of each key
+  local copies="least(ca.c, cb.c)" join="join"
+  [ "$1" = "EXCEPT ALL" ] && copies="greatest(ca.c - coalesce(cb.c, 0), 0)" join="left join"
+  echo "with ca as (select k, count(*) c from $a group by k), cb as (select k, count(*) c from $b group by k)
+        select sum($copies), sum(hashint8(ca.k)::int8 * $copies) from ca $join cb using (k);"
+}
+base="set pg_mergepath.device = $device; set max_parallel_workers_per_gather = 16;"
+
+echo "| query | variant | rows out | ms | peak RSS MB | answer |" > "$out/spill.md"
+echo "|---|---|---:|---:|---:|---|" >> "$out/spill.md"
+status=0
+for op in ${SPILL_OPS:-intersect_all except_all}; do
+  sqlop=$(echo "$op" | tr '_a-z' ' A-Z')
+  ref=$(measure "set pg_mergepath.enabled = off; set work_mem = '4GB'; set max_parallel_workers_per_gather = 16;" "$(reference_sql "$sqlop")")
+  log "$sqlop reference (native GROUP BY): $ref"
+  for variant in "limit $limit|set pg_mergepath.memory_limit = '$limit';" \
+                 "no limit, parallel|set pg_mergepath.memory_limit = -1;" \
+                 "no limit, serial|set pg_mergepath.memory_limit = -1; set max_parallel_workers_per_gather = 0;"; do
+    name=${variant%%|*}
+    res=$(measure "$base ${variant#*|}" "$(ours_sql "$sqlop")")
+    read -r answer ms hwm <<< "$res"
+    verdict=same
+    [ "$answer" = "${ref%% *}" ] || { verdict="DIFFERENT (reference ${ref%% *})"; status=1; }
+    log "$sqlop $name: $answer, $ms ms, VmHWM $hwm kB, $verdict"
+    echo "| $sqlop | $name | ${answer%%|*} | $ms | $(( ${hwm:-0} / 1024 )) | $verdict |" >> "$out/spill.md"
+  done
+  psql -X -At -d "$conn" >> "$out/spill.log" 2>&1 <<SQL || true
+$base set pg_mergepath.memory_limit = '$limit';
+explain (analyze, costs off, timing off, summary off) $(ours_sql "$sqlop")
+SQL
+done
+cp /opt/pgdata/server.log "$out/" 2>/dev/null || true
+cat "$out/spill.md"
+log "done, status $status"
+exit $status
