@@ -90,15 +90,44 @@ SELECT count(*) FROM (SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r) s;
 RESET temp_file_limit;
 SELECT count(*) AS files_after_error FROM pg_ls_tmpdir();
 
--- nodes that cannot spill are not offered above the limit: the parallel node (not even
--- above half of it) and image keys
+-- parallel plans: every participant reads and spills its own sorted runs into the
+-- query's file set, one combines by key range and emits; image keys (they cannot spill)
+-- keep the native plan above the limit
+CREATE FUNCTION sp_tmp_entries() RETURNS bigint LANGUAGE sql AS $$
+  SELECT count(*) FROM pg_ls_dir('base/pgsql_tmp', true, false)
+$$;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
+SELECT line FROM mp_explain('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r', 'COSTS OFF') line
+WHERE line ~ 'Parallel';
+SELECT sp_spill('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r');
 SELECT sp_check('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r');
+SELECT sp_check('SELECT k FROM sp_l EXCEPT ALL SELECT k FROM sp_r');
+SELECT sp_check('SELECT k FROM sp_r EXCEPT SELECT k FROM sp_l');
+SELECT sp_check('SELECT m FROM sp_l INTERSECT SELECT m FROM sp_r');
+SELECT sp_check('SELECT k, m FROM sp_l EXCEPT ALL SELECT k, m FROM sp_r');
 SELECT mp_keys('SELECT k::text FROM sp_l INTERSECT SELECT k::text FROM sp_r');
+-- no worker starts; the leader does not read (a worker combines, on the CPU backend)
+SET max_parallel_workers = 0;
+SELECT sp_check('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r');
+RESET max_parallel_workers;
+SET parallel_leader_participation = off;
+SELECT sp_check('SELECT k FROM sp_l EXCEPT ALL SELECT k FROM sp_r');
+RESET parallel_leader_participation;
+-- an error in a participant's input, a cancel: the file set is gone with the query
+SELECT count(*) FROM (SELECT k / (k - 5000) FROM sp_l INTERSECT ALL SELECT k FROM sp_r) s;
+SELECT sp_tmp_entries() AS entries_after_error;
+SET statement_timeout = '60ms';
+SELECT count(*) FROM (SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r) s;
+RESET statement_timeout;
+SELECT sp_tmp_entries() AS entries_after_cancel;
+SELECT sp_check('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r');
+-- no limit: the parallel node that shares its chunks, image keys too
 SET pg_mergepath.memory_limit = -1;
+SELECT line FROM mp_explain('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r', 'COSTS OFF') line
+WHERE line ~ 'Parallel';
 SELECT sp_check('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r');
 SELECT mp_keys('SELECT k::text FROM sp_l INTERSECT SELECT k::text FROM sp_r');
 -- under the limit nothing spills
@@ -113,4 +142,4 @@ RESET max_parallel_workers_per_gather;
 RESET pg_mergepath.memory_limit;
 RESET work_mem;
 DROP TABLE sp_l, sp_r;
-DROP FUNCTION sp_check(text), sp_spill(text);
+DROP FUNCTION sp_check(text), sp_spill(text), sp_tmp_entries();

@@ -27,6 +27,8 @@ extern "C" {
 #include "optimizer/planner.h"
 #include "port/atomics.h"
 #include "storage/buffile.h"
+#include "storage/dsm.h"
+#include "storage/sharedfileset.h"
 #include "storage/condition_variable.h"
 #include "storage/spin.h"
 #include "utils/dsa.h"

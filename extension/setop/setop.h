@@ -42,6 +42,8 @@ struct MpSetOpInfo {
     int first_side;     // 0 / 1: the input whose first row of a group is emitted, as the
                         // replaced plan does (a hashed INTERSECT may read the right input first)
     bool parallel;      // a partial path: every participant reads, one combines, all emit
+    bool spill;         // a partial path over half of pg_mergepath.memory_limit: every
+                        // participant spills sorted runs, one combines range by range and emits
 };
 
 List* mp_setop_info_to_list(const MpSetOpInfo* info);
@@ -95,6 +97,7 @@ struct MpSetOpState {
     bool all;
     MpKeyPlan keys;
     MpSharedStage* shared;  // parallel: the state all participants share (DSM)
+    MpSharedSpill* shared_spill;  // ... and, a parallel node that spills, their file set
 
     // this execution (a rescan resets run_cxt)
     MemoryContext run_cxt;
@@ -110,7 +113,8 @@ struct MpSetOpState {
     MpAdoptedChunks adopted[2];   // image keys, the combiner: row numbers -> records
     MpExactTable exact;
     MpSetOpRanges* ranges;        // spilled (a serial node over its memory limit), or NULL
-    MpSpillReport spilled;        // what earlier executions (rescans) spilled
+    MpSpillReport spilled;        // what earlier executions (rescans) spilled; a parallel
+                                  // node's: what the combiner spilled (harvested)
     bool hash_collision;
     TupleTableSlot* row_slot[2];  // MinimalTuple slots over stored rows
     ExprState* row_equal;         // grouping equality of row_slot[0] vs row_slot[1]
@@ -182,6 +186,8 @@ bool mp_ranges_next_results(MpSetOpState* st);  // the next results, range by ra
 void mp_ranges_restart(MpSetOpState* st);       // emit again from the first range (rescan)
 void mp_ranges_close(MpSetOpState* st);         // the files deleted (end, rescan)
 MpSpillReport mp_ranges_report(const MpSetOpState* st);
+void mp_ranges_export(MpSetOpState* st);  // a parallel participant: its runs into the file set
+void mp_ranges_import(MpSetOpState* st);  // the combiner: every participant's runs, the first results
 
 // setop_parallel.cpp
 void mp_parallel_compute(MpSetOpState* st);

@@ -12,7 +12,7 @@
 // Writers of both streams and sides into the node's queue; a parallel node's wake the
 // leader, which ships chunks while it reads or waits.
 static void init_writers(MpSetOpState* st) {
-    ConditionVariable* wake = st->shared ? &st->shared->chunk_cv : NULL;
+    ConditionVariable* wake = st->queue != &st->local_queue ? &st->shared->chunk_cv : NULL;
     int key_bytes[2] = {st->keys.key_bits / 8, int(sizeof(mergepath::Key128))};
     bool with_refs = st->info.keys.images;  // the main keys' records (nothing goes to stream 1)
     for (int stream = 0; stream < 2; stream++)
@@ -30,14 +30,16 @@ void mp_start_run(MpSetOpState* st) {
                                   : st->info.keys.images ? mergepath::SetOpShape::SortedSides
                                                          : mergepath::SetOpShape::Rows;
     st->stage = mp_stage_create(st->run_cxt, st->keys.key_bits, st->intersect, st->all, shape);
+    // a node that spills keeps its chunks to itself: only its runs are shared (files)
+    bool shared_chunks = st->shared && !st->shared_spill;
     st->space.cxt = st->run_cxt;
-    st->space.dsa = st->shared ? st->css.ss.ps.state->es_query_dsa : NULL;
+    st->space.dsa = shared_chunks ? st->css.ss.ps.state->es_query_dsa : NULL;
     st->space.segments =
-        st->shared ? mp_segments_open(st->run_cxt, &st->shared->segments, &st->shared->leader_reads) : NULL;
-    if (st->shared && !st->space.dsa)
+        shared_chunks ? mp_segments_open(st->run_cxt, &st->shared->segments, &st->shared->leader_reads) : NULL;
+    if (shared_chunks && !st->space.dsa)
         elog(ERROR, "pg_mergepath: a parallel MergePath SetOp runs without its dynamic shared memory area");
     mp_queue_init(&st->local_queue);
-    st->queue = st->shared ? &st->shared->queue : &st->local_queue;
+    st->queue = shared_chunks ? &st->shared->queue : &st->local_queue;
     init_writers(st);
     if (st->info.keys.images) {
         MemoryContext old = MemoryContextSwitchTo(st->run_cxt);

@@ -61,7 +61,10 @@ void mp_explain_setop(CustomScanState* node, List* ancestors, ExplainState* es) 
     const char* kind = st->keys.lossless ? "lossless" : st->info.keys.images ? "image" : "hashed";
     ExplainPropertyText("Keys", psprintf("%d-bit %s", st->keys.key_bits, kind), es);
     if (st->info.parallel)
-        ExplainPropertyText("Parallel", "every participant reads, one combines, all emit", es);
+        ExplainPropertyText("Parallel",
+                            st->info.spill ? "every participant reads and spills, one combines by key range and emits"
+                                           : "every participant reads, one combines, all emit",
+                            es);
     if (!es->analyze) return;
     explain_counts(st, es);
     if (es->timing) explain_times(st, es);

@@ -15,7 +15,7 @@
 
 // The next range of results for this process: a serial node's is all of them.
 static bool next_range(MpSetOpState* st) {
-    if (st->shared) {
+    if (st->shared && !st->ranges) {
         if (!mp_shared_claim(st->shared, mp_result_total(st), &st->emit_pos, &st->emit_end)) return false;
         mp_shared_wait_ready(st->shared, st->emit_end);  // the combiner may still be copying them in
         return true;

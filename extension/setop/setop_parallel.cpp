@@ -4,20 +4,35 @@
 // execution, following parallel_stage.h: read this process's share into chunks in the
 // query's shared memory; the combining participant (the leader, which holds the GPU,
 // when it takes part) adopts every chunk, combines and copies the results into shared
-// memory; then everyone emits the batches of result rows it claims.
+// memory; then everyone emits the batches of result rows it claims. A node planned over
+// half of pg_mergepath.memory_limit spills instead (spill_compute).
 #include "setop.h"
 
-Size mp_setop_estimate_dsm(CustomScanState*, ParallelContext*) { return MAXALIGN(sizeof(MpSharedStage)); }
+// The node's DSM: the shared stage, then (a node that spills) the spill's file set.
+static MpSharedSpill* spill_after(MpSharedStage* s) {
+    return (MpSharedSpill*)((char*)s + MAXALIGN(sizeof(MpSharedStage)));
+}
 
-void mp_setop_initialize_dsm(CustomScanState* node, ParallelContext*, void* coordinate) {
+Size mp_setop_estimate_dsm(CustomScanState*, ParallelContext*) {
+    return MAXALIGN(sizeof(MpSharedStage)) + MAXALIGN(sizeof(MpSharedSpill));
+}
+
+void mp_setop_initialize_dsm(CustomScanState* node, ParallelContext* pcxt, void* coordinate) {
     MpSetOpState* st = (MpSetOpState*)node;
     st->shared = (MpSharedStage*)coordinate;
     mp_shared_init(st->shared);
+    if (!st->info.spill) return;
+    st->shared_spill = spill_after(st->shared);
+    mp_shared_spill_init(st->shared_spill, pcxt->seg, pcxt->nworkers);
 }
 
 // The leader adds what the participants of the last execution counted to its totals
 // (rescans add up), and takes who took part; the shared counters start over.
-static void harvest_counts(MpSetOpState* st) { mp_shared_harvest(st->shared, &st->counts, &st->report); }
+// The spill's report too: the shared memory is gone by the time EXPLAIN prints.
+static void harvest_counts(MpSetOpState* st) {
+    mp_shared_harvest(st->shared, &st->counts, &st->report);
+    if (st->shared_spill) st->spilled = st->shared_spill->report;
+}
 
 // A rescan of the Gather above: every worker of the last execution has exited.
 void mp_setop_reinitialize_dsm(CustomScanState* node, ParallelContext*, void*) {
@@ -25,10 +40,15 @@ void mp_setop_reinitialize_dsm(CustomScanState* node, ParallelContext*, void*) {
     MpChunkSpace space = {node->ss.ps.state->es_query_dsa, NULL, NULL};
     harvest_counts(st);
     mp_shared_reset(st->shared, &space);
+    if (st->shared_spill) mp_shared_spill_reset(st->shared_spill);
 }
 
 void mp_setop_initialize_worker(CustomScanState* node, shm_toc*, void* coordinate) {
-    ((MpSetOpState*)node)->shared = (MpSharedStage*)coordinate;
+    MpSetOpState* st = (MpSetOpState*)node;
+    st->shared = (MpSharedStage*)coordinate;
+    if (!st->info.spill) return;
+    st->shared_spill = spill_after(st->shared);
+    mp_shared_spill_attach(st->shared_spill);
 }
 
 // Workers add what they emitted; the leader (which shuts down after every worker sent
@@ -73,7 +93,31 @@ static void read_share(MpSetOpState* st) {
     pg_atomic_fetch_add_u64(&s->alloc_us, read.alloc_us);
 }
 
+static void adopt_nothing(void*) {}
+
+// A node that spills: every participant reads its share, writes it out as sorted runs
+// into the query's file set and exports them; the combiner imports every participant's
+// runs and emits every result itself, range by range (setop_ranges.cpp); the others
+// find no shared results to emit.
+static void spill_compute(MpSetOpState* st) {
+    MpSharedStage* s = st->shared;
+    bool combines = false;
+    if (mp_shared_attach(s)) {
+        read_share(st);
+        mp_ranges_export(st);
+        combines = mp_shared_done_reading(s, adopt_nothing, NULL);
+    }
+    if (!combines) {
+        mp_ranges_close(st);  // its runs are exported: the combiner reads them
+        mp_shared_wait_results(s);
+        return mp_take_shared_results(st);
+    }
+    mp_shared_publish(s);
+    mp_ranges_import(st);
+}
+
 void mp_parallel_compute(MpSetOpState* st) {
+    if (st->shared_spill) return spill_compute(st);
     MpSharedStage* s = st->shared;
     bool combines = false;
     if (mp_shared_attach(s)) {

@@ -156,6 +156,7 @@ struct Inputs {
     Path* right;
     double rows;
     int workers;  // 0: a serial path
+    bool spill;   // a partial path whose participants spill (over half of the memory limit)
 };
 
 CustomPath* make_path(RelOptInfo* rel, SetOpPath* sp, const Inputs& in, const SetOpColumns* cols,
@@ -181,7 +182,7 @@ CustomPath* make_path(RelOptInfo* rel, SetOpPath* sp, const Inputs& in, const Se
     // the input read first (firstFlag); sorted, from the left input (flag 0 sorts first).
     int first_side = (sp->strategy == SETOP_HASHED && sp->firstFlag == 1) ? 1 : 0;
     MpSetOpInfo info = {sp->cmd,    *keys, oid_list(cols->eqops, cols->ncols), oid_list(cols->collations, cols->ncols),
-                        first_side, in.workers > 0};
+                        first_side, in.workers > 0, in.spill};
     cp->custom_private = mp_setop_info_to_list(&info);
     cp->methods = &mp_setop_path_methods;
     return cp;
@@ -197,9 +198,10 @@ Path* setop_path(PlannerInfo* root, RelOptInfo* rel, SetOpPath* sp, ProjectionPa
 
 // Estimated bytes the node holds for its inputs: keys (lossless), or records and
 // hashes (image keys), or stored rows and hashes (hashed keys). Checked against
-// pg_mergepath.memory_limit: only a serial node with lossless keys spills
-// (setop_ranges.cpp), so the other nodes are not offered above the limit, and a
-// parallel node (which also ships its keys to the device) not above half of it.
+// pg_mergepath.memory_limit: only nodes with lossless keys spill (setop_ranges.cpp), so
+// image and hashed keys are not offered above the limit (a parallel node, which also
+// ships its keys to the device, not above half of it); a parallel node with lossless
+// keys above half of it is planned to spill from every participant (info.spill).
 double estimated_input_bytes(const Inputs& in, const MpKeyChoice* keys) {
     double per_row = keys->lossless ? keys->key_bits / 8.0 : Max(in.left->pathtarget->width, 1) + 24.0;
     return in.rows * per_row;
@@ -216,8 +218,9 @@ Path* partial_setop_path(PlannerInfo* root, RelOptInfo* rel, SetOpPath* sp, Proj
         why_not = "its keys need hashing and verification (their rows stay in one process)";
     else if (!lrel || !rrel || lrel->partial_pathlist == NIL || rrel->partial_pathlist == NIL)
         why_not = "an input has no partial path";
-    else if (mp_memory_limit_bytes() > 0 && 2 * estimated_input_bytes(serial, keys) > mp_memory_limit_bytes())
-        why_not = "its estimated input exceeds half of pg_mergepath.memory_limit (only a serial node spills)";
+    bool over_limit = mp_memory_limit_bytes() > 0 && 2 * estimated_input_bytes(serial, keys) > mp_memory_limit_bytes();
+    if (!why_not && over_limit && !keys->lossless)
+        why_not = "its estimated input exceeds half of pg_mergepath.memory_limit and image keys do not spill";
     if (why_not) {
         elog(DEBUG1, "pg_mergepath: %s: no parallel MergePath SetOp: %s", op, why_not);
         return NULL;
@@ -226,6 +229,12 @@ Path* partial_setop_path(PlannerInfo* root, RelOptInfo* rel, SetOpPath* sp, Proj
     in.left = (Path*)linitial(lrel->partial_pathlist);
     in.right = (Path*)linitial(rrel->partial_pathlist);
     in.workers = mp_partial_workers(in.left, in.right);
+    in.spill = over_limit;
+    if (over_limit && in.workers >= kMpMaxSpillParticipants) {
+        elog(DEBUG1, "pg_mergepath: %s: no parallel MergePath SetOp: more than %d workers would spill", op,
+             kMpMaxSpillParticipants - 1);
+        return NULL;
+    }
     return setop_path(root, rel, sp, projection, in, cols, keys);
 }
 
@@ -259,7 +268,7 @@ void consider_setop(PlannerInfo* root, RelOptInfo* rel, SetOpPath* sp, Projectio
         elog(DEBUG1, "pg_mergepath: %s not replaced: its keys need hashing and pg_mergepath.hashed_keys is off", op);
         return;
     }
-    Inputs serial = {left, right, left->rows + right->rows, 0};
+    Inputs serial = {left, right, left->rows + right->rows, 0, false};
     double min_rows = min_input_rows(&keys);
     if (serial.rows < min_rows) {
         elog(DEBUG1, "pg_mergepath: %s not replaced: %.0f estimated input rows < %spg_mergepath.min_rows (%d)%s", op,

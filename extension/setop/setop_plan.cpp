@@ -53,7 +53,8 @@ List* mp_setop_info_to_list(const MpSetOpInfo* info) {
     List* keys = list_make3(makeInteger(info->keys.lossless ? 1 : 0), makeInteger(info->keys.key_bits),
                             makeInteger(info->keys.images ? 1 : 0));
     return list_make5(makeInteger(int(info->cmd)), keys, info->eqops, info->collations,
-                      list_make2(makeInteger(info->first_side), makeInteger(info->parallel ? 1 : 0)));
+                      list_make3(makeInteger(info->first_side), makeInteger(info->parallel ? 1 : 0),
+                                 makeInteger(info->spill ? 1 : 0)));
 }
 
 void mp_setop_info_from_list(List* list, MpSetOpInfo* info) {
@@ -67,6 +68,7 @@ void mp_setop_info_from_list(List* list, MpSetOpInfo* info) {
     info->collations = (List*)list_nth(list, 3);
     info->first_side = intVal(list_nth(sides, 0));
     info->parallel = intVal(list_nth(sides, 1)) != 0;
+    info->spill = intVal(list_nth(sides, 2)) != 0;
 }
 
 // Our scan tuple: one entry per tlist column, same expressions (see the file comment).

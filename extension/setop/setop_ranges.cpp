@@ -14,6 +14,10 @@
 //    streamed instead: both sides' runs are merged key by key, and each key's copies come
 //    from its counts (mergepath::sql_setop_copies, nodeSetOp.c's rules), emitted in
 //    batches of bounded size.
+// A parallel node planned to spill (info.spill) does the same with every participant:
+// each spills its own chunks at a third of the limit shared by the planned
+// participants, and exports its runs into the query's file set (spill_runs.h); the
+// combiner imports all of them and emits every result itself, range by range.
 // Lossless keys only: their result rows are decoded from the keys, so nothing else is held.
 #include "setop.h"
 
@@ -43,16 +47,29 @@ static uint32 key_bytes(const MpSetOpState* st, int stream) {
 static uint64 range_target_keys(const MpSetOpRanges* r, uint32 bytes) { return Max(r->limit_bytes / 12 / bytes, 1); }
 static uint64 range_load_cap(const MpSetOpRanges* r, uint32 bytes) { return Max(r->limit_bytes / 3 / bytes, 1); }
 
+// The node's memory limit: the leader's, for every participant of a parallel node.
+static uint64 limit_bytes(const MpSetOpState* st) {
+    return st->shared_spill ? st->shared_spill->limit_bytes : mp_memory_limit_bytes();
+}
+
+// Key-chunk bytes this process holds before it spills them (0: it never spills).
+static uint64 spill_threshold(const MpSetOpState* st) {
+    if (!st->keys.lossless || (st->shared && !st->shared_spill)) return 0;
+    uint64 share = limit_bytes(st) / 3;
+    return st->shared_spill ? share / uint64(Max(st->shared_spill->participants, 1)) : share;
+}
+
 static bool spill_due(const MpSetOpState* st) {
-    uint64 limit = mp_memory_limit_bytes();
-    return !st->shared && st->keys.lossless && limit > 0 && st->queue->bytes * 3 >= limit;
+    uint64 threshold = spill_threshold(st);
+    return threshold > 0 && st->queue->bytes >= threshold;
 }
 
 static void start_spilling(MpSetOpState* st) {
     MpSetOpRanges* r = (MpSetOpRanges*)MemoryContextAllocZero(st->run_cxt, sizeof(MpSetOpRanges));
-    r->limit_bytes = mp_memory_limit_bytes();
+    r->limit_bytes = limit_bytes(st);
+    SharedFileSet* fileset = st->shared_spill ? &st->shared_spill->fileset : NULL;
     mp_spill_init(&r->spill, st->run_cxt, st->keys.key_bits / 8, r->limit_bytes,
-                  range_target_keys(r, st->keys.key_bits / 8));
+                  range_target_keys(r, st->keys.key_bits / 8), fileset, mp_spill_participant());
     r->range_cxt = AllocSetContextCreate(st->run_cxt, "pg_mergepath SetOp range", ALLOCSET_DEFAULT_SIZES);
     r->space = {NULL, r->range_cxt, NULL};
     r->batch_cap = Max(Min(uint64(65536), r->limit_bytes / 16 / sizeof(mergepath::Key128)), 1);
@@ -71,7 +88,7 @@ static void spill_queued(MpSetOpState* st) {
 
 void mp_after_chunk_pushed(MpSetOpState* st) {
     if (!spill_due(st)) {
-        if (!st->ranges) mp_adopt_pending(st);
+        if (!st->ranges && !st->shared_spill) mp_adopt_pending(st);
         return;
     }
     if (!st->ranges) start_spilling(st);
@@ -176,6 +193,10 @@ static bool combine_range(MpSetOpState* st) {
     mp_stage_adopt(st->stage, &r->space, mp_queue_take(&r->queue, &r->space));
     mp_stage_finish(st->stage);
     mp_stage_report_add(&st->report, &st->stage->report);
+    if (st->shared_spill) {  // for the leader's EXPLAIN, when a worker combines
+        st->shared->report = st->report;
+        st->shared_spill->report = r->spill.report;
+    }
     mp_keep_local_results(st);
     st->emit_pos = st->emit_end = 0;
     return mp_result_total(st) > 0;
@@ -221,6 +242,11 @@ void mp_ranges_finish_read(MpSetOpState* st) {
 
 void mp_ranges_close(MpSetOpState* st) {
     if (!st->ranges) return;
+    if (st->info.spill) {  // a parallel node's report is the combiner's, harvested by the leader
+        mp_spill_close(&st->ranges->spill);
+        st->ranges = NULL;
+        return;
+    }
     const MpSpillReport* r = &st->ranges->spill.report;
     st->spilled.runs += r->runs;
     st->spilled.bytes += r->bytes;
@@ -231,7 +257,27 @@ void mp_ranges_close(MpSetOpState* st) {
     st->ranges = NULL;
 }
 
+void mp_ranges_export(MpSetOpState* st) {
+    if (!st->ranges) start_spilling(st);
+    spill_queued(st);
+    mp_spill_export(&st->ranges->spill);
+    pg_atomic_fetch_or_u64(&st->shared_spill->exported, uint64(1) << mp_spill_participant());
+}
+
+void mp_ranges_import(MpSetOpState* st) {
+    MpSharedSpill* shared = st->shared_spill;
+    if (!st->ranges) start_spilling(st);
+    uint64 exported = pg_atomic_read_u64(&shared->exported);
+    for (int p = 0; p < kMpMaxSpillParticipants; p++)
+        if (exported & (uint64(1) << p)) mp_spill_import(&st->ranges->spill, &shared->fileset, p);
+    shared->report = st->ranges->spill.report;
+    st->report = MpStageReport();
+    st->report.device = mp_planning_device();
+    mp_ranges_restart(st);
+}
+
 MpSpillReport mp_ranges_report(const MpSetOpState* st) {
+    if (st->info.spill) return st->spilled;  // the combiner's, wherever it ran (harvested)
     MpSpillReport total = st->spilled;
     if (!st->ranges) return total;
     const MpSpillReport* r = &st->ranges->spill.report;

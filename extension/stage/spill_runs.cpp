@@ -40,36 +40,69 @@ void sort_keys_on_cpu(K* keys, uint64 n) {
 
 MpSpillSide* side_of(MpSpill* spill, int stream, int side) { return &spill->sides[stream][side]; }
 
+
+// Room for `more` samples of the stream.
+void reserve_samples(MpSpill* spill, int stream, uint64 more) {
+    const uint32 size = spill->key_size[stream];
+    uint64 wanted = spill->sample_count[stream] + more;
+    if (wanted <= spill->sample_cap[stream]) return;
+    uint64 cap = Max(wanted, 2 * spill->sample_cap[stream]);
+    spill->samples[stream] = spill->samples[stream] ? (char*)repalloc_huge(spill->samples[stream], cap * size)
+                                                    : (char*)MemoryContextAllocHuge(spill->cxt, cap * size);
+    spill->sample_cap[stream] = cap;
+}
+
+// Every sample_step-th key of a sorted run.
 void add_samples(MpSpill* spill, int stream, const char* keys, uint64 n) {
     const uint32 size = spill->key_size[stream];
-    uint64 wanted = spill->sample_count[stream] + (n + spill->sample_step - 1) / spill->sample_step;
-    if (wanted > spill->sample_cap[stream]) {
-        uint64 cap = Max(wanted, 2 * spill->sample_cap[stream]);
-        spill->samples[stream] = spill->samples[stream]
-                                     ? (char*)repalloc_huge(spill->samples[stream], cap * size)
-                                     : (char*)MemoryContextAllocHuge(spill->cxt, cap * size);
-        spill->sample_cap[stream] = cap;
-    }
+    reserve_samples(spill, stream, (n + spill->sample_step - 1) / spill->sample_step);
     for (uint64 i = 0; i < n; i += spill->sample_step)
         memcpy(spill->samples[stream] + spill->sample_count[stream]++ * size, keys + i * size, size);
+}
+
+// Samples taken by another participant (with the same step).
+void append_samples(MpSpill* spill, int stream, const char* samples, uint64 n) {
+    reserve_samples(spill, stream, n);
+    memcpy(spill->samples[stream] + spill->sample_count[stream] * spill->key_size[stream], samples,
+           n * spill->key_size[stream]);
+    spill->sample_count[stream] += n;
+}
+
+// A parallel participant's file names in the query's file set.
+const char* file_name(int participant, int stream, int side) {
+    return side < 0 ? psprintf("mp%d.meta", participant) : psprintf("mp%d.%d.%d", participant, stream, side);
+}
+
+BufFile* create_file(MpSpill* spill, int stream, int side) {
+    MemoryContext old = MemoryContextSwitchTo(spill->cxt);
+    BufFile* file;
+    if (spill->fileset) {
+        file = BufFileCreateFileSet(&spill->fileset->fs, file_name(spill->participant, stream, side));
+    } else {
+        PrepareTempTablespaces();
+        file = BufFileCreateTemp(false);
+    }
+    MemoryContextSwitchTo(old);
+    return file;
+}
+
+MpRunCursor* add_run(MpSpill* spill, MpSpillSide* s, BufFile* file, uint64 start, uint64 count) {
+    if (s->run_count == s->run_cap) {
+        s->run_cap = Max(8, 2 * s->run_cap);
+        s->runs = s->runs ? (MpRunCursor*)repalloc(s->runs, sizeof(MpRunCursor) * s->run_cap)
+                          : (MpRunCursor*)MemoryContextAlloc(spill->cxt, sizeof(MpRunCursor) * s->run_cap);
+    }
+    MpRunCursor* run = &s->runs[s->run_count++];
+    *run = {file, start, count, 0, NULL, 0, 0};
+    return run;
 }
 
 // Appends a sorted run of n keys to the side's file.
 void write_run(MpSpill* spill, int stream, int side, char* keys, uint64 n) {
     MpSpillSide* s = side_of(spill, stream, side);
     const uint64 bytes = n * spill->key_size[stream];
-    if (!s->file) {
-        MemoryContext old = MemoryContextSwitchTo(spill->cxt);
-        PrepareTempTablespaces();
-        s->file = BufFileCreateTemp(false);
-        MemoryContextSwitchTo(old);
-    }
-    if (s->run_count == s->run_cap) {
-        s->run_cap = Max(8, 2 * s->run_cap);
-        s->runs = s->runs ? (MpRunCursor*)repalloc(s->runs, sizeof(MpRunCursor) * s->run_cap)
-                          : (MpRunCursor*)MemoryContextAlloc(spill->cxt, sizeof(MpRunCursor) * s->run_cap);
-    }
-    s->runs[s->run_count++] = {s->file_bytes, n, 0, NULL, 0, 0};
+    if (!s->file) s->file = create_file(spill, stream, side);
+    add_run(spill, s, s->file, s->file_bytes, n);
     for (uint64 done = 0; done < bytes;) {  // BufFileWrite takes a size_t; write in pieces anyway
         CHECK_FOR_INTERRUPTS();
         uint64 piece = Min(bytes - done, uint64(64) << 20);
@@ -106,13 +139,16 @@ void spill_one(MpSpill* spill, int stream, int side, MpChunk** chunks, int count
 
 }  // namespace
 
-void mp_spill_init(MpSpill* spill, MemoryContext cxt, int main_key_size, uint64 limit_bytes, uint64 range_keys) {
+void mp_spill_init(MpSpill* spill, MemoryContext cxt, int main_key_size, uint64 limit_bytes, uint64 range_keys,
+                   SharedFileSet* fileset, int participant) {
     memset(spill, 0, sizeof(*spill));
     spill->cxt = cxt;
     spill->key_size[int(MpKeyStream::Main)] = uint32(main_key_size);
     spill->key_size[int(MpKeyStream::Nulls)] = uint32(sizeof(mergepath::Key128));
     spill->limit_bytes = limit_bytes;
     spill->sample_step = Max(Min(range_keys / 16, kMaxSampleStep), 1);
+    spill->fileset = fileset;
+    spill->participant = participant;
 }
 
 void mp_spill_chunks(MpSpill* spill, MpChunkRef all) {
@@ -129,15 +165,106 @@ void mp_spill_chunks(MpSpill* spill, MpChunkRef all) {
     pfree(chunks);
 }
 
-void mp_spill_close(MpSpill* spill) {
-    for (int stream = 0; stream < 2; stream++)
+// Forgets every run and sample (their files closed or handed over).
+static void forget_runs(MpSpill* spill) {
+    for (int stream = 0; stream < 2; stream++) {
         for (int side = 0; side < 2; side++) {
             MpSpillSide* s = side_of(spill, stream, side);
-            if (s->file) BufFileClose(s->file);
             s->file = NULL;
             s->run_count = 0;
             s->file_bytes = 0;
         }
+        spill->sample_count[stream] = 0;
+    }
+}
+
+void mp_spill_close(MpSpill* spill) {
+    for (int stream = 0; stream < 2; stream++)
+        for (int side = 0; side < 2; side++)
+            if (side_of(spill, stream, side)->file) BufFileClose(side_of(spill, stream, side)->file);
+    for (int i = 0; i < spill->imported_count; i++) BufFileClose(spill->imported[i]);
+    spill->imported_count = 0;
+    forget_runs(spill);
+}
+
+namespace {
+
+void read_exact(BufFile* file, void* into, size_t bytes) {
+    if (BufFileRead(file, into, bytes) != bytes)
+        ereport(ERROR, (errcode_for_file_access(), errmsg("pg_mergepath: could not read a spilled run's description")));
+}
+
+}  // namespace
+
+// The description file: what was written, then per (stream, side) the runs' positions,
+// then per stream the samples.
+void mp_spill_export(MpSpill* spill) {
+    BufFile* meta = create_file(spill, 0, -1);
+    BufFileWrite(meta, &spill->report.runs, sizeof(uint64));
+    BufFileWrite(meta, &spill->report.bytes, sizeof(uint64));
+    for (int stream = 0; stream < 2; stream++)
+        for (int side = 0; side < 2; side++) {
+            MpSpillSide* s = side_of(spill, stream, side);
+            BufFileWrite(meta, &s->run_count, sizeof(int));
+            for (int r = 0; r < s->run_count; r++) {
+                BufFileWrite(meta, &s->runs[r].start, sizeof(uint64));
+                BufFileWrite(meta, &s->runs[r].count, sizeof(uint64));
+            }
+            if (s->file) {
+                BufFileExportFileSet(s->file);
+                BufFileClose(s->file);
+            }
+        }
+    for (int stream = 0; stream < 2; stream++) {
+        BufFileWrite(meta, &spill->sample_count[stream], sizeof(uint64));
+        if (spill->sample_count[stream] > 0)
+            BufFileWrite(meta, spill->samples[stream], spill->sample_count[stream] * spill->key_size[stream]);
+    }
+    BufFileExportFileSet(meta);
+    BufFileClose(meta);
+    forget_runs(spill);
+    spill->report.runs = spill->report.bytes = 0;  // counted by the importer
+}
+
+static BufFile* open_imported(MpSpill* spill, SharedFileSet* fileset, int participant, int stream, int side) {
+    if (spill->imported_count == spill->imported_cap) {
+        spill->imported_cap = Max(8, 2 * spill->imported_cap);
+        spill->imported = spill->imported
+                              ? (BufFile**)repalloc(spill->imported, sizeof(BufFile*) * spill->imported_cap)
+                              : (BufFile**)MemoryContextAlloc(spill->cxt, sizeof(BufFile*) * spill->imported_cap);
+    }
+    MemoryContext old = MemoryContextSwitchTo(spill->cxt);
+    BufFile* file = BufFileOpenFileSet(&fileset->fs, file_name(participant, stream, side), O_RDONLY, false);
+    MemoryContextSwitchTo(old);
+    spill->imported[spill->imported_count++] = file;
+    return file;
+}
+
+void mp_spill_import(MpSpill* spill, SharedFileSet* fileset, int participant) {
+    BufFile* meta = open_imported(spill, fileset, participant, 0, -1);
+    uint64 written[2];
+    read_exact(meta, written, sizeof(written));
+    spill->report.runs += written[0];
+    spill->report.bytes += written[1];
+    for (int stream = 0; stream < 2; stream++)
+        for (int side = 0; side < 2; side++) {
+            int runs;
+            read_exact(meta, &runs, sizeof(int));
+            BufFile* file = runs > 0 ? open_imported(spill, fileset, participant, stream, side) : NULL;
+            for (int r = 0; r < runs; r++) {
+                uint64 position[2];
+                read_exact(meta, position, sizeof(position));
+                add_run(spill, side_of(spill, stream, side), file, position[0], position[1]);
+            }
+        }
+    for (int stream = 0; stream < 2; stream++) {
+        uint64 n;
+        read_exact(meta, &n, sizeof(uint64));
+        char* samples = (char*)MemoryContextAllocHuge(spill->cxt, Max(n, uint64(1)) * spill->key_size[stream]);
+        if (n > 0) read_exact(meta, samples, n * spill->key_size[stream]);
+        append_samples(spill, stream, samples, n);
+        pfree(samples);
+    }
 }
 
 namespace {
@@ -159,9 +286,8 @@ const char* cursor_key(MpSpill* spill, int stream, int side, MpRunCursor* c) {
         uint64 room = buffer_keys(spill, stream);
         if (!c->buffer) c->buffer = (char*)MemoryContextAlloc(spill->cxt, room * size);
         uint64 n = Min(room, c->count - c->next);
-        BufFile* file = side_of(spill, stream, side)->file;
-        if (BufFileSeek(file, 0, off_t(c->start + c->next * size), SEEK_SET) != 0 ||
-            BufFileRead(file, c->buffer, n * size) != n * size)
+        if (BufFileSeek(c->file, 0, off_t(c->start + c->next * size), SEEK_SET) != 0 ||
+            BufFileRead(c->file, c->buffer, n * size) != n * size)
             ereport(ERROR, (errcode_for_file_access(), errmsg("pg_mergepath: could not read a spilled run back")));
         c->buffer_first = c->next;
         c->buffer_count = n;
@@ -279,6 +405,29 @@ int mp_spill_compare(const MpSpill* spill, int stream, const void* x, const void
         return a < b ? -1 : b < a ? 1 : 0;
     });
 }
+
+void mp_shared_spill_init(MpSharedSpill* s, dsm_segment* segment, int workers) {
+    memset(s, 0, sizeof(*s));
+    SharedFileSetInit(&s->fileset, segment);
+    s->segment = dsm_segment_handle(segment);
+    s->limit_bytes = mp_memory_limit_bytes();
+    s->participants = workers + 1;
+    pg_atomic_init_u64(&s->exported, 0);
+}
+
+void mp_shared_spill_attach(MpSharedSpill* s) {
+    dsm_segment* segment = dsm_find_mapping(s->segment);
+    if (!segment) elog(ERROR, "pg_mergepath: the parallel query's shared memory is not mapped in this worker");
+    SharedFileSetAttach(&s->fileset, segment);
+}
+
+void mp_shared_spill_reset(MpSharedSpill* s) {
+    SharedFileSetDeleteAll(&s->fileset);
+    pg_atomic_write_u64(&s->exported, 0);
+    memset(&s->report, 0, sizeof(s->report));
+}
+
+int mp_spill_participant(void) { return IsParallelWorker() ? ParallelWorkerNumber + 1 : 0; }
 
 void mp_spill_explain(const MpSpillReport* report, ExplainState* es) {
     if (report->runs == 0) return;

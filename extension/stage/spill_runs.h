@@ -12,9 +12,13 @@
 //       repeated past the limit), key by key in order (mp_spill_peek / mp_spill_pop)
 //
 // The files are PostgreSQL BufFiles: placed in temp_tablespaces, counted against
-// temp_file_limit, deleted by the resource owner at the end of the transaction (an
-// ERROR or a cancel included), or by mp_spill_close when the node ends or rescans.
-// A BufFile belongs to one backend: only a serial node spills.
+// temp_file_limit. A serial node's are its own temporary files, deleted by the resource
+// owner at the end of the transaction (an ERROR or a cancel included), or by
+// mp_spill_close when the node ends or rescans. The participants of a parallel node
+// write theirs into the query's SharedFileSet (deleted with it, or by the leader before
+// a rescan), each under its own names, and export them (mp_spill_export: the runs'
+// positions and samples go into a file of their own); the combining process then
+// imports every participant's runs (mp_spill_import) and reads ranges across all of them.
 #pragma once
 
 #include "key_chunks.h"
@@ -23,6 +27,7 @@
 
 // One run read back through a small buffer. Positions count keys from the run's start.
 struct MpRunCursor {
+    BufFile* file;        // the run's file
     uint64 start;         // byte offset of the run's first key in its file
     uint64 count;         // keys in the run
     uint64 next;          // the next key not yet handed out
@@ -58,18 +63,30 @@ struct MpSpill {
     bool planned[2];
     uint64 limit_bytes;
     uint64 sample_step;
+    SharedFileSet* fileset;      // a parallel participant's: files are named for `participant`
+    int participant;
+    BufFile** imported;          // files of other participants' runs, opened to read
+    int imported_count, imported_cap;
     MpSpillReport report;
 };
 
 // limit_bytes: the node's memory limit, which the read buffers share (a 16th of it);
 // range_keys: the size of the ranges it will plan, which sets how often runs are
 // sampled (a range's size is known to within two samples of each run).
-void mp_spill_init(MpSpill* spill, MemoryContext cxt, int main_key_size, uint64 limit_bytes, uint64 range_keys);
+// fileset (or NULL): the parallel query's, where this participant's files go.
+void mp_spill_init(MpSpill* spill, MemoryContext cxt, int main_key_size, uint64 limit_bytes, uint64 range_keys,
+                   SharedFileSet* fileset = NULL, int participant = 0);
 // Writes the keys of every key chunk listed from `all` (->next_all; a local space's
 // chunks) as one sorted run per (stream, side), and frees those chunks.
 void mp_spill_chunks(MpSpill* spill, MpChunkRef all);
 // Closes (deletes) the files; the spill is empty afterwards.
 void mp_spill_close(MpSpill* spill);
+// A parallel participant: its files made readable by the others, with its runs and
+// samples in a file of their own; the spill is empty afterwards.
+void mp_spill_export(MpSpill* spill);
+// The combiner: adds an exported participant's runs (and samples, and what it wrote to
+// the report) to this spill, which reads them.
+void mp_spill_import(MpSpill* spill, SharedFileSet* fileset, int participant);
 
 // Plans the stream's key ranges (once) for ranges of about target_keys keys of both
 // sides together; returns how many there are (at least 1).
@@ -89,6 +106,24 @@ const void* mp_spill_peek(MpSpill* spill, int stream, int side, int range);
 void mp_spill_pop(MpSpill* spill, int stream, int side, int range);
 // -1, 0, 1 as x <, =, > y: keys of the stream, ordered as the library sorts them.
 int mp_spill_compare(const MpSpill* spill, int stream, const void* x, const void* y);
+
+// What the participants of a parallel node that spills share (in the node's DSM, beside
+// its MpSharedStage): the query's file set, and which participants exported runs.
+// Participant p: 0 the leader, worker n is n + 1 (at most 63 workers).
+struct MpSharedSpill {
+    SharedFileSet fileset;
+    dsm_handle segment;         // the parallel query's segment (workers attach the file set to it)
+    uint64 limit_bytes;         // the leader's pg_mergepath.memory_limit, for everyone
+    int participants;           // planned: the workers and the leader
+    pg_atomic_uint64 exported;  // bit p: participant p's runs are in the file set
+    MpSpillReport report;       // the combiner's, for the leader's EXPLAIN
+};
+constexpr int kMpMaxSpillParticipants = 64;
+
+void mp_shared_spill_init(MpSharedSpill* s, dsm_segment* segment, int workers);  // the leader
+void mp_shared_spill_attach(MpSharedSpill* s);                                   // a worker
+void mp_shared_spill_reset(MpSharedSpill* s);  // a rescan: the files deleted, nothing exported
+int mp_spill_participant(void);                // this process's number p
 
 // EXPLAIN ANALYZE: "Spilled" (kB in runs), "Key Ranges" (and how many were streamed).
 void mp_spill_explain(const MpSpillReport* report, ExplainState* es);
