@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # scripts/bench-spill.sh — issue 12's large target on the GPU host, in one device call:
 # N x N int8 (default 100M) INTERSECT ALL and EXCEPT ALL with pg_mergepath.memory_limit
-# (default 1GB), against the same queries with no limit (the parallel node, and the
-# serial node), each answer checked against PostgreSQL's own count of every key's copies
-# (a parallel GROUP BY of each side joined: min(m, n) / max(m - n, 0) copies), each
-# timed in a fresh connection whose peak RSS (VmHWM) is read after the query.
+# (default 1GB; parallel and serial), against the same queries with no limit (the
+# parallel node, and the serial node), each answer checked against stock PostgreSQL's
+# (its own set operation, run once with work_mem = 4GB; or SPILL_REF_INTERSECT_ALL /
+# SPILL_REF_EXCEPT_ALL = "count|checksum" from an earlier stock run of the same data),
+# each timed in a fresh connection whose peak RSS (VmHWM) is read after the query.
 #
 # Here, from the repo root: bash ../shared/device/prepare CUDA_ARCH=90 && bash scripts/bench-device.sh --prepare
 # Device call, carry [".device"]: bash scripts/bench-spill.sh
@@ -54,12 +55,6 @@ SQL
 }
 
 ours_sql() { echo "select count(*), sum(hashint8(k)) from (select k from $a $1 select k from $b) s;"; }
-reference_sql() {  # PostgreSQL's own copies of each key
-  local copies="least(ca.c, cb.c)" join="join"
-  [ "$1" = "EXCEPT ALL" ] && copies="greatest(ca.c - coalesce(cb.c, 0), 0)" join="left join"
-  echo "with ca as (select k, count(*) c from $a group by k), cb as (select k, count(*) c from $b group by k)
-        select sum($copies), sum(hashint8(ca.k)::int8 * $copies) from ca $join cb using (k);"
-}
 base="set pg_mergepath.device = $device; set max_parallel_workers_per_gather = 16;"
 
 echo "| query | variant | rows out | ms | peak RSS MB | answer |" > "$out/spill.md"
@@ -67,9 +62,15 @@ echo "|---|---|---:|---:|---:|---|" >> "$out/spill.md"
 status=0
 for op in ${SPILL_OPS:-intersect_all except_all}; do
   sqlop=$(echo "$op" | tr '_a-z' ' A-Z')
-  ref=$(measure "set pg_mergepath.enabled = off; set work_mem = '4GB'; set max_parallel_workers_per_gather = 16;" "$(reference_sql "$sqlop")")
-  log "$sqlop reference (native GROUP BY): $ref"
-  for variant in "limit $limit|set pg_mergepath.memory_limit = '$limit';" \
+  given=SPILL_REF_$(echo "$op" | tr a-z A-Z)
+  if [ -n "${!given:-}" ]; then
+    ref="${!given} given"
+  else
+    ref=$(measure "set pg_mergepath.enabled = off; set work_mem = '4GB';" "$(ours_sql "$sqlop")")
+  fi
+  log "$sqlop reference (stock): $ref"
+  for variant in "limit $limit, parallel|set pg_mergepath.memory_limit = '$limit';" \
+                 "limit $limit, serial|set pg_mergepath.memory_limit = '$limit'; set max_parallel_workers_per_gather = 0;" \
                  "no limit, parallel|set pg_mergepath.memory_limit = -1;" \
                  "no limit, serial|set pg_mergepath.memory_limit = -1; set max_parallel_workers_per_gather = 0;"; do
     name=${variant%%|*}
@@ -82,7 +83,7 @@ for op in ${SPILL_OPS:-intersect_all except_all}; do
   done
   psql -X -At -d "$conn" >> "$out/spill.log" 2>&1 <<SQL || true
 $base set pg_mergepath.memory_limit = '$limit';
-explain (analyze, costs off, timing off, summary off) $(ours_sql "$sqlop")
+explain (analyze, costs off) $(ours_sql "$sqlop")
 SQL
 done
 cp /opt/pgdata/server.log "$out/" 2>/dev/null || true

@@ -69,7 +69,8 @@ static void start_spilling(MpSetOpState* st) {
     r->limit_bytes = limit_bytes(st);
     SharedFileSet* fileset = st->shared_spill ? &st->shared_spill->fileset : NULL;
     mp_spill_init(&r->spill, st->run_cxt, st->keys.key_bits / 8, r->limit_bytes,
-                  range_target_keys(r, st->keys.key_bits / 8), fileset, mp_spill_participant());
+                  range_target_keys(r, st->keys.key_bits / 8), fileset, mp_spill_participant(),
+                  st->shared_spill ? st->shared_spill->participants : 1);
     r->range_cxt = AllocSetContextCreate(st->run_cxt, "pg_mergepath SetOp range", ALLOCSET_DEFAULT_SIZES);
     r->space = {NULL, r->range_cxt, NULL};
     r->batch_cap = Max(Min(uint64(65536), r->limit_bytes / 16 / sizeof(mergepath::Key128)), 1);

@@ -27,14 +27,19 @@ auto with_key_type(uint32 key_size, F&& f) {
     }
 }
 
+// On a CPU context of its own with `threads` threads (the participants of a parallel
+// node share the cores), made and gone inside mp_try().
 template <class K>
-void sort_keys_on_cpu(K* keys, uint64 n) {
-    MpDevice used;
+void sort_keys_on_cpu(K* keys, uint64 n, int threads) {
     MpError err;
-    mergepath::Context* ctx = mp_context_acquire(MpDevice::Cpu, true, &used, &err);
-    if (!ctx) mp_raise(&err, "opening the CPU backend to sort a run");
-    bool ok = mp_try(&err, [&] { mergepath::sort_keys<K>(*ctx, mergepath::View<K>(keys, n)); });
-    mp_context_release(ctx);
+    bool ok = mp_try(&err, [&] {
+        mergepath::Options options;
+        options.backend = mergepath::Backend::Cpu;
+        options.cpu_threads = threads;
+        options.interrupt_requested = mp_interrupt_requested;
+        mergepath::Context ctx(options);
+        mergepath::sort_keys<K>(ctx, mergepath::View<K>(keys, n));
+    });
     if (!ok) mp_raise(&err, "sorting a run of keys to spill");
 }
 
@@ -132,7 +137,7 @@ void spill_one(MpSpill* spill, int stream, int side, MpChunk** chunks, int count
         pfree(c);
         chunks[i] = NULL;
     }
-    with_key_type(size, [&](auto k) { sort_keys_on_cpu((decltype(k)*)keys, n); });
+    with_key_type(size, [&](auto k) { sort_keys_on_cpu((decltype(k)*)keys, n, spill->sort_threads); });
     write_run(spill, stream, side, keys, n);
     pfree(keys);
 }
@@ -140,7 +145,7 @@ void spill_one(MpSpill* spill, int stream, int side, MpChunk** chunks, int count
 }  // namespace
 
 void mp_spill_init(MpSpill* spill, MemoryContext cxt, int main_key_size, uint64 limit_bytes, uint64 range_keys,
-                   SharedFileSet* fileset, int participant) {
+                   SharedFileSet* fileset, int participant, int sharing) {
     memset(spill, 0, sizeof(*spill));
     spill->cxt = cxt;
     spill->key_size[int(MpKeyStream::Main)] = uint32(main_key_size);
@@ -149,6 +154,7 @@ void mp_spill_init(MpSpill* spill, MemoryContext cxt, int main_key_size, uint64 
     spill->sample_step = Max(Min(range_keys / 16, kMaxSampleStep), 1);
     spill->fileset = fileset;
     spill->participant = participant;
+    spill->sort_threads = Max(1, mp_cpu_thread_count() / Max(sharing, 1));
 }
 
 void mp_spill_chunks(MpSpill* spill, MpChunkRef all) {

@@ -65,6 +65,7 @@ struct MpSpill {
     uint64 sample_step;
     SharedFileSet* fileset;      // a parallel participant's: files are named for `participant`
     int participant;
+    int sort_threads;            // CPU threads that sort a run
     BufFile** imported;          // files of other participants' runs, opened to read
     int imported_count, imported_cap;
     MpSpillReport report;
@@ -73,9 +74,10 @@ struct MpSpill {
 // limit_bytes: the node's memory limit, which the read buffers share (a 16th of it);
 // range_keys: the size of the ranges it will plan, which sets how often runs are
 // sampled (a range's size is known to within two samples of each run).
-// fileset (or NULL): the parallel query's, where this participant's files go.
+// fileset (or NULL): the parallel query's, where this participant's files go; sharing:
+// the processes that sort runs at the same time (the cores are divided among them).
 void mp_spill_init(MpSpill* spill, MemoryContext cxt, int main_key_size, uint64 limit_bytes, uint64 range_keys,
-                   SharedFileSet* fileset = NULL, int participant = 0);
+                   SharedFileSet* fileset = NULL, int participant = 0, int sharing = 1);
 // Writes the keys of every key chunk listed from `all` (->next_all; a local space's
 // chunks) as one sorted run per (stream, side), and frees those chunks.
 void mp_spill_chunks(MpSpill* spill, MpChunkRef all);
