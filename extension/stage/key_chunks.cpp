@@ -140,6 +140,17 @@ void mp_writer_flush(MpChunkWriter* w) {
     w->pos = w->cap = 0;
 }
 
+void mp_writer_put_many(MpChunkWriter* w, const char* keys, uint64 n) {
+    while (n > 0) {
+        mp_writer_make_room(w);
+        uint64 take = Min(n, w->cap - w->pos);
+        memcpy(w->keys + w->pos * w->key_size, keys, take * w->key_size);
+        w->pos += take;
+        keys += take * w->key_size;
+        n -= take;
+    }
+}
+
 void mp_writer_next_chunk(MpChunkWriter* w) {
     mp_writer_flush(w);
     void* address;

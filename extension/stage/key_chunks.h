@@ -125,6 +125,8 @@ void mp_writer_init(MpChunkWriter* w, const MpChunkSpace* space, MpChunkQueue* q
 void mp_writer_next_chunk(MpChunkWriter* w);
 // Pushes the current chunk, if it holds keys; the writer is then empty.
 void mp_writer_flush(MpChunkWriter* w);
+// Appends n keys (key_size bytes each) copied from `keys`, pushing chunks as they fill.
+void mp_writer_put_many(MpChunkWriter* w, const char* keys, uint64 n);
 
 // Makes room for one more key (a new chunk when the current one is full). Returns true
 // when a chunk was pushed.

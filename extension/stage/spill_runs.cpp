@@ -1,6 +1,7 @@
 // spill_runs.cpp — sorted runs of keys in BufFiles, and reading them back by key range
 // (see spill_runs.h). Keys are 4, 8 or 16 bytes (uint32, uint64, Key128: the widths the
 // library sorts); the typed work is in templates, dispatched once per call on the width.
+#include <algorithm>
 #include <vector>
 
 #include "spill_runs.h"
@@ -330,17 +331,25 @@ int plan_ranges(MpSpill* spill, int stream, uint64 target_keys) {
     return int(count) + 1;
 }
 
+// A run is sorted: the keys of the range in its buffer are a prefix, found by binary
+// search and copied at once.
 template <class K>
 uint64 load_range(MpSpill* spill, int stream, int side, int range, MpChunkWriter* w, uint64 limit) {
     MpSpillSide* s = side_of(spill, stream, side);
+    const bool bounded = range < spill->bound_count[stream];
+    const K bound = bounded ? ((const K*)spill->bounds[stream])[range] : K();
     uint64 put = 0;
     for (int r = 0; r < s->run_count && put <= limit; r++) {
         MpRunCursor* c = &s->runs[r];
-        for (const char* key; put <= limit && (key = cursor_key(spill, stream, side, c));) {
-            if (!in_range(spill, stream, range, *(const K*)key)) break;
-            mp_writer_put(w, *(const K*)key);
-            c->next++;
-            if ((++put & 0xffff) == 0) CHECK_FOR_INTERRUPTS();
+        for (const K* key; put <= limit && (key = (const K*)cursor_key(spill, stream, side, c));) {
+            const K* end = (const K*)c->buffer + c->buffer_count;
+            const K* stop = bounded ? std::upper_bound(key, end, bound) : end;
+            uint64 n = Min(uint64(stop - key), limit + 1 - put);
+            mp_writer_put_many(w, (const char*)key, n);
+            c->next += n;
+            put += n;
+            CHECK_FOR_INTERRUPTS();
+            if (stop < end) break;  // the rest of the run is in later ranges
         }
     }
     return put;

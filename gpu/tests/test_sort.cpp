@@ -1,5 +1,6 @@
 // test_sort.cpp — sort_pairs (stable, rows permuted with their keys) against
-// std::stable_sort and sort_keys against std::sort, on both backends and all key types.
+// std::stable_sort and sort_keys against std::sort, on both backends and all key types;
+// sort_keys also on a one-thread CPU context (its own path: a radix hybrid for integers).
 // The unsorted input of each scenario is A and B concatenated and shuffled, so sorting
 // sees the same sizes, duplicate runs and extreme keys as the other operations.
 #include "test_support.h"
@@ -45,6 +46,17 @@ template <class K>
     return same_array("sort_keys", keys, get(ctx, k, keys.size()));
 }
 
+// The same on a CPU context of one thread (the CUDA configurations run it too: the
+// context is the CPU backend's either way).
+template <class K>
+::testing::AssertionResult check_sort_keys_one_thread(Context&, const Case<K>& c) {
+    Options options;
+    options.backend = Backend::Cpu;
+    options.cpu_threads = 1;
+    Context one(options);
+    return check_sort_keys(one, c);
+}
+
 template <class C>
 class SortPairsTest : public BackendTest<C> {};
 TYPED_TEST_SUITE(SortPairsTest, AllConfigs);
@@ -54,6 +66,11 @@ template <class C>
 class SortKeysTest : public BackendTest<C> {};
 TYPED_TEST_SUITE(SortKeysTest, AllConfigs);
 MP_GROUP_TESTS(SortKeysTest, check_sort_keys)
+
+template <class C>
+class SortKeysOneThreadTest : public BackendTest<C> {};
+TYPED_TEST_SUITE(SortKeysOneThreadTest, AllConfigs);
+MP_GROUP_TESTS(SortKeysOneThreadTest, check_sort_keys_one_thread)
 
 }  // namespace
 }  // namespace mptest

@@ -1,7 +1,11 @@
 // sort.cpp — CPU backend sorting: Boost.Sort's parallel sorts (stable for key + row
-// pairs, block-indirect for keys alone) over the context's threads. Sorting is not
-// one of the seed algorithms: we use a library, as the GPU backend uses CUB.
+// pairs, block-indirect for keys alone) over the context's threads; keys alone on one
+// thread (a context whose process shares the cores with others) with Boost's
+// spreadsort, a radix hybrid, for integer keys. Sorting is not one of the seed
+// algorithms: we use a library, as the GPU backend uses CUB.
 #include <boost/sort/sort.hpp>
+#include <boost/sort/spreadsort/integer_sort.hpp>
+#include <type_traits>
 #include <vector>
 
 #include "backends.h"
@@ -39,6 +43,9 @@ void sort_pairs(Context& ctx, View<K> keys, View<uint64_t> rows) {
 template <class K>
 void sort_keys(Context& ctx, View<K> keys) {
     ctx.check_interrupt();
+    if constexpr (std::is_integral<K>::value) {
+        if (ctx.cpu_threads() == 1) return boost::sort::spreadsort::integer_sort(keys.data, keys.data + keys.size);
+    }
     SignalsBlocked blocked;  // Boost.Sort starts threads
     boost::sort::block_indirect_sort(keys.data, keys.data + keys.size, std::less<K>(),
                                      static_cast<uint32_t>(ctx.cpu_threads()));
