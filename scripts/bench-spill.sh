@@ -10,7 +10,7 @@
 # Here, from the repo root: bash ../shared/device/prepare CUDA_ARCH=90 && bash scripts/bench-device.sh --prepare
 # Device call, carry [".device"]: bash scripts/bench-spill.sh
 # Environment: SPILL_ROWS (100M), SPILL_LIMIT (1GB), SPILL_OPS ("intersect_all except_all"),
-# SPILL_DEVICE (gpu). The server runs with shared_buffers = 1GB, so a sequential scan of
+# SPILL_DEVICE (gpu), SPILL_VARIANTS (a regex on the variant names, default all). The server runs with shared_buffers = 1GB, so a sequential scan of
 # these tables goes through a small ring of buffers and the backend's RSS is its own
 # memory, not the tables' pages. Writes spill.md (the table) and spill.log into $OUT.
 set -euo pipefail
@@ -74,6 +74,7 @@ for op in ${SPILL_OPS:-intersect_all except_all}; do
                  "no limit, parallel|set pg_mergepath.memory_limit = -1;" \
                  "no limit, serial|set pg_mergepath.memory_limit = -1; set max_parallel_workers_per_gather = 0;"; do
     name=${variant%%|*}
+    [[ $name =~ ${SPILL_VARIANTS:-.} ]] || continue
     res=$(measure "$base ${variant#*|}" "$(ours_sql "$sqlop")")
     read -r answer ms hwm <<< "$res"
     verdict=same
