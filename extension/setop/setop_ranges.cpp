@@ -39,6 +39,17 @@ struct MpSetOpRanges {
     MpResultRun batch_run;
 };
 
+// With pg_mergepath.device = auto, a range this small is combined on the CPU backend:
+// on the GPU each range pays a fixed cost (its stage, budget reservation, launches) of
+// a few ms, more than the CPU backend needs for it (tiny memory limits make hundreds of
+// ranges).
+constexpr uint64 kMinGpuRangeKeys = uint64(1) << 20;
+
+static MpDevice range_device(uint64 keys) {
+    if (mp_device_setting == MP_DEVICE_SETTING_AUTO && keys < kMinGpuRangeKeys) return MpDevice::Cpu;
+    return mp_choose_device(keys);
+}
+
 static uint32 key_bytes(const MpSetOpState* st, int stream) {
     return stream == int(MpKeyStream::Main) ? uint32(st->keys.key_bits / 8) : uint32(sizeof(mergepath::Key128));
 }
@@ -190,7 +201,7 @@ static bool combine_range(MpSetOpState* st) {
         return false;
     }
     st->stage = mp_stage_create(r->range_cxt, st->keys.key_bits, st->intersect, st->all, mergepath::SetOpShape::Keys);
-    mp_stage_open(st->stage, mp_choose_device(keys), keys);
+    mp_stage_open(st->stage, range_device(keys), keys);
     mp_stage_adopt(st->stage, &r->space, mp_queue_take(&r->queue, &r->space));
     mp_stage_finish(st->stage);
     mp_stage_report_add(&st->report, &st->stage->report);

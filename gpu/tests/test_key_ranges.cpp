@@ -101,8 +101,11 @@ template <class K>
     std::vector<K> bounds = plan_key_ranges<K>(s.samples, kStep, target);
     for (size_t i = 1; i < bounds.size(); ++i)
         if (!(bounds[i - 1] < bounds[i])) return ::testing::AssertionFailure() << "bounds not ascending at " << i;
+    const bool big = c.a.size() + c.b.size() > 200000;  // one form of four for big cases (runtime)
+    int form_number = 0;
     for (bool intersect : {true, false})
         for (bool all : {true, false}) {
+            if (big && (form_number++ + c.seed) % 4 != 0) continue;
             std::string form = std::string(intersect ? "INTERSECT" : "EXCEPT") + (all ? " ALL" : "");
             std::vector<K> ranged;
             for (size_t r = 0; r <= bounds.size(); ++r) {
