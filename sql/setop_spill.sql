@@ -124,6 +124,20 @@ SELECT count(*) FROM (SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r) s;
 RESET statement_timeout;
 SELECT sp_tmp_entries() AS entries_after_cancel;
 SELECT sp_check('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r');
+-- planned to spill, then run with no limit (a cached generic plan): its runs make one range
+SET plan_cache_mode = force_generic_plan;
+PREPARE sp_q AS SELECT count(*) AS n, sum(hashint8(k)) AS h FROM (SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r) s;
+EXECUTE sp_q \gset planned_
+SET pg_mergepath.memory_limit = -1;
+EXECUTE sp_q \gset unlimited_
+SELECT line FROM mp_explain('EXECUTE sp_q') line WHERE line ~ 'Parallel:';
+SET pg_mergepath.enabled = off;
+SELECT count(*) = :planned_n AND sum(hashint8(k)) = :planned_h AS planned_same,
+       count(*) = :unlimited_n AND sum(hashint8(k)) = :unlimited_h AS unlimited_same
+FROM (SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r) s;
+RESET pg_mergepath.enabled;
+DEALLOCATE sp_q;
+RESET plan_cache_mode;
 -- no limit: the parallel node that shares its chunks, image keys too
 SET pg_mergepath.memory_limit = -1;
 SELECT line FROM mp_explain('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r', 'COSTS OFF') line

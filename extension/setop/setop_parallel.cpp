@@ -22,6 +22,10 @@ void mp_setop_initialize_dsm(CustomScanState* node, ParallelContext* pcxt, void*
     st->shared = (MpSharedStage*)coordinate;
     mp_shared_init(st->shared);
     if (!st->info.spill) return;
+    if (!pcxt->seg) {  // no DSM segment (none left): no workers either; the leader spills alone
+        st->shared = NULL;
+        return;
+    }
     st->shared_spill = spill_after(st->shared);
     mp_shared_spill_init(st->shared_spill, pcxt->seg, pcxt->nworkers);
 }
@@ -31,12 +35,13 @@ void mp_setop_initialize_dsm(CustomScanState* node, ParallelContext* pcxt, void*
 // The spill's report too: the shared memory is gone by the time EXPLAIN prints.
 static void harvest_counts(MpSetOpState* st) {
     mp_shared_harvest(st->shared, &st->counts, &st->report);
-    if (st->shared_spill) st->spilled = st->shared_spill->report;
+    if (st->shared_spill) mp_spill_report_add(&st->spilled, &st->shared_spill->report);
 }
 
 // A rescan of the Gather above: every worker of the last execution has exited.
 void mp_setop_reinitialize_dsm(CustomScanState* node, ParallelContext*, void*) {
     MpSetOpState* st = (MpSetOpState*)node;
+    if (!st->shared) return;  // a node that spills alone (no DSM segment)
     MpChunkSpace space = {node->ss.ps.state->es_query_dsa, NULL, NULL};
     harvest_counts(st);
     mp_shared_reset(st->shared, &space);

@@ -55,12 +55,25 @@ static uint32 key_bytes(const MpSetOpState* st, int stream) {
 }
 
 // Keys of both sides a range is planned to hold, and the most one may load.
-static uint64 range_target_keys(const MpSetOpRanges* r, uint32 bytes) { return Max(r->limit_bytes / 12 / bytes, 1); }
+static uint64 range_target_bytes(const MpSetOpRanges* r) { return r->limit_bytes / 12; }
+static uint64 range_target_keys(const MpSetOpRanges* r, uint32 bytes) { return Max(range_target_bytes(r) / bytes, 1); }
 static uint64 range_load_cap(const MpSetOpRanges* r, uint32 bytes) { return Max(r->limit_bytes / 3 / bytes, 1); }
 
-// The node's memory limit: the leader's, for every participant of a parallel node.
+// The node's memory limit: the leader's, for every participant of a parallel node. A
+// parallel node planned to spill that runs with no limit (memory_limit = -1 set after
+// planning) still writes its runs, but as one range.
 static uint64 limit_bytes(const MpSetOpState* st) {
-    return st->shared_spill ? st->shared_spill->limit_bytes : mp_memory_limit_bytes();
+    if (!st->shared_spill) return mp_memory_limit_bytes();
+    return st->shared_spill->limit_bytes > 0 ? st->shared_spill->limit_bytes : uint64(1) << 60;
+}
+
+// Bytes of key chunks this process holds: those pushed, and the writers' current ones.
+static uint64 held_key_bytes(const MpSetOpState* st) {
+    uint64 bytes = st->queue->bytes;
+    for (int stream = 0; stream < 2; stream++)
+        for (int side = 0; side < 2; side++)
+            if (st->writers[stream][side].chunk) bytes += mp_chunk_bytes(st->writers[stream][side].chunk);
+    return bytes;
 }
 
 // Key-chunk bytes this process holds before it spills them (0: it never spills).
@@ -72,16 +85,15 @@ static uint64 spill_threshold(const MpSetOpState* st) {
 
 static bool spill_due(const MpSetOpState* st) {
     uint64 threshold = spill_threshold(st);
-    return threshold > 0 && st->queue->bytes >= threshold;
+    return threshold > 0 && held_key_bytes(st) >= threshold;
 }
 
 static void start_spilling(MpSetOpState* st) {
     MpSetOpRanges* r = (MpSetOpRanges*)MemoryContextAllocZero(st->run_cxt, sizeof(MpSetOpRanges));
     r->limit_bytes = limit_bytes(st);
     SharedFileSet* fileset = st->shared_spill ? &st->shared_spill->fileset : NULL;
-    mp_spill_init(&r->spill, st->run_cxt, st->keys.key_bits / 8, r->limit_bytes,
-                  range_target_keys(r, st->keys.key_bits / 8), fileset, mp_spill_participant(),
-                  st->shared_spill ? st->shared_spill->participants : 1);
+    mp_spill_init(&r->spill, st->run_cxt, st->keys.key_bits / 8, r->limit_bytes, range_target_bytes(r), fileset,
+                  mp_spill_participant(), st->shared_spill ? st->shared_spill->participants : 1);
     r->range_cxt = AllocSetContextCreate(st->run_cxt, "pg_mergepath SetOp range", ALLOCSET_DEFAULT_SIZES);
     r->space = {NULL, r->range_cxt, NULL};
     r->batch_cap = Max(Min(uint64(65536), r->limit_bytes / 16 / sizeof(mergepath::Key128)), 1);
@@ -124,22 +136,16 @@ static bool next_streamed_key(MpSetOpState* st) {
     const int s = r->stream, range = r->range;
     for (const void* a; (a = mp_spill_peek(spill, s, 0, range));) {
         memcpy(r->key, a, key_bytes(st, s));
-        uint64 m = 0, n = 0;
-        for (; a && mp_spill_compare(spill, s, a, r->key) == 0; a = mp_spill_peek(spill, s, 0, range)) {
-            mp_spill_pop(spill, s, 0, range);
-            if ((++m & 0xffff) == 0) CHECK_FOR_INTERRUPTS();
-        }
-        const void* b;
-        while ((b = mp_spill_peek(spill, s, 1, range)) && mp_spill_compare(spill, s, b, r->key) < 0)
-            mp_spill_pop(spill, s, 1, range);
-        for (; b && mp_spill_compare(spill, s, b, r->key) == 0; b = mp_spill_peek(spill, s, 1, range)) {
-            mp_spill_pop(spill, s, 1, range);
-            if ((++n & 0xffff) == 0) CHECK_FOR_INTERRUPTS();
-        }
+        uint64 m = mp_spill_take_upto(spill, s, 0, r->key, false);
+        mp_spill_take_upto(spill, s, 1, r->key, true);  // B's keys below it
+        uint64 n = mp_spill_take_upto(spill, s, 1, r->key, false);
         r->copies_left = mergepath::sql_setop_copies(st->intersect, st->all, m, n);
         if (r->copies_left > 0) return true;
     }
-    while (mp_spill_peek(spill, s, 1, range)) mp_spill_pop(spill, s, 1, range);
+    while (const void* b = mp_spill_peek(spill, s, 1, range)) {  // the rest of B's range
+        memcpy(r->key, b, key_bytes(st, s));
+        mp_spill_take_upto(spill, s, 1, r->key, false);
+    }
     return false;
 }
 
@@ -205,10 +211,6 @@ static bool combine_range(MpSetOpState* st) {
     mp_stage_adopt(st->stage, &r->space, mp_queue_take(&r->queue, &r->space));
     mp_stage_finish(st->stage);
     mp_stage_report_add(&st->report, &st->stage->report);
-    if (st->shared_spill) {  // for the leader's EXPLAIN, when a worker combines
-        st->shared->report = st->report;
-        st->shared_spill->report = r->spill.report;
-    }
     mp_keep_local_results(st);
     st->emit_pos = st->emit_end = 0;
     return mp_result_total(st) > 0;
@@ -225,7 +227,12 @@ bool mp_ranges_next_results(MpSetOpState* st) {
             r->range_count = mp_spill_plan_ranges(&r->spill, r->stream, range_target_keys(r, key_bytes(st, r->stream)));
             r->range = 0;
         }
-        if (combine_range(st)) return true;
+        bool found = combine_range(st);
+        if (st->shared_spill) {  // for the leader's EXPLAIN, when a worker combines
+            st->shared->report = st->report;
+            st->shared_spill->report = r->spill.report;
+        }
+        if (found) return true;
     }
     MemoryContextReset(r->range_cxt);
     set_results(st, 0, NULL);
@@ -254,17 +261,12 @@ void mp_ranges_finish_read(MpSetOpState* st) {
 
 void mp_ranges_close(MpSetOpState* st) {
     if (!st->ranges) return;
-    if (st->info.spill) {  // a parallel node's report is the combiner's, harvested by the leader
+    if (st->shared_spill) {  // a parallel node's report is the combiner's, harvested by the leader
         mp_spill_close(&st->ranges->spill);
         st->ranges = NULL;
         return;
     }
-    const MpSpillReport* r = &st->ranges->spill.report;
-    st->spilled.runs += r->runs;
-    st->spilled.bytes += r->bytes;
-    st->spilled.ranges += r->ranges;
-    st->spilled.streamed += r->streamed;
-    st->spilled.peak_key_bytes = Max(st->spilled.peak_key_bytes, r->peak_key_bytes);
+    mp_spill_report_add(&st->spilled, &st->ranges->spill.report);
     mp_spill_close(&st->ranges->spill);
     st->ranges = NULL;
 }
@@ -289,14 +291,8 @@ void mp_ranges_import(MpSetOpState* st) {
 }
 
 MpSpillReport mp_ranges_report(const MpSetOpState* st) {
-    if (st->info.spill) return st->spilled;  // the combiner's, wherever it ran (harvested)
+    if (st->info.spill && st->shared) return st->spilled;  // the combiner's, wherever it ran (harvested)
     MpSpillReport total = st->spilled;
-    if (!st->ranges) return total;
-    const MpSpillReport* r = &st->ranges->spill.report;
-    total.runs += r->runs;
-    total.bytes += r->bytes;
-    total.ranges += r->ranges;
-    total.streamed += r->streamed;
-    total.peak_key_bytes = Max(total.peak_key_bytes, r->peak_key_bytes);
+    if (st->ranges) mp_spill_report_add(&total, &st->ranges->spill.report);
     return total;
 }

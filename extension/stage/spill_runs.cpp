@@ -61,8 +61,8 @@ void reserve_samples(MpSpill* spill, int stream, uint64 more) {
 // Every sample_step-th key of a sorted run.
 void add_samples(MpSpill* spill, int stream, const char* keys, uint64 n) {
     const uint32 size = spill->key_size[stream];
-    reserve_samples(spill, stream, (n + spill->sample_step - 1) / spill->sample_step);
-    for (uint64 i = 0; i < n; i += spill->sample_step)
+    reserve_samples(spill, stream, (n + spill->sample_step[stream] - 1) / spill->sample_step[stream]);
+    for (uint64 i = 0; i < n; i += spill->sample_step[stream])
         memcpy(spill->samples[stream] + spill->sample_count[stream]++ * size, keys + i * size, size);
 }
 
@@ -145,14 +145,15 @@ void spill_one(MpSpill* spill, int stream, int side, MpChunk** chunks, int count
 
 }  // namespace
 
-void mp_spill_init(MpSpill* spill, MemoryContext cxt, int main_key_size, uint64 limit_bytes, uint64 range_keys,
+void mp_spill_init(MpSpill* spill, MemoryContext cxt, int main_key_size, uint64 limit_bytes, uint64 range_bytes,
                    SharedFileSet* fileset, int participant, int sharing) {
     memset(spill, 0, sizeof(*spill));
     spill->cxt = cxt;
     spill->key_size[int(MpKeyStream::Main)] = uint32(main_key_size);
     spill->key_size[int(MpKeyStream::Nulls)] = uint32(sizeof(mergepath::Key128));
     spill->limit_bytes = limit_bytes;
-    spill->sample_step = Max(Min(range_keys / 16, kMaxSampleStep), 1);
+    for (int stream = 0; stream < 2; stream++)
+        spill->sample_step[stream] = Max(Min(range_bytes / spill->key_size[stream] / 16, kMaxSampleStep), 1);
     spill->fileset = fileset;
     spill->participant = participant;
     spill->sort_threads = Max(1, mp_cpu_thread_count() / Max(sharing, 1));
@@ -321,7 +322,8 @@ int plan_ranges(MpSpill* spill, int stream, uint64 target_keys) {
     {
         std::vector<K> bounds;
         ok = mp_try(&err, [&] {
-            bounds = mergepath::plan_key_ranges<K>(std::vector<K>(samples, samples + n), spill->sample_step, target_keys);
+            bounds = mergepath::plan_key_ranges<K>(std::vector<K>(samples, samples + n), spill->sample_step[stream],
+                                                      target_keys);
         });
         count = ok ? bounds.size() : 0;
         if (count) memcpy(spill->bounds[stream], bounds.data(), count * sizeof(K));
@@ -406,10 +408,40 @@ const void* mp_spill_peek(MpSpill* spill, int stream, int side, int range) {
     return r < 0 ? NULL : cursor_key(spill, stream, side, &spill->sides[stream][side].runs[r]);
 }
 
-void mp_spill_pop(MpSpill* spill, int stream, int side, int range) {
-    int r = with_key_type(spill->key_size[stream],
-                          [&](auto k) { return smallest_cursor<decltype(k)>(spill, stream, side, range); });
-    if (r >= 0) spill->sides[stream][side].runs[r].next++;
+namespace {
+
+template <class K>
+uint64 take_upto(MpSpill* spill, int stream, int side, const K& key, bool below) {
+    MpSpillSide* s = side_of(spill, stream, side);
+    uint64 taken = 0;
+    for (int r = 0; r < s->run_count; r++) {
+        MpRunCursor* c = &s->runs[r];
+        for (const K* first; (first = (const K*)cursor_key(spill, stream, side, c));) {
+            const K* end = (const K*)c->buffer + c->buffer_count;
+            const K* stop = below ? std::lower_bound(first, end, key) : std::upper_bound(first, end, key);
+            c->next += uint64(stop - first);
+            taken += uint64(stop - first);
+            CHECK_FOR_INTERRUPTS();
+            if (stop < end) break;
+        }
+    }
+    return taken;
+}
+
+}  // namespace
+
+uint64 mp_spill_take_upto(MpSpill* spill, int stream, int side, const void* key, bool below) {
+    return with_key_type(spill->key_size[stream], [&](auto k) {
+        return take_upto<decltype(k)>(spill, stream, side, *(const decltype(k)*)key, below);
+    });
+}
+
+void mp_spill_report_add(MpSpillReport* total, const MpSpillReport* part) {
+    total->runs += part->runs;
+    total->bytes += part->bytes;
+    total->ranges += part->ranges;
+    total->streamed += part->streamed;
+    total->peak_key_bytes = Max(total->peak_key_bytes, part->peak_key_bytes);
 }
 
 int mp_spill_compare(const MpSpill* spill, int stream, const void* x, const void* y) {
@@ -422,6 +454,10 @@ int mp_spill_compare(const MpSpill* spill, int stream, const void* x, const void
 }
 
 void mp_shared_spill_init(MpSharedSpill* s, dsm_segment* segment, int workers) {
+    if (workers + 1 > kMpMaxSpillParticipants)
+        ereport(ERROR, (errmsg("pg_mergepath: a MergePath SetOp that spills runs with at most %d parallel workers",
+                               kMpMaxSpillParticipants - 1),
+                        errhint("Lower max_parallel_workers_per_gather, or raise pg_mergepath.memory_limit.")));
     memset(s, 0, sizeof(*s));
     SharedFileSetInit(&s->fileset, segment);
     s->segment = dsm_segment_handle(segment);

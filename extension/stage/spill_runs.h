@@ -9,7 +9,7 @@
 //       (mergepath/key_ranges.h: equal keys never straddle two ranges)
 //   range r --mp_spill_load_range--> the range's keys of every run, into chunks that
 //       the stage adopts like any input; or, for a range that cannot be split (one key
-//       repeated past the limit), key by key in order (mp_spill_peek / mp_spill_pop)
+//       repeated past the limit), key by key in order (mp_spill_peek / mp_spill_take_upto)
 //
 // The files are PostgreSQL BufFiles: placed in temp_tablespaces, counted against
 // temp_file_limit. A serial node's are its own temporary files, deleted by the resource
@@ -62,7 +62,7 @@ struct MpSpill {
     int bound_count[2];
     bool planned[2];
     uint64 limit_bytes;
-    uint64 sample_step;
+    uint64 sample_step[2];       // per stream
     SharedFileSet* fileset;      // a parallel participant's: files are named for `participant`
     int participant;
     int sort_threads;            // CPU threads that sort a run
@@ -72,11 +72,11 @@ struct MpSpill {
 };
 
 // limit_bytes: the node's memory limit, which the read buffers share (a 16th of it);
-// range_keys: the size of the ranges it will plan, which sets how often runs are
+// range_bytes: the size of the ranges it will plan, which sets how often runs are
 // sampled (a range's size is known to within two samples of each run).
 // fileset (or NULL): the parallel query's, where this participant's files go; sharing:
 // the processes that sort runs at the same time (the cores are divided among them).
-void mp_spill_init(MpSpill* spill, MemoryContext cxt, int main_key_size, uint64 limit_bytes, uint64 range_keys,
+void mp_spill_init(MpSpill* spill, MemoryContext cxt, int main_key_size, uint64 limit_bytes, uint64 range_bytes,
                    SharedFileSet* fileset = NULL, int participant = 0, int sharing = 1);
 // Writes the keys of every key chunk listed from `all` (->next_all; a local space's
 // chunks) as one sorted run per (stream, side), and frees those chunks.
@@ -105,7 +105,9 @@ uint64 mp_spill_load_range(MpSpill* spill, int stream, int side, int range, MpCh
 // Streaming a range: the smallest key of `side` left in the range (NULL when none),
 // and taking it.
 const void* mp_spill_peek(MpSpill* spill, int stream, int side, int range);
-void mp_spill_pop(MpSpill* spill, int stream, int side, int range);
+// Takes every key of `side` below `key` (below) or up to it (else) from every run, a
+// buffer at a time; returns how many (key is in the range being streamed).
+uint64 mp_spill_take_upto(MpSpill* spill, int stream, int side, const void* key, bool below);
 // -1, 0, 1 as x <, =, > y: keys of the stream, ordered as the library sorts them.
 int mp_spill_compare(const MpSpill* spill, int stream, const void* x, const void* y);
 
@@ -127,5 +129,6 @@ void mp_shared_spill_attach(MpSharedSpill* s);                                  
 void mp_shared_spill_reset(MpSharedSpill* s);  // a rescan: the files deleted, nothing exported
 int mp_spill_participant(void);                // this process's number p
 
+void mp_spill_report_add(MpSpillReport* total, const MpSpillReport* part);
 // EXPLAIN ANALYZE: "Spilled" (kB in runs), "Key Ranges" (and how many were streamed).
 void mp_spill_explain(const MpSpillReport* report, ExplainState* es);
