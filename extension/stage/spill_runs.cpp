@@ -58,20 +58,49 @@ void reserve_samples(MpSpill* spill, int stream, uint64 more) {
     spill->sample_cap[stream] = cap;
 }
 
+// Keeps every `factor`-th of the n samples at `samples` (in place); returns how many.
+uint64 thin_samples(char* samples, uint64 n, uint32 size, uint64 factor) {
+    uint64 kept = 0;
+    for (uint64 i = 0; i < n; i += factor) memmove(samples + kept++ * size, samples + i * size, size);
+    return kept;
+}
+
+// The stream's samples thinned to a step of `step` (a power-of-two multiple of theirs).
+void raise_sample_step(MpSpill* spill, int stream, uint64 step) {
+    if (step <= spill->sample_step[stream]) return;
+    spill->sample_count[stream] = thin_samples(spill->samples[stream], spill->sample_count[stream],
+                                               spill->key_size[stream], step / spill->sample_step[stream]);
+    spill->sample_step[stream] = step;
+}
+
+// Samples stay within a 32nd of the limit: past it, the step doubles and every other
+// sample goes (each then stands for twice as many keys; ranges are only estimated less
+// closely, and one found too large to load is streamed).
+void bound_samples(MpSpill* spill, int stream) {
+    while (spill->sample_count[stream] > 2 &&
+           spill->sample_count[stream] * spill->key_size[stream] > spill->limit_bytes / 32)
+        raise_sample_step(spill, stream, 2 * spill->sample_step[stream]);
+}
+
 // Every sample_step-th key of a sorted run.
 void add_samples(MpSpill* spill, int stream, const char* keys, uint64 n) {
     const uint32 size = spill->key_size[stream];
     reserve_samples(spill, stream, (n + spill->sample_step[stream] - 1) / spill->sample_step[stream]);
     for (uint64 i = 0; i < n; i += spill->sample_step[stream])
         memcpy(spill->samples[stream] + spill->sample_count[stream]++ * size, keys + i * size, size);
+    bound_samples(spill, stream);
 }
 
-// Samples taken by another participant (with the same step).
-void append_samples(MpSpill* spill, int stream, const char* samples, uint64 n) {
+// Samples another participant took every `step` keys: both sets brought to the larger step.
+void append_samples(MpSpill* spill, int stream, char* samples, uint64 n, uint64 step) {
+    raise_sample_step(spill, stream, step);
+    if (step < spill->sample_step[stream])
+        n = thin_samples(samples, n, spill->key_size[stream], spill->sample_step[stream] / step);
     reserve_samples(spill, stream, n);
     memcpy(spill->samples[stream] + spill->sample_count[stream] * spill->key_size[stream], samples,
            n * spill->key_size[stream]);
     spill->sample_count[stream] += n;
+    bound_samples(spill, stream);
 }
 
 // A parallel participant's file names in the query's file set.
@@ -205,7 +234,7 @@ void read_exact(BufFile* file, void* into, size_t bytes) {
 }  // namespace
 
 // The description file: what was written, then per (stream, side) the runs' positions,
-// then per stream the samples.
+// then per stream the sample step and the samples.
 void mp_spill_export(MpSpill* spill) {
     BufFile* meta = create_file(spill, 0, -1);
     BufFileWrite(meta, &spill->report.runs, sizeof(uint64));
@@ -224,6 +253,7 @@ void mp_spill_export(MpSpill* spill) {
             }
         }
     for (int stream = 0; stream < 2; stream++) {
+        BufFileWrite(meta, &spill->sample_step[stream], sizeof(uint64));
         BufFileWrite(meta, &spill->sample_count[stream], sizeof(uint64));
         if (spill->sample_count[stream] > 0)
             BufFileWrite(meta, spill->samples[stream], spill->sample_count[stream] * spill->key_size[stream]);
@@ -266,11 +296,12 @@ void mp_spill_import(MpSpill* spill, SharedFileSet* fileset, int participant) {
             }
         }
     for (int stream = 0; stream < 2; stream++) {
-        uint64 n;
+        uint64 step, n;
+        read_exact(meta, &step, sizeof(uint64));
         read_exact(meta, &n, sizeof(uint64));
         char* samples = (char*)MemoryContextAllocHuge(spill->cxt, Max(n, uint64(1)) * spill->key_size[stream]);
         if (n > 0) read_exact(meta, samples, n * spill->key_size[stream]);
-        append_samples(spill, stream, samples, n);
+        append_samples(spill, stream, samples, n, step);
         pfree(samples);
     }
 }
