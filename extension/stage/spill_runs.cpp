@@ -128,7 +128,7 @@ MpRunCursor* add_run(MpSpill* spill, MpSpillSide* s, BufFile* file, uint64 start
                           : (MpRunCursor*)MemoryContextAlloc(spill->cxt, sizeof(MpRunCursor) * s->run_cap);
     }
     MpRunCursor* run = &s->runs[s->run_count++];
-    *run = {file, start, count, 0, NULL, 0, 0};
+    *run = {file, start, count, 0, NULL, 0, 0, 0};
     return run;
 }
 
@@ -264,17 +264,26 @@ void mp_spill_export(MpSpill* spill) {
     spill->report.runs = spill->report.bytes = 0;  // counted by the importer
 }
 
-static BufFile* open_imported(MpSpill* spill, SharedFileSet* fileset, int participant, int stream, int side) {
+namespace {
+
+// Lists a file this spill opened or made to read from, to close it with the rest.
+void remember_file(MpSpill* spill, BufFile* file) {
     if (spill->imported_count == spill->imported_cap) {
         spill->imported_cap = Max(8, 2 * spill->imported_cap);
         spill->imported = spill->imported
                               ? (BufFile**)repalloc(spill->imported, sizeof(BufFile*) * spill->imported_cap)
                               : (BufFile**)MemoryContextAlloc(spill->cxt, sizeof(BufFile*) * spill->imported_cap);
     }
+    spill->imported[spill->imported_count++] = file;
+}
+
+}  // namespace
+
+static BufFile* open_imported(MpSpill* spill, SharedFileSet* fileset, int participant, int stream, int side) {
     MemoryContext old = MemoryContextSwitchTo(spill->cxt);
     BufFile* file = BufFileOpenFileSet(&fileset->fs, file_name(participant, stream, side), O_RDONLY, false);
     MemoryContextSwitchTo(old);
-    spill->imported[spill->imported_count++] = file;
+    remember_file(spill, file);
     return file;
 }
 
@@ -317,13 +326,27 @@ uint64 buffer_keys(const MpSpill* spill, int stream) {
     return bytes / spill->key_size[stream];
 }
 
-// The cursor's next key, read into its buffer if needed; NULL at the run's end.
+void free_buffer(MpRunCursor* c) {
+    if (c->buffer) pfree(c->buffer);
+    c->buffer = NULL;
+    c->buffer_count = c->buffer_cap = 0;
+}
+
+// The cursor's next key, read into its buffer if needed; NULL at the run's end (its
+// buffer then freed).
 const char* cursor_key(MpSpill* spill, int stream, int side, MpRunCursor* c) {
-    if (c->next >= c->count) return NULL;
+    if (c->next >= c->count) {
+        free_buffer(c);
+        return NULL;
+    }
     const uint32 size = spill->key_size[stream];
     if (c->next < c->buffer_first || c->next >= c->buffer_first + c->buffer_count) {
         uint64 room = buffer_keys(spill, stream);
-        if (!c->buffer) c->buffer = (char*)MemoryContextAlloc(spill->cxt, room * size);
+        if (c->buffer_cap < room) {
+            free_buffer(c);
+            c->buffer = (char*)MemoryContextAlloc(spill->cxt, room * size);
+            c->buffer_cap = room;
+        }
         uint64 n = Min(room, c->count - c->next);
         if (BufFileSeek(c->file, 0, off_t(c->start + c->next * size), SEEK_SET) != 0 ||
             BufFileRead(c->file, c->buffer, n * size) != n * size)
@@ -338,6 +361,80 @@ template <class K>
 bool in_range(const MpSpill* spill, int stream, int range, const K& key) {
     if (range >= spill->bound_count[stream]) return true;  // the last range: no upper bound
     return !(((const K*)spill->bounds[stream])[range] < key);
+}
+
+// Runs of a stream (both sides) whose read buffers fit a 16th of the limit.
+uint64 max_stream_runs(const MpSpill* spill) { return Max(uint64(2), spill->limit_bytes / 16 / kMinBufferBytes); }
+
+void remember_file(MpSpill* spill, BufFile* file);
+
+// Runs [first, first + count) of the side merged into one run appended to `out`: the
+// smallest head's keys up to the next head are written at once, from its buffer.
+template <class K>
+MpRunCursor merge_group(MpSpill* spill, int stream, int side, int first, int count, BufFile* out, uint64* out_bytes) {
+    MpSpillSide* s = side_of(spill, stream, side);
+    MpRunCursor merged = {out, *out_bytes, 0, 0, NULL, 0, 0, 0};
+    for (;;) {
+        int best = -1;
+        const K* heads[2] = {NULL, NULL};  // the smallest head, the second smallest
+        for (int r = first; r < first + count; r++) {
+            const K* k = (const K*)cursor_key(spill, stream, side, &s->runs[r]);
+            if (!k) continue;
+            if (!heads[0] || *k < *heads[0]) {
+                heads[1] = heads[0];
+                heads[0] = k;
+                best = r;
+            } else if (!heads[1] || *k < *heads[1]) {
+                heads[1] = k;
+            }
+        }
+        if (best < 0) break;
+        MpRunCursor* c = &s->runs[best];
+        const K* end = (const K*)c->buffer + c->buffer_count;
+        const K* stop = heads[1] ? std::upper_bound(heads[0], end, *heads[1]) : end;
+        uint64 n = uint64(stop - heads[0]);
+        BufFileWrite(out, (void*)heads[0], n * sizeof(K));
+        c->next += n;
+        merged.count += n;
+        CHECK_FOR_INTERRUPTS();
+    }
+    *out_bytes += merged.count * sizeof(K);
+    spill->report.runs++;  // merged runs are written too
+    spill->report.bytes += merged.count * sizeof(K);
+    return merged;
+}
+
+// One merge pass over a side: groups of `fan_in` runs become one run each.
+template <class K>
+void merge_pass(MpSpill* spill, int stream, int side, int fan_in) {
+    MpSpillSide* s = side_of(spill, stream, side);
+    MemoryContext old = MemoryContextSwitchTo(spill->cxt);
+    PrepareTempTablespaces();
+    BufFile* out = BufFileCreateTemp(false);
+    MemoryContextSwitchTo(old);
+    remember_file(spill, out);
+    MpRunCursor* merged = (MpRunCursor*)MemoryContextAlloc(spill->cxt, sizeof(MpRunCursor) * s->run_count);
+    int count = 0;
+    uint64 out_bytes = 0;
+    for (int first = 0; first < s->run_count; first += fan_in) {
+        int n = Min(fan_in, s->run_count - first);
+        merged[count++] = n == 1 ? s->runs[first] : merge_group<K>(spill, stream, side, first, n, out, &out_bytes);
+    }
+    for (int r = 0; r < s->run_count; r++) free_buffer(&s->runs[r]);
+    for (int r = 0; r < count; r++) merged[r].next = 0;
+    pfree(s->runs);
+    s->runs = merged;
+    s->run_count = s->run_cap = count;
+}
+
+// Merges the stream's runs until both sides' read buffers fit a 16th of the limit.
+template <class K>
+void bound_runs(MpSpill* spill, int stream) {
+    const uint64 most = max_stream_runs(spill);
+    const int fan_in = int(Min(most, uint64(1024)));
+    for (int side = 0; side < 2; side++)
+        while (uint64(side_of(spill, stream, side)->run_count) > Max(most / 2, uint64(1)))
+            merge_pass<K>(spill, stream, side, fan_in);
 }
 
 // No C++ object may be alive when mp_raise() longjmps: the bounds are planned and
@@ -406,7 +503,10 @@ int smallest_cursor(MpSpill* spill, int stream, int side, int range) {
 
 int mp_spill_plan_ranges(MpSpill* spill, int stream, uint64 target_keys) {
     if (!spill->planned[stream])
-        with_key_type(spill->key_size[stream], [&](auto k) { plan_ranges<decltype(k)>(spill, stream, target_keys); });
+        with_key_type(spill->key_size[stream], [&](auto k) {
+            bound_runs<decltype(k)>(spill, stream);
+            plan_ranges<decltype(k)>(spill, stream, target_keys);
+        });
     spill->planned[stream] = true;
     return spill->bound_count[stream] + 1;
 }

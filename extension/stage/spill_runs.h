@@ -34,6 +34,7 @@ struct MpRunCursor {
     char* buffer;         // keys [buffer_first, buffer_first + buffer_count) of the run
     uint64 buffer_first;
     uint64 buffer_count;
+    uint64 buffer_cap;    // keys the buffer has room for
 };
 
 struct MpSpillSide {
@@ -66,7 +67,8 @@ struct MpSpill {
     SharedFileSet* fileset;      // a parallel participant's: files are named for `participant`
     int participant;
     int sort_threads;            // CPU threads that sort a run
-    BufFile** imported;          // files of other participants' runs, opened to read
+    BufFile** imported;          // files of other participants' runs, opened to read, and
+                                 // the files of merged runs
     int imported_count, imported_cap;
     MpSpillReport report;
 };
@@ -91,7 +93,9 @@ void mp_spill_export(MpSpill* spill);
 void mp_spill_import(MpSpill* spill, SharedFileSet* fileset, int participant);
 
 // Plans the stream's key ranges (once) for ranges of about target_keys keys of both
-// sides together; returns how many there are (at least 1).
+// sides together; returns how many there are (at least 1). First, when the stream has
+// more runs than a 16th of the limit can buffer (8 kB each at least), they are merged,
+// as many at a time as can be buffered, pass after pass, into runs of a new file.
 int mp_spill_plan_ranges(MpSpill* spill, int stream, uint64 target_keys);
 // Every cursor of the stream back at its run's start (the first range).
 void mp_spill_rewind(MpSpill* spill, int stream);
