@@ -158,6 +158,11 @@ inline bool mp_verified_hashes(const MpSetOpState* st) { return !st->keys.lossle
 
 inline uint64 mp_result_total(const MpSetOpState* st) { return st->result_count[0] + st->result_count[1]; }
 
+// Bytes of one key of a stream (MpKeyStream): the main keys' width, or a null-layout key.
+inline uint32 mp_stream_key_bytes(const MpSetOpState* st, int stream) {
+    return stream == int(MpKeyStream::Main) ? uint32(st->keys.key_bits / 8) : uint32(sizeof(mergepath::Key128));
+}
+
 // setop_input.cpp: reads this process's share of both inputs into key chunks
 struct MpReadCounts {
     uint64 rows[2];

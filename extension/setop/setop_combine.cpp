@@ -13,11 +13,11 @@
 // leader, which ships chunks while it reads or waits.
 static void init_writers(MpSetOpState* st) {
     ConditionVariable* wake = st->queue != &st->local_queue ? &st->shared->chunk_cv : NULL;
-    int key_bytes[2] = {st->keys.key_bits / 8, int(sizeof(mergepath::Key128))};
     bool with_refs = st->info.keys.images;  // the main keys' records (nothing goes to stream 1)
     for (int stream = 0; stream < 2; stream++)
         for (int side = 0; side < 2; side++)
-            mp_writer_init(&st->writers[stream][side], &st->space, st->queue, wake, stream, side, key_bytes[stream],
+            mp_writer_init(&st->writers[stream][side], &st->space, st->queue, wake, stream, side,
+                           int(mp_stream_key_bytes(st, stream)),
                            with_refs && stream == int(MpKeyStream::Main));
 }
 
@@ -102,18 +102,13 @@ void mp_keep_local_results(MpSetOpState* st) {
     }
 }
 
-// Bytes of one result key of a stream: the main keys' width, or a null-layout key.
-static size_t result_key_bytes(const MpSetOpState* st, MpKeyStream stream) {
-    return stream == MpKeyStream::Main ? size_t(st->keys.key_bits / 8) : sizeof(mergepath::Key128);
-}
-
 // Where one stream's results go: the chunks of the left input's keys of that stream,
 // which the stage no longer reads (see parallel_stage.h), listed as runs in shared
 // memory; their spans are kept for mp_put_shared_results.
 static void lay_out_stream(MpSetOpState* st, MpKeyStream stream) {
     const int s = int(stream);
     MpSharedResult* out = &st->shared->results[s];
-    const size_t key_bytes = result_key_bytes(st, stream);
+    const size_t key_bytes = mp_stream_key_bytes(st, int(stream));
     uint64 n = mp_stage_result_count(st->stage, stream), placed = 0;
     int chunks = 0;
     for (MpChunk* c = mp_chunk_at(&st->space, st->queue->all); c; c = mp_chunk_at(&st->space, c->next_all))
@@ -155,7 +150,7 @@ static void download_stream(MpSetOpState* st, MpKeyStream stream, uint64 before)
     const int s = int(stream);
     const mergepath::HostSpan* spans = st->result_spans[s];
     uint64 placed = 0;
-    const size_t key_bytes = result_key_bytes(st, stream);
+    const size_t key_bytes = mp_stream_key_bytes(st, int(stream));
     const size_t piece_bytes = mp_piece_rows(key_bytes) * key_bytes;
     for (int i = 0; i < st->result_span_count[s];) {
         int first = i;

@@ -50,10 +50,6 @@ static MpDevice range_device(uint64 keys) {
     return mp_choose_device(keys);
 }
 
-static uint32 key_bytes(const MpSetOpState* st, int stream) {
-    return stream == int(MpKeyStream::Main) ? uint32(st->keys.key_bits / 8) : uint32(sizeof(mergepath::Key128));
-}
-
 // Keys of both sides a range is planned to hold, and the most one may load.
 static uint64 range_target_bytes(const MpSetOpRanges* r) { return r->limit_bytes / 12; }
 static uint64 range_target_keys(const MpSetOpRanges* r, uint32 bytes) { return Max(range_target_bytes(r) / bytes, 1); }
@@ -104,8 +100,6 @@ static void start_spilling(MpSetOpState* st) {
 
 // Every chunk pushed so far (adopted by the dropped stage or not) becomes sorted runs.
 static void spill_queued(MpSetOpState* st) {
-    MpSpillReport* report = &st->ranges->spill.report;
-    report->peak_key_bytes = Max(report->peak_key_bytes, st->queue->bytes);
     mp_spill_chunks(&st->ranges->spill, st->queue->all);
     mp_queue_init(st->queue);
 }
@@ -135,7 +129,7 @@ static bool next_streamed_key(MpSetOpState* st) {
     MpSpill* spill = &r->spill;
     const int s = r->stream, range = r->range;
     for (const void* a; (a = mp_spill_peek(spill, s, 0, range));) {
-        memcpy(r->key, a, key_bytes(st, s));
+        memcpy(r->key, a, mp_stream_key_bytes(st, s));
         uint64 m = mp_spill_take_upto(spill, s, 0, r->key, false);
         mp_spill_take_upto(spill, s, 1, r->key, true);  // B's keys below it
         uint64 n = mp_spill_take_upto(spill, s, 1, r->key, false);
@@ -143,7 +137,7 @@ static bool next_streamed_key(MpSetOpState* st) {
         if (r->copies_left > 0) return true;
     }
     while (const void* b = mp_spill_peek(spill, s, 1, range)) {  // the rest of B's range
-        memcpy(r->key, b, key_bytes(st, s));
+        memcpy(r->key, b, mp_stream_key_bytes(st, s));
         mp_spill_take_upto(spill, s, 1, r->key, false);
     }
     return false;
@@ -152,7 +146,7 @@ static bool next_streamed_key(MpSetOpState* st) {
 // Streaming: the next batch of result keys; false when the range has no more.
 static bool streamed_batch(MpSetOpState* st) {
     MpSetOpRanges* r = st->ranges;
-    const uint32 bytes = key_bytes(st, r->stream);
+    const uint32 bytes = mp_stream_key_bytes(st, r->stream);
     uint64 n = 0;
     while (n < r->batch_cap && (r->copies_left > 0 || next_streamed_key(st))) {
         for (; r->copies_left > 0 && n < r->batch_cap; r->copies_left--) memcpy(r->batch + n++ * bytes, r->key, bytes);
@@ -167,14 +161,14 @@ static bool streamed_batch(MpSetOpState* st) {
 static bool load_range(MpSetOpState* st, uint64* keys_out, uint64* a_keys) {
     MpSetOpRanges* r = st->ranges;
     const int s = r->stream;
-    const uint64 cap = range_load_cap(r, key_bytes(st, s));
+    const uint64 cap = range_load_cap(r, mp_stream_key_bytes(st, s));
     int runs = r->spill.sides[s][0].run_count + r->spill.sides[s][1].run_count;
     uint64* saved = (uint64*)MemoryContextAlloc(r->range_cxt, sizeof(uint64) * Max(runs, 1));
     mp_spill_save(&r->spill, s, saved);
     uint64 loaded = 0;
     for (int side = 0; side < 2 && loaded <= cap; side++) {
         MpChunkWriter w;
-        mp_writer_init(&w, &r->space, &r->queue, NULL, s, side, key_bytes(st, s));
+        mp_writer_init(&w, &r->space, &r->queue, NULL, s, side, mp_stream_key_bytes(st, s));
         uint64 n = mp_spill_load_range(&r->spill, s, side, r->range, &w, cap - loaded);
         mp_writer_flush(&w);
         if (side == 0) *a_keys = n;
@@ -186,22 +180,25 @@ static bool load_range(MpSetOpState* st, uint64* keys_out, uint64* a_keys) {
     return false;
 }
 
+// Frees the loaded range: its chunks and its stage.
+static void drop_range(MpSetOpRanges* r) {
+    MemoryContextReset(r->range_cxt);
+    mp_queue_init(&r->queue);
+}
+
 // The current range combined by a fresh stage; false when its result is empty.
 static bool combine_range(MpSetOpState* st) {
     MpSetOpRanges* r = st->ranges;
-    MemoryContextReset(r->range_cxt);  // the previous range's chunks and stage
-    mp_queue_init(&r->queue);
+    drop_range(r);  // the previous range's
     r->spill.report.ranges++;
     uint64 keys = 0, a_keys = 0;
     if (!load_range(st, &keys, &a_keys)) {
-        MemoryContextReset(r->range_cxt);
-        mp_queue_init(&r->queue);
+        drop_range(r);
         r->spill.report.streamed++;
         r->streaming = true;
         r->copies_left = 0;
         return streamed_batch(st);
     }
-    r->spill.report.peak_key_bytes = Max(r->spill.report.peak_key_bytes, r->queue.bytes);
     if (a_keys == 0) {  // INTERSECT and EXCEPT of an empty A are empty
         set_results(st, r->stream, NULL);
         return false;
@@ -216,6 +213,13 @@ static bool combine_range(MpSetOpState* st) {
     return mp_result_total(st) > 0;
 }
 
+// The stream's ranges next (planned on first use).
+static void start_stream(MpSetOpState* st, int stream) {
+    MpSetOpRanges* r = st->ranges;
+    r->stream = stream;
+    r->range_count = mp_spill_plan_ranges(&r->spill, stream, range_target_keys(r, mp_stream_key_bytes(st, stream)));
+}
+
 bool mp_ranges_next_results(MpSetOpState* st) {
     MpSetOpRanges* r = st->ranges;
     for (;;) {
@@ -223,8 +227,7 @@ bool mp_ranges_next_results(MpSetOpState* st) {
         r->streaming = false;
         if (++r->range >= r->range_count) {
             if (r->stream == int(MpKeyStream::Nulls)) break;
-            r->stream = int(MpKeyStream::Nulls);
-            r->range_count = mp_spill_plan_ranges(&r->spill, r->stream, range_target_keys(r, key_bytes(st, r->stream)));
+            start_stream(st, int(MpKeyStream::Nulls));
             r->range = 0;
         }
         bool found = combine_range(st);
@@ -234,7 +237,7 @@ bool mp_ranges_next_results(MpSetOpState* st) {
         }
         if (found) return true;
     }
-    MemoryContextReset(r->range_cxt);
+    drop_range(r);
     set_results(st, 0, NULL);
     return false;
 }
@@ -244,29 +247,29 @@ void mp_ranges_restart(MpSetOpState* st) {
     const int main = int(MpKeyStream::Main);
     mp_spill_rewind(&r->spill, main);
     mp_spill_rewind(&r->spill, int(MpKeyStream::Nulls));
-    r->stream = main;
+    start_stream(st, main);
     r->range = -1;
-    r->range_count = mp_spill_plan_ranges(&r->spill, main, range_target_keys(r, key_bytes(st, main)));
     r->streaming = false;
     r->copies_left = 0;
     mp_ranges_next_results(st);
 }
 
-void mp_ranges_finish_read(MpSetOpState* st) {
-    spill_queued(st);  // what the writers pushed after the last spill
+// Every run written: the report starts over and the first range's results are computed.
+static void start_ranges(MpSetOpState* st) {
     st->report = MpStageReport();
     st->report.device = mp_planning_device();
     mp_ranges_restart(st);
 }
 
+void mp_ranges_finish_read(MpSetOpState* st) {
+    spill_queued(st);  // what the writers pushed after the last spill
+    start_ranges(st);
+}
+
 void mp_ranges_close(MpSetOpState* st) {
     if (!st->ranges) return;
-    if (st->shared_spill) {  // a parallel node's report is the combiner's, harvested by the leader
-        mp_spill_close(&st->ranges->spill);
-        st->ranges = NULL;
-        return;
-    }
-    mp_spill_report_add(&st->spilled, &st->ranges->spill.report);
+    // a parallel node's report is the combiner's, harvested by the leader
+    if (!st->shared_spill) mp_spill_report_add(&st->spilled, &st->ranges->spill.report);
     mp_spill_close(&st->ranges->spill);
     st->ranges = NULL;
 }
@@ -285,9 +288,7 @@ void mp_ranges_import(MpSetOpState* st) {
     for (int p = 0; p < kMpMaxSpillParticipants; p++)
         if (exported & (uint64(1) << p)) mp_spill_import(&st->ranges->spill, &shared->fileset, p);
     shared->report = st->ranges->spill.report;
-    st->report = MpStageReport();
-    st->report.device = mp_planning_device();
-    mp_ranges_restart(st);
+    start_ranges(st);
 }
 
 MpSpillReport mp_ranges_report(const MpSetOpState* st) {

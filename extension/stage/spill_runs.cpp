@@ -461,28 +461,48 @@ int plan_ranges(MpSpill* spill, int stream, uint64 target_keys) {
     return int(count) + 1;
 }
 
-// A run is sorted: the keys of the range in its buffer are a prefix, found by binary
-// search and copied at once.
+// Takes keys from every run of the side, each run from its cursor on: a run is sorted,
+// so the keys wanted are a prefix of what is left of it, found buffer by buffer by
+// end_of(first, end) (the end of the wanted keys among [first, end)). take(first, n)
+// gets each piece and returns how many it took; fewer than offered stops the walk.
+// Returns the keys taken.
+template <class K, class EndOf, class Take>
+uint64 take_prefixes(MpSpill* spill, int stream, int side, EndOf end_of, Take take) {
+    MpSpillSide* s = side_of(spill, stream, side);
+    uint64 taken = 0;
+    for (int r = 0; r < s->run_count; r++) {
+        MpRunCursor* c = &s->runs[r];
+        for (const K* first; (first = (const K*)cursor_key(spill, stream, side, c));) {
+            const K* end = (const K*)c->buffer + c->buffer_count;
+            const K* stop = end_of(first, end);
+            uint64 offered = uint64(stop - first);
+            uint64 n = take(first, offered);
+            c->next += n;
+            taken += n;
+            CHECK_FOR_INTERRUPTS();
+            if (n < offered) return taken;
+            if (stop < end) break;  // the rest of the run is past the prefix
+        }
+    }
+    return taken;
+}
+
+// The keys of the range: those up to its bound (all, in the last range), copied into
+// the writer's chunks, stopping after more than `limit`.
 template <class K>
 uint64 load_range(MpSpill* spill, int stream, int side, int range, MpChunkWriter* w, uint64 limit) {
-    MpSpillSide* s = side_of(spill, stream, side);
     const bool bounded = range < spill->bound_count[stream];
     const K bound = bounded ? ((const K*)spill->bounds[stream])[range] : K();
     uint64 put = 0;
-    for (int r = 0; r < s->run_count && put <= limit; r++) {
-        MpRunCursor* c = &s->runs[r];
-        for (const K* key; put <= limit && (key = (const K*)cursor_key(spill, stream, side, c));) {
-            const K* end = (const K*)c->buffer + c->buffer_count;
-            const K* stop = bounded ? std::upper_bound(key, end, bound) : end;
-            uint64 n = Min(uint64(stop - key), limit + 1 - put);
-            mp_writer_put_many(w, (const char*)key, n);
-            c->next += n;
+    return take_prefixes<K>(
+        spill, stream, side,
+        [&](const K* first, const K* end) { return bounded ? std::upper_bound(first, end, bound) : end; },
+        [&](const K* first, uint64 n) {
+            n = Min(n, limit + 1 - put);
+            mp_writer_put_many(w, (const char*)first, n);
             put += n;
-            CHECK_FOR_INTERRUPTS();
-            if (stop < end) break;  // the rest of the run is in later ranges
-        }
-    }
-    return put;
+            return n;
+        });
 }
 
 // The cursor of the side whose next key is the smallest left in the range, or -1.
@@ -511,21 +531,24 @@ int mp_spill_plan_ranges(MpSpill* spill, int stream, uint64 target_keys) {
     return spill->bound_count[stream] + 1;
 }
 
-void mp_spill_rewind(MpSpill* spill, int stream) {
-    for (int side = 0; side < 2; side++)
-        for (int r = 0; r < spill->sides[stream][side].run_count; r++) spill->sides[stream][side].runs[r].next = 0;
-}
-
-void mp_spill_save(const MpSpill* spill, int stream, uint64* saved) {
+// Calls f(cursor, i) for every run cursor of the stream, A's then B's, i counting from 0.
+template <class F>
+static void for_each_cursor(MpSpill* spill, int stream, F f) {
     int i = 0;
     for (int side = 0; side < 2; side++)
-        for (int r = 0; r < spill->sides[stream][side].run_count; r++) saved[i++] = spill->sides[stream][side].runs[r].next;
+        for (int r = 0; r < spill->sides[stream][side].run_count; r++) f(&spill->sides[stream][side].runs[r], i++);
+}
+
+void mp_spill_rewind(MpSpill* spill, int stream) {
+    for_each_cursor(spill, stream, [](MpRunCursor* c, int) { c->next = 0; });
+}
+
+void mp_spill_save(MpSpill* spill, int stream, uint64* saved) {
+    for_each_cursor(spill, stream, [&](MpRunCursor* c, int i) { saved[i] = c->next; });
 }
 
 void mp_spill_restore(MpSpill* spill, int stream, const uint64* saved) {
-    int i = 0;
-    for (int side = 0; side < 2; side++)
-        for (int r = 0; r < spill->sides[stream][side].run_count; r++) spill->sides[stream][side].runs[r].next = saved[i++];
+    for_each_cursor(spill, stream, [&](MpRunCursor* c, int i) { c->next = saved[i]; });
 }
 
 uint64 mp_spill_load_range(MpSpill* spill, int stream, int side, int range, MpChunkWriter* w, uint64 limit) {
@@ -543,20 +566,12 @@ namespace {
 
 template <class K>
 uint64 take_upto(MpSpill* spill, int stream, int side, const K& key, bool below) {
-    MpSpillSide* s = side_of(spill, stream, side);
-    uint64 taken = 0;
-    for (int r = 0; r < s->run_count; r++) {
-        MpRunCursor* c = &s->runs[r];
-        for (const K* first; (first = (const K*)cursor_key(spill, stream, side, c));) {
-            const K* end = (const K*)c->buffer + c->buffer_count;
-            const K* stop = below ? std::lower_bound(first, end, key) : std::upper_bound(first, end, key);
-            c->next += uint64(stop - first);
-            taken += uint64(stop - first);
-            CHECK_FOR_INTERRUPTS();
-            if (stop < end) break;
-        }
-    }
-    return taken;
+    return take_prefixes<K>(
+        spill, stream, side,
+        [&](const K* first, const K* end) {
+            return below ? std::lower_bound(first, end, key) : std::upper_bound(first, end, key);
+        },
+        [](const K*, uint64 n) { return n; });
 }
 
 }  // namespace
@@ -572,16 +587,6 @@ void mp_spill_report_add(MpSpillReport* total, const MpSpillReport* part) {
     total->bytes += part->bytes;
     total->ranges += part->ranges;
     total->streamed += part->streamed;
-    total->peak_key_bytes = Max(total->peak_key_bytes, part->peak_key_bytes);
-}
-
-int mp_spill_compare(const MpSpill* spill, int stream, const void* x, const void* y) {
-    return with_key_type(spill->key_size[stream], [&](auto k) {
-        using K = decltype(k);
-        const K& a = *(const K*)x;
-        const K& b = *(const K*)y;
-        return a < b ? -1 : b < a ? 1 : 0;
-    });
 }
 
 void mp_shared_spill_init(MpSharedSpill* s, dsm_segment* segment, int workers) {

@@ -50,7 +50,6 @@ struct MpSpillReport {
     uint64 bytes;           // bytes written to temporary files
     uint64 ranges;          // key ranges combined one by one
     uint64 streamed;        // of them, ranges too large to load, streamed key by key
-    uint64 peak_key_bytes;  // the most key-chunk bytes held at once (before a spill, or by one range)
 };
 
 struct MpSpill {
@@ -101,7 +100,7 @@ int mp_spill_plan_ranges(MpSpill* spill, int stream, uint64 target_keys);
 void mp_spill_rewind(MpSpill* spill, int stream);
 // Each cursor's position (both sides' run_count of them), saved before loading a range
 // and put back to stream it.
-void mp_spill_save(const MpSpill* spill, int stream, uint64* saved);
+void mp_spill_save(MpSpill* spill, int stream, uint64* saved);
 void mp_spill_restore(MpSpill* spill, int stream, const uint64* saved);
 // Puts the keys of `side` in range `range` (the next one: the cursors are there) into
 // the writer's chunks; stops after more than `limit` keys. Returns the keys put.
@@ -112,8 +111,6 @@ const void* mp_spill_peek(MpSpill* spill, int stream, int side, int range);
 // Takes every key of `side` below `key` (below) or up to it (else) from every run, a
 // buffer at a time; returns how many (key is in the range being streamed).
 uint64 mp_spill_take_upto(MpSpill* spill, int stream, int side, const void* key, bool below);
-// -1, 0, 1 as x <, =, > y: keys of the stream, ordered as the library sorts them.
-int mp_spill_compare(const MpSpill* spill, int stream, const void* x, const void* y);
 
 // What the participants of a parallel node that spills share (in the node's DSM, beside
 // its MpSharedStage): the query's file set, and which participants exported runs.
