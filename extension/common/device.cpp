@@ -44,10 +44,11 @@ namespace {
 struct ContextSlot {
     mergepath::Context* ctx;
     MpDevice device;
-    int threads;  // pg_mergepath.cpu_threads it was opened with (CPU slots)
+    int threads;  // pg_mergepath.cpu_threads it was opened with (CPU slots), or the count asked for
     int users;
     bool retired;
     bool ledgered;  // reserves its memory in the shared budget
+    bool pinned;    // opened for a thread count the caller asked for, not the setting's
 };
 
 std::deque<ContextSlot> slots;
@@ -84,10 +85,10 @@ bool with_signals_blocked(MpError* err, F&& f) {
 }
 
 // ledgered: the context reserves its memory in the shared budget (when there is one).
-mergepath::Options options_for(MpDevice device, bool ledgered) {
+mergepath::Options options_for(MpDevice device, bool ledgered, int threads) {
     mergepath::Options options;
     options.backend = device == MpDevice::Gpu ? mergepath::Backend::Cuda : mergepath::Backend::Cpu;
-    options.cpu_threads = mp_cpu_threads;
+    options.cpu_threads = threads;
     options.interrupt_requested = &mp_interrupt_requested;
     options.ledger = ledgered ? mp_shared_ledger() : nullptr;
     return options;
@@ -163,7 +164,7 @@ void finish_gpu_start(double* waited_ms) {
         mp_try(&err, [&] { device_bytes = opened->device_memory_bytes(); });
         mp_shared_budget_note_device(device_bytes);
         if (ContextSlot* slot = free_slot(&err)) {
-            *slot = ContextSlot{gpu_start.ctx, MpDevice::Gpu, mp_cpu_threads, 0, false, true};
+            *slot = ContextSlot{gpu_start.ctx, MpDevice::Gpu, mp_cpu_threads, 0, false, true, false};
             return;
         }
         mergepath::Context* ctx = gpu_start.ctx;  // opened, but no slot to keep it in
@@ -178,25 +179,29 @@ void finish_gpu_start(double* waited_ms) {
 // Retires the CPU slots opened with another thread count than the current setting.
 void retire_stale_cpu_slots() {
     for (ContextSlot& s : slots) {
-        if (!s.ctx || s.device != MpDevice::Cpu || s.retired || s.threads == mp_cpu_threads) continue;
+        if (!s.ctx || s.device != MpDevice::Cpu || s.retired || s.pinned || s.threads == mp_cpu_threads) continue;
         s.retired = true;
         if (s.users == 0) close_slot(&s);
     }
 }
 
-ContextSlot* find_slot(MpDevice device, bool ledgered) {
+// A CPU slot is found for its thread count (threads: 0 = the setting's).
+ContextSlot* find_slot(MpDevice device, bool ledgered, int threads = 0) {
     for (ContextSlot& s : slots)
-        if (s.ctx && !s.retired && s.device == device && s.ledgered == ledgered) return &s;
+        if (s.ctx && !s.retired && s.device == device && s.ledgered == ledgered &&
+            (device == MpDevice::Gpu || s.threads == (threads > 0 ? threads : mp_cpu_threads)))
+            return &s;
     return nullptr;
 }
 
-ContextSlot* open_cpu_slot(bool ledgered, MpError* err) {
+ContextSlot* open_cpu_slot(bool ledgered, int threads, MpError* err) {
     ContextSlot* slot = free_slot(err);
     if (!slot) return nullptr;
     mergepath::Context* ctx = nullptr;
-    mergepath::Options options = options_for(MpDevice::Cpu, ledgered);
+    const bool pinned = threads > 0;
+    mergepath::Options options = options_for(MpDevice::Cpu, ledgered, pinned ? threads : mp_cpu_threads);
     if (!with_signals_blocked(err, [&] { ctx = new mergepath::Context(options); })) return nullptr;
-    *slot = ContextSlot{ctx, MpDevice::Cpu, mp_cpu_threads, 0, false, ledgered};
+    *slot = ContextSlot{ctx, MpDevice::Cpu, pinned ? threads : mp_cpu_threads, 0, false, ledgered, pinned};
     return slot;
 }
 
@@ -220,7 +225,7 @@ void mp_gpu_start_async() {
     gpu_start.begun = true;
     on_proc_exit(join_gpu_start_at_exit, 0);
     MpError err;
-    mergepath::Options options = options_for(MpDevice::Gpu, true);
+    mergepath::Options options = options_for(MpDevice::Gpu, true, mp_cpu_threads);
     if (!with_signals_blocked(&err, [&] { gpu_start.thread = std::thread(start_gpu_context, options); })) {
         gpu_start.why_not = err.message;
         gpu_start.done.store(true);
@@ -280,17 +285,18 @@ double mp_take_gpu_start_ms() {
 }
 
 mergepath::Context* mp_context_acquire(MpDevice wanted, bool unlimited, MpDevice* used, MpError* err,
-                                       double* waited_ms) {
+                                       double* waited_ms, int cpu_threads) {
     retire_stale_cpu_slots();
     mp_shared_ledger();  // its limit and patience from the current settings
     bool cpu_ledgered = !unlimited && mp_debug_cpu_shared_budget_kb > 0;
-    ContextSlot* slot = wanted == MpDevice::Gpu ? gpu_slot(err, waited_ms) : find_slot(MpDevice::Cpu, cpu_ledgered);
+    ContextSlot* slot =
+        wanted == MpDevice::Gpu ? gpu_slot(err, waited_ms) : find_slot(MpDevice::Cpu, cpu_ledgered, cpu_threads);
     if (!slot && wanted == MpDevice::Gpu && mp_device_setting == MP_DEVICE_SETTING_AUTO &&
         err->kind == MpErrorKind::NoDevice) {
         log_auto_cpu_once();  // the GPU does not open: auto means CPU from now on
-        return mp_context_acquire(MpDevice::Cpu, unlimited, used, err);
+        return mp_context_acquire(MpDevice::Cpu, unlimited, used, err, nullptr, cpu_threads);
     }
-    if (!slot && wanted == MpDevice::Cpu) slot = open_cpu_slot(cpu_ledgered, err);
+    if (!slot && wanted == MpDevice::Cpu) slot = open_cpu_slot(cpu_ledgered, cpu_threads, err);
     if (!slot) return nullptr;
     mergepath::Context* ctx = slot->ctx;
     size_t budget = budget_for(wanted, unlimited);

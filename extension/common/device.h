@@ -42,8 +42,10 @@ int mp_cpu_thread_count();
 // when the context cannot be opened (device = gpu without a GPU). With device = auto,
 // a GPU that fails to open makes this (and later) calls use the CPU; *used says which
 // one it is. *waited_ms (may be null) gets the time spent waiting for the GPU's start.
+// cpu_threads > 0: a CPU context of that many threads (processes that run stages at
+// the same time share the cores), else pg_mergepath.cpu_threads.
 mergepath::Context* mp_context_acquire(MpDevice wanted, bool unlimited, MpDevice* used, MpError* err,
-                                       double* waited_ms = nullptr);
+                                       double* waited_ms = nullptr, int cpu_threads = 0);
 void mp_context_release(mergepath::Context* ctx) noexcept;
 
 // Milliseconds the GPU context took to start in this backend, once: the first caller

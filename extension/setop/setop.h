@@ -192,7 +192,8 @@ void mp_ranges_restart(MpSetOpState* st);       // emit again from the first ran
 void mp_ranges_close(MpSetOpState* st);         // the files deleted (end, rescan)
 MpSpillReport mp_ranges_report(const MpSetOpState* st);
 void mp_ranges_export(MpSetOpState* st);  // a parallel participant: its runs into the file set
-void mp_ranges_import(MpSetOpState* st);  // the combiner: every participant's runs, the first results
+void mp_ranges_plan_shared(MpSetOpState* st);  // the combiner: every participant's runs, ranges planned
+void mp_ranges_join_shared(MpSetOpState* st);  // the others: the combiner's plan; then all claim ranges
 
 // setop_parallel.cpp
 void mp_parallel_compute(MpSetOpState* st);

@@ -62,7 +62,7 @@ void mp_explain_setop(CustomScanState* node, List* ancestors, ExplainState* es) 
     ExplainPropertyText("Keys", psprintf("%d-bit %s", st->keys.key_bits, kind), es);
     if (st->info.parallel)
         ExplainPropertyText("Parallel",
-                            st->info.spill ? "every participant reads and spills, one combines by key range and emits"
+                            st->info.spill ? "every participant reads and spills, all combine and emit key ranges"
                                            : "every participant reads, one combines, all emit",
                             es);
     if (!es->analyze) return;

@@ -5,7 +5,8 @@
 // query's shared memory; the combining participant (the leader, which holds the GPU,
 // when it takes part) adopts every chunk, combines and copies the results into shared
 // memory; then everyone emits the batches of result rows it claims. A node planned over
-// half of pg_mergepath.memory_limit spills instead (spill_compute).
+// half of pg_mergepath.memory_limit spills instead, and its participants claim key
+// ranges (spill_compute).
 #include "setop.h"
 
 // The node's DSM: the shared stage, then (a node that spills) the spill's file set.
@@ -102,8 +103,8 @@ static void adopt_nothing(void*) {}
 
 // A node that spills: every participant reads its share, writes it out as sorted runs
 // into the query's file set and exports them; the combiner imports every participant's
-// runs and emits every result itself, range by range (setop_ranges.cpp); the others
-// find no shared results to emit.
+// runs, plans the key ranges and publishes the plan; then every participant, late ones
+// too, claims ranges, combines them and emits their results (setop_ranges.cpp).
 static void spill_compute(MpSetOpState* st) {
     MpSharedStage* s = st->shared;
     bool combines = false;
@@ -112,13 +113,13 @@ static void spill_compute(MpSetOpState* st) {
         mp_ranges_export(st);
         combines = mp_shared_done_reading(s, adopt_nothing, NULL);
     }
-    if (!combines) {
-        mp_ranges_close(st);  // its runs are exported: the combiner reads them
-        mp_shared_wait_results(s);
-        return mp_take_shared_results(st);
+    if (combines) {
+        mp_ranges_plan_shared(st);
+        return mp_shared_publish(s);
     }
-    mp_shared_publish(s);
-    mp_ranges_import(st);
+    mp_ranges_close(st);  // its runs are exported: the plan lists them
+    mp_shared_wait_results(s);
+    mp_ranges_join_shared(st);
 }
 
 void mp_parallel_compute(MpSetOpState* st) {

@@ -14,10 +14,14 @@
 //    streamed instead: both sides' runs are merged key by key, and each key's copies come
 //    from its counts (mergepath::sql_setop_copies, nodeSetOp.c's rules), emitted in
 //    batches of bounded size.
-// A parallel node planned to spill (info.spill) does the same with every participant:
-// each spills its own chunks at a third of the limit shared by the planned
-// participants, and exports its runs into the query's file set (spill_runs.h); the
-// combiner imports all of them and emits every result itself, range by range.
+// A parallel node planned to spill (info.spill) does the same with every participant,
+// each within its share of the limit (the limit divided by the planned participants):
+// each spills its own chunks and exports its runs into the query's file set
+// (spill_runs.h); the combiner imports all of them, plans the ranges (merging runs
+// first if there are too many) and writes the plan into the file set; then every
+// participant, the combiner too, claims ranges from a shared cursor, finds their keys
+// in every run by binary search, combines them on its own backend (the leader on the
+// GPU when a range is large enough) and emits their results.
 // Lossless keys only: their result rows are decoded from the keys, so nothing else is held.
 #include "setop.h"
 
@@ -31,6 +35,8 @@ struct MpSetOpRanges {
     MpChunkQueue queue;
     int stream;               // MpKeyStream being combined: Main's ranges, then Nulls'
     int range, range_count;
+    bool claims;              // a parallel node's participant: the ranges are claimed
+    int cpu_threads;          // of a range's stage (0: the setting; parallel: the cores shared)
     bool streaming;           // the current range is streamed
     char key[sizeof(mergepath::Key128)];  // streaming: the key being emitted ...
     uint64 copies_left;                   // ... and its copies not yet in a batch
@@ -55,12 +61,13 @@ static uint64 range_target_bytes(const MpSetOpRanges* r) { return r->limit_bytes
 static uint64 range_target_keys(const MpSetOpRanges* r, uint32 bytes) { return Max(range_target_bytes(r) / bytes, 1); }
 static uint64 range_load_cap(const MpSetOpRanges* r, uint32 bytes) { return Max(r->limit_bytes / 3 / bytes, 1); }
 
-// The node's memory limit: the leader's, for every participant of a parallel node. A
-// parallel node planned to spill that runs with no limit (memory_limit = -1 set after
-// planning) still writes its runs, but as one range.
+// The node's memory limit, or this participant's share of the leader's. A parallel
+// node planned to spill that runs with no limit (memory_limit = -1 set after planning)
+// still writes its runs, but as one range.
 static uint64 limit_bytes(const MpSetOpState* st) {
     if (!st->shared_spill) return mp_memory_limit_bytes();
-    return st->shared_spill->limit_bytes > 0 ? st->shared_spill->limit_bytes : uint64(1) << 60;
+    const MpSharedSpill* s = st->shared_spill;
+    return s->limit_bytes > 0 ? s->limit_bytes / uint64(Max(s->participants, 1)) : uint64(1) << 60;
 }
 
 // Bytes of key chunks this process holds: those pushed, and the writers' current ones.
@@ -75,8 +82,7 @@ static uint64 held_key_bytes(const MpSetOpState* st) {
 // Key-chunk bytes this process holds before it spills them (0: it never spills).
 static uint64 spill_threshold(const MpSetOpState* st) {
     if (!st->keys.lossless || (st->shared && !st->shared_spill)) return 0;
-    uint64 share = limit_bytes(st) / 3;
-    return st->shared_spill ? share / uint64(Max(st->shared_spill->participants, 1)) : share;
+    return limit_bytes(st) / 3;
 }
 
 static bool spill_due(const MpSetOpState* st) {
@@ -94,6 +100,7 @@ static void start_spilling(MpSetOpState* st) {
     r->space = {NULL, r->range_cxt, NULL};
     r->batch_cap = Max(Min(uint64(65536), r->limit_bytes / 16 / sizeof(mergepath::Key128)), 1);
     r->batch = (char*)MemoryContextAlloc(st->run_cxt, r->batch_cap * sizeof(mergepath::Key128));
+    if (st->shared_spill) r->cpu_threads = Max(1, mp_cpu_thread_count() / Max(st->shared_spill->participants, 1));
     mp_stage_close(st->stage);  // what it shipped is written out with the rest
     st->ranges = r;
 }
@@ -204,6 +211,7 @@ static bool combine_range(MpSetOpState* st) {
         return false;
     }
     st->stage = mp_stage_create(r->range_cxt, st->keys.key_bits, st->intersect, st->all, mergepath::SetOpShape::Keys);
+    st->stage->cpu_threads = r->cpu_threads;
     mp_stage_open(st->stage, range_device(keys), keys);
     mp_stage_adopt(st->stage, &r->space, mp_queue_take(&r->queue, &r->space));
     mp_stage_finish(st->stage);
@@ -220,25 +228,57 @@ static void start_stream(MpSetOpState* st, int stream) {
     r->range_count = mp_spill_plan_ranges(&r->spill, stream, range_target_keys(r, mp_stream_key_bytes(st, stream)));
 }
 
+// A participant that claims ranges: the next one, its cursors moved to its first keys
+// unless they are there already (it follows the last one this process combined).
+static bool claim_range(MpSetOpState* st) {
+    MpSetOpRanges* r = st->ranges;
+    int stream, range;
+    if (!mp_shared_spill_claim(st->shared_spill, &stream, &range)) return false;
+    if (stream != r->stream || range != r->range + 1) mp_spill_seek_range(&r->spill, stream, range);
+    r->stream = stream;
+    r->range = range;
+    r->range_count = st->shared_spill->range_count[stream];
+    return true;
+}
+
+// The next range this process combines: a serial node's follow each other, Main's then
+// Nulls'; a parallel participant claims its own.
+static bool next_range(MpSetOpState* st) {
+    MpSetOpRanges* r = st->ranges;
+    if (r->claims) return claim_range(st);
+    if (++r->range < r->range_count) return true;
+    if (r->stream == int(MpKeyStream::Nulls)) return false;
+    start_stream(st, int(MpKeyStream::Nulls));
+    r->range = 0;
+    return true;
+}
+
+// A participant has no range left: what it did goes into the shared report and stage
+// report (the leader's EXPLAIN sums them over every participant).
+static void report_claims(MpSetOpState* st) {
+    MpSharedSpill* s = st->shared_spill;
+    SpinLockAcquire(&s->mutex);
+    s->report.ranges += st->ranges->spill.report.ranges;
+    s->report.streamed += st->ranges->spill.report.streamed;
+    SpinLockRelease(&s->mutex);
+    SpinLockAcquire(&st->shared->mutex);
+    mp_stage_report_add(&st->shared->report, &st->report);
+    SpinLockRelease(&st->shared->mutex);
+    st->ranges->spill.report.ranges = st->ranges->spill.report.streamed = 0;
+    st->report = MpStageReport();
+}
+
 bool mp_ranges_next_results(MpSetOpState* st) {
     MpSetOpRanges* r = st->ranges;
     for (;;) {
         if (r->streaming && streamed_batch(st)) return true;
         r->streaming = false;
-        if (++r->range >= r->range_count) {
-            if (r->stream == int(MpKeyStream::Nulls)) break;
-            start_stream(st, int(MpKeyStream::Nulls));
-            r->range = 0;
-        }
-        bool found = combine_range(st);
-        if (st->shared_spill) {  // for the leader's EXPLAIN, when a worker combines
-            st->shared->report = st->report;
-            st->shared_spill->report = r->spill.report;
-        }
-        if (found) return true;
+        if (!next_range(st)) break;
+        if (combine_range(st)) return true;
     }
     drop_range(r);
     set_results(st, 0, NULL);
+    if (r->claims) report_claims(st);
     return false;
 }
 
@@ -281,14 +321,38 @@ void mp_ranges_export(MpSetOpState* st) {
     pg_atomic_fetch_or_u64(&st->shared_spill->exported, uint64(1) << mp_spill_participant());
 }
 
-void mp_ranges_import(MpSetOpState* st) {
+// Claims start: the stage report starts over, no range combined yet.
+static void start_claims(MpSetOpState* st) {
+    MpSetOpRanges* r = st->ranges;
+    st->report = MpStageReport();
+    st->report.device = mp_planning_device();
+    r->claims = true;
+    r->stream = int(MpKeyStream::Main);
+    r->range = -1;
+    set_results(st, 0, NULL);
+}
+
+void mp_ranges_plan_shared(MpSetOpState* st) {
     MpSharedSpill* shared = st->shared_spill;
     if (!st->ranges) start_spilling(st);
+    MpSetOpRanges* r = st->ranges;
     uint64 exported = pg_atomic_read_u64(&shared->exported);
     for (int p = 0; p < kMpMaxSpillParticipants; p++)
-        if (exported & (uint64(1) << p)) mp_spill_import(&st->ranges->spill, &shared->fileset, p);
-    shared->report = st->ranges->spill.report;
-    start_ranges(st);
+        if (exported & (uint64(1) << p)) mp_spill_import(&r->spill, &shared->fileset, p);
+    for (int stream = 0; stream < 2; stream++)
+        shared->range_count[stream] =
+            mp_spill_plan_ranges(&r->spill, stream, range_target_keys(r, mp_stream_key_bytes(st, stream)));
+    mp_spill_export_plan(&r->spill);
+    shared->report = r->spill.report;  // runs and bytes written, merged runs too
+    r->spill.report = MpSpillReport();
+    start_claims(st);
+}
+
+void mp_ranges_join_shared(MpSetOpState* st) {
+    if (!st->ranges) start_spilling(st);
+    int counts[2];
+    mp_spill_import_plan(&st->ranges->spill, &st->shared_spill->fileset, counts);
+    start_claims(st);
 }
 
 MpSpillReport mp_ranges_report(const MpSetOpState* st) {

@@ -121,14 +121,14 @@ BufFile* create_file(MpSpill* spill, int stream, int side) {
     return file;
 }
 
-MpRunCursor* add_run(MpSpill* spill, MpSpillSide* s, BufFile* file, uint64 start, uint64 count) {
+MpRunCursor* add_run(MpSpill* spill, MpSpillSide* s, BufFile* file, const char* name, uint64 start, uint64 count) {
     if (s->run_count == s->run_cap) {
         s->run_cap = Max(8, 2 * s->run_cap);
         s->runs = s->runs ? (MpRunCursor*)repalloc(s->runs, sizeof(MpRunCursor) * s->run_cap)
                           : (MpRunCursor*)MemoryContextAlloc(spill->cxt, sizeof(MpRunCursor) * s->run_cap);
     }
     MpRunCursor* run = &s->runs[s->run_count++];
-    *run = {file, start, count, 0, NULL, 0, 0, 0};
+    *run = {file, name, start, count, 0, NULL, 0, 0, 0};
     return run;
 }
 
@@ -137,7 +137,7 @@ void write_run(MpSpill* spill, int stream, int side, char* keys, uint64 n) {
     MpSpillSide* s = side_of(spill, stream, side);
     const uint64 bytes = n * spill->key_size[stream];
     if (!s->file) s->file = create_file(spill, stream, side);
-    add_run(spill, s, s->file, s->file_bytes, n);
+    add_run(spill, s, s->file, NULL, s->file_bytes, n);
     for (uint64 done = 0; done < bytes;) {  // BufFileWrite takes a size_t; write in pieces anyway
         CHECK_FOR_INTERRUPTS();
         uint64 piece = Min(bytes - done, uint64(64) << 20);
@@ -157,6 +157,8 @@ void spill_one(MpSpill* spill, int stream, int side, MpChunk** chunks, int count
     for (int i = 0; i < count; i++)
         if (chunks[i] && int(chunks[i]->stream) == stream && int(chunks[i]->side) == side) n += chunks[i]->count;
     if (n == 0) return;
+    instr_time began, took;
+    INSTR_TIME_SET_CURRENT(began);
     char* keys = (char*)MemoryContextAllocHuge(spill->cxt, n * size);
     uint64 at = 0;
     for (int i = 0; i < count; i++) {
@@ -170,6 +172,9 @@ void spill_one(MpSpill* spill, int stream, int side, MpChunk** chunks, int count
     with_key_type(size, [&](auto k) { sort_keys_on_cpu((decltype(k)*)keys, n, spill->sort_threads); });
     write_run(spill, stream, side, keys, n);
     pfree(keys);
+    INSTR_TIME_SET_CURRENT(took);
+    INSTR_TIME_SUBTRACT(took, began);
+    spill->report.spill_ms += INSTR_TIME_GET_MILLISEC(took);
 }
 
 }  // namespace
@@ -239,6 +244,7 @@ void mp_spill_export(MpSpill* spill) {
     BufFile* meta = create_file(spill, 0, -1);
     BufFileWrite(meta, &spill->report.runs, sizeof(uint64));
     BufFileWrite(meta, &spill->report.bytes, sizeof(uint64));
+    BufFileWrite(meta, &spill->report.spill_ms, sizeof(double));
     for (int stream = 0; stream < 2; stream++)
         for (int side = 0; side < 2; side++) {
             MpSpillSide* s = side_of(spill, stream, side);
@@ -262,6 +268,7 @@ void mp_spill_export(MpSpill* spill) {
     BufFileClose(meta);
     forget_runs(spill);
     spill->report.runs = spill->report.bytes = 0;  // counted by the importer
+    spill->report.spill_ms = 0;
 }
 
 namespace {
@@ -279,29 +286,33 @@ void remember_file(MpSpill* spill, BufFile* file) {
 
 }  // namespace
 
-static BufFile* open_imported(MpSpill* spill, SharedFileSet* fileset, int participant, int stream, int side) {
+static BufFile* open_imported(MpSpill* spill, SharedFileSet* fileset, const char* name) {
     MemoryContext old = MemoryContextSwitchTo(spill->cxt);
-    BufFile* file = BufFileOpenFileSet(&fileset->fs, file_name(participant, stream, side), O_RDONLY, false);
+    BufFile* file = BufFileOpenFileSet(&fileset->fs, name, O_RDONLY, false);
     MemoryContextSwitchTo(old);
     remember_file(spill, file);
     return file;
 }
 
 void mp_spill_import(MpSpill* spill, SharedFileSet* fileset, int participant) {
-    BufFile* meta = open_imported(spill, fileset, participant, 0, -1);
+    BufFile* meta = open_imported(spill, fileset, file_name(participant, 0, -1));
     uint64 written[2];
+    double spill_ms;
     read_exact(meta, written, sizeof(written));
+    read_exact(meta, &spill_ms, sizeof(double));
     spill->report.runs += written[0];
     spill->report.bytes += written[1];
+    spill->report.spill_ms += spill_ms;
     for (int stream = 0; stream < 2; stream++)
         for (int side = 0; side < 2; side++) {
             int runs;
             read_exact(meta, &runs, sizeof(int));
-            BufFile* file = runs > 0 ? open_imported(spill, fileset, participant, stream, side) : NULL;
+            const char* name = MemoryContextStrdup(spill->cxt, file_name(participant, stream, side));
+            BufFile* file = runs > 0 ? open_imported(spill, fileset, name) : NULL;
             for (int r = 0; r < runs; r++) {
                 uint64 position[2];
                 read_exact(meta, position, sizeof(position));
-                add_run(spill, side_of(spill, stream, side), file, position[0], position[1]);
+                add_run(spill, side_of(spill, stream, side), file, name, position[0], position[1]);
             }
         }
     for (int stream = 0; stream < 2; stream++) {
@@ -371,9 +382,10 @@ void remember_file(MpSpill* spill, BufFile* file);
 // Runs [first, first + count) of the side merged into one run appended to `out`: the
 // smallest head's keys up to the next head are written at once, from its buffer.
 template <class K>
-MpRunCursor merge_group(MpSpill* spill, int stream, int side, int first, int count, BufFile* out, uint64* out_bytes) {
+MpRunCursor merge_group(MpSpill* spill, int stream, int side, int first, int count, BufFile* out, const char* out_name,
+                        uint64* out_bytes) {
     MpSpillSide* s = side_of(spill, stream, side);
-    MpRunCursor merged = {out, *out_bytes, 0, 0, NULL, 0, 0, 0};
+    MpRunCursor merged = {out, out_name, *out_bytes, 0, 0, NULL, 0, 0, 0};
     for (;;) {
         int best = -1;
         const K* heads[2] = {NULL, NULL};  // the smallest head, the second smallest
@@ -404,22 +416,38 @@ MpRunCursor merge_group(MpSpill* spill, int stream, int side, int first, int cou
     return merged;
 }
 
+// The file of a merge pass: this process's own, or (a parallel combiner) a new file in
+// the query's file set, which the participants open by name.
+BufFile* create_merge_file(MpSpill* spill, int stream, int side, const char** name) {
+    MemoryContext old = MemoryContextSwitchTo(spill->cxt);
+    BufFile* out;
+    if (spill->fileset) {
+        *name = psprintf("mpm%d.%d.%d", spill->merge_passes++, stream, side);
+        out = BufFileCreateFileSet(&spill->fileset->fs, *name);
+    } else {
+        PrepareTempTablespaces();
+        out = BufFileCreateTemp(false);
+    }
+    MemoryContextSwitchTo(old);
+    remember_file(spill, out);
+    return out;
+}
+
 // One merge pass over a side: groups of `fan_in` runs become one run each.
 template <class K>
 void merge_pass(MpSpill* spill, int stream, int side, int fan_in) {
     MpSpillSide* s = side_of(spill, stream, side);
-    MemoryContext old = MemoryContextSwitchTo(spill->cxt);
-    PrepareTempTablespaces();
-    BufFile* out = BufFileCreateTemp(false);
-    MemoryContextSwitchTo(old);
-    remember_file(spill, out);
+    const char* out_name = NULL;
+    BufFile* out = create_merge_file(spill, stream, side, &out_name);
     MpRunCursor* merged = (MpRunCursor*)MemoryContextAlloc(spill->cxt, sizeof(MpRunCursor) * s->run_count);
     int count = 0;
     uint64 out_bytes = 0;
     for (int first = 0; first < s->run_count; first += fan_in) {
         int n = Min(fan_in, s->run_count - first);
-        merged[count++] = n == 1 ? s->runs[first] : merge_group<K>(spill, stream, side, first, n, out, &out_bytes);
+        merged[count++] =
+            n == 1 ? s->runs[first] : merge_group<K>(spill, stream, side, first, n, out, out_name, &out_bytes);
     }
+    if (out_name) BufFileExportFileSet(out);  // read-only now: the participants may open it
     for (int r = 0; r < s->run_count; r++) free_buffer(&s->runs[r]);
     for (int r = 0; r < count; r++) merged[r].next = 0;
     pfree(s->runs);
@@ -531,6 +559,128 @@ int mp_spill_plan_ranges(MpSpill* spill, int stream, uint64 target_keys) {
     return spill->bound_count[stream] + 1;
 }
 
+// The plan file: per stream its bounds, then per (stream, side) each run's file name,
+// start and count.
+void mp_spill_export_plan(MpSpill* spill) {
+    BufFile* plan = BufFileCreateFileSet(&spill->fileset->fs, "mpplan");
+    for (int stream = 0; stream < 2; stream++) {
+        BufFileWrite(plan, &spill->bound_count[stream], sizeof(int));
+        if (spill->bound_count[stream] > 0)
+            BufFileWrite(plan, spill->bounds[stream], size_t(spill->bound_count[stream]) * spill->key_size[stream]);
+    }
+    for (int stream = 0; stream < 2; stream++)
+        for (int side = 0; side < 2; side++) {
+            MpSpillSide* s = side_of(spill, stream, side);
+            BufFileWrite(plan, &s->run_count, sizeof(int));
+            for (int r = 0; r < s->run_count; r++) {
+                const MpRunCursor* c = &s->runs[r];
+                Assert(c->name);
+                uint32 length = uint32(strlen(c->name));
+                BufFileWrite(plan, &length, sizeof(length));
+                BufFileWrite(plan, (void*)c->name, length);
+                BufFileWrite(plan, (void*)&c->start, sizeof(uint64));
+                BufFileWrite(plan, (void*)&c->count, sizeof(uint64));
+            }
+        }
+    BufFileExportFileSet(plan);
+    BufFileClose(plan);
+}
+
+namespace {
+
+// A run of the plan file: its file opened unless it is the previous run's.
+void import_planned_run(MpSpill* spill, SharedFileSet* fileset, BufFile* plan, int stream, int side) {
+    MpSpillSide* s = side_of(spill, stream, side);
+    uint32 length;
+    read_exact(plan, &length, sizeof(length));
+    char* name = (char*)MemoryContextAlloc(spill->cxt, length + 1);
+    read_exact(plan, name, length);
+    name[length] = '\0';
+    uint64 position[2];
+    read_exact(plan, position, sizeof(position));
+    const MpRunCursor* last = s->run_count > 0 ? &s->runs[s->run_count - 1] : NULL;
+    BufFile* file = last && strcmp(last->name, name) == 0 ? last->file : open_imported(spill, fileset, name);
+    add_run(spill, s, file, name, position[0], position[1]);
+}
+
+}  // namespace
+
+void mp_spill_import_plan(MpSpill* spill, SharedFileSet* fileset, int range_count[2]) {
+    BufFile* plan = open_imported(spill, fileset, "mpplan");
+    for (int stream = 0; stream < 2; stream++) {
+        int bounds;
+        read_exact(plan, &bounds, sizeof(int));
+        spill->bounds[stream] = (char*)MemoryContextAllocHuge(spill->cxt, Max(bounds, 1) * size_t(spill->key_size[stream]));
+        if (bounds > 0) read_exact(plan, spill->bounds[stream], size_t(bounds) * spill->key_size[stream]);
+        spill->bound_count[stream] = bounds;
+        spill->planned[stream] = true;
+        range_count[stream] = bounds + 1;
+    }
+    for (int stream = 0; stream < 2; stream++)
+        for (int side = 0; side < 2; side++) {
+            int runs;
+            read_exact(plan, &runs, sizeof(int));
+            for (int r = 0; r < runs; r++) import_planned_run(spill, fileset, plan, stream, side);
+        }
+}
+
+namespace {
+
+// The key at position pos of the run: from its buffer, or read alone.
+template <class K>
+K key_at(MpRunCursor* c, uint64 pos) {
+    if (pos >= c->buffer_first && pos < c->buffer_first + c->buffer_count) return ((const K*)c->buffer)[pos - c->buffer_first];
+    K key;
+    if (BufFileSeek(c->file, 0, off_t(c->start + pos * sizeof(K)), SEEK_SET) != 0 ||
+        BufFileRead(c->file, &key, sizeof(K)) != sizeof(K))
+        ereport(ERROR, (errcode_for_file_access(), errmsg("pg_mergepath: could not read a spilled run back")));
+    return key;
+}
+
+// Each cursor moved on to its run's first key above `bound`: binary search down to a
+// few keys, which BufFile's buffer then holds.
+template <class K>
+void seek_past(MpSpill* spill, int stream, const K& bound) {
+    for (int side = 0; side < 2; side++) {
+        MpSpillSide* s = side_of(spill, stream, side);
+        for (int r = 0; r < s->run_count; r++) {
+            MpRunCursor* c = &s->runs[r];
+            uint64 lo = c->next, hi = c->count;
+            while (hi - lo > 64) {
+                uint64 mid = lo + (hi - lo) / 2;
+                if (bound < key_at<K>(c, mid)) hi = mid;
+                else lo = mid + 1;
+            }
+            while (lo < hi && !(bound < key_at<K>(c, lo))) lo++;
+            c->next = lo;
+        }
+        CHECK_FOR_INTERRUPTS();
+    }
+}
+
+}  // namespace
+
+void mp_spill_seek_range(MpSpill* spill, int stream, int range) {
+    if (range == 0) return;  // claimed first in its stream: the cursors are at their runs' starts
+    with_key_type(spill->key_size[stream], [&](auto k) {
+        using K = decltype(k);
+        seek_past<K>(spill, stream, ((const K*)spill->bounds[stream])[range - 1]);
+    });
+}
+
+bool mp_shared_spill_claim(MpSharedSpill* s, int* stream, int* range) {
+    uint64 claimed = pg_atomic_fetch_add_u64(&s->next_range, 1);
+    for (int st = 0; st < 2; st++) {
+        if (claimed < uint64(s->range_count[st])) {
+            *stream = st;
+            *range = int(claimed);
+            return true;
+        }
+        claimed -= uint64(s->range_count[st]);
+    }
+    return false;
+}
+
 // Calls f(cursor, i) for every run cursor of the stream, A's then B's, i counting from 0.
 template <class F>
 static void for_each_cursor(MpSpill* spill, int stream, F f) {
@@ -587,6 +737,7 @@ void mp_spill_report_add(MpSpillReport* total, const MpSpillReport* part) {
     total->bytes += part->bytes;
     total->ranges += part->ranges;
     total->streamed += part->streamed;
+    total->spill_ms += part->spill_ms;
 }
 
 void mp_shared_spill_init(MpSharedSpill* s, dsm_segment* segment, int workers) {
@@ -600,6 +751,8 @@ void mp_shared_spill_init(MpSharedSpill* s, dsm_segment* segment, int workers) {
     s->limit_bytes = mp_memory_limit_bytes();
     s->participants = workers + 1;
     pg_atomic_init_u64(&s->exported, 0);
+    pg_atomic_init_u64(&s->next_range, 0);
+    SpinLockInit(&s->mutex);
 }
 
 void mp_shared_spill_attach(MpSharedSpill* s) {
@@ -611,6 +764,8 @@ void mp_shared_spill_attach(MpSharedSpill* s) {
 void mp_shared_spill_reset(MpSharedSpill* s) {
     SharedFileSetDeleteAll(&s->fileset);
     pg_atomic_write_u64(&s->exported, 0);
+    pg_atomic_write_u64(&s->next_range, 0);
+    s->range_count[0] = s->range_count[1] = 0;
     memset(&s->report, 0, sizeof(s->report));
 }
 
@@ -622,4 +777,5 @@ void mp_spill_explain(const MpSpillReport* report, ExplainState* es) {
                                             (unsigned long long)report->runs), es);
     ExplainPropertyText("Key Ranges", psprintf("%llu (%llu streamed)", (unsigned long long)report->ranges,
                                                (unsigned long long)report->streamed), es);
+    if (es->timing) ExplainPropertyFloat("Spill Time", "ms", report->spill_ms, 3, es);
 }

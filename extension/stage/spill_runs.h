@@ -28,6 +28,7 @@
 // One run read back through a small buffer. Positions count keys from the run's start.
 struct MpRunCursor {
     BufFile* file;        // the run's file
+    const char* name;     // its name in the parallel query's file set (NULL: a file of this process)
     uint64 start;         // byte offset of the run's first key in its file
     uint64 count;         // keys in the run
     uint64 next;          // the next key not yet handed out
@@ -50,6 +51,7 @@ struct MpSpillReport {
     uint64 bytes;           // bytes written to temporary files
     uint64 ranges;          // key ranges combined one by one
     uint64 streamed;        // of them, ranges too large to load, streamed key by key
+    double spill_ms;        // sorting and writing runs (summed over the participants)
 };
 
 struct MpSpill {
@@ -69,6 +71,7 @@ struct MpSpill {
     BufFile** imported;          // files of other participants' runs, opened to read, and
                                  // the files of merged runs
     int imported_count, imported_cap;
+    int merge_passes;            // so far: each pass writes a file of its own
     MpSpillReport report;
 };
 
@@ -94,8 +97,18 @@ void mp_spill_import(MpSpill* spill, SharedFileSet* fileset, int participant);
 // Plans the stream's key ranges (once) for ranges of about target_keys keys of both
 // sides together; returns how many there are (at least 1). First, when the stream has
 // more runs than a 16th of the limit can buffer (8 kB each at least), they are merged,
-// as many at a time as can be buffered, pass after pass, into runs of a new file.
+// as many at a time as can be buffered, pass after pass, into runs of a new file (in
+// the file set, exported, for a parallel combiner).
 int mp_spill_plan_ranges(MpSpill* spill, int stream, uint64 target_keys);
+// A parallel combiner, after planning both streams: every run (by file name) and every
+// bound into the file set's plan file, for the participants that share the ranges.
+void mp_spill_export_plan(MpSpill* spill);
+// A participant: the plan's runs opened to read and its bounds taken (this spill must
+// be empty: its own runs were exported). Returns the ranges per stream.
+void mp_spill_import_plan(MpSpill* spill, SharedFileSet* fileset, int range_count[2]);
+// Puts the stream's cursors at the first key of range `range` (at or after where they
+// are: a participant claims ranges in increasing order), by binary search in each run.
+void mp_spill_seek_range(MpSpill* spill, int stream, int range);
 // Every cursor of the stream back at its run's start (the first range).
 void mp_spill_rewind(MpSpill* spill, int stream);
 // Each cursor's position (both sides' run_count of them), saved before loading a range
@@ -113,15 +126,19 @@ const void* mp_spill_peek(MpSpill* spill, int stream, int side, int range);
 uint64 mp_spill_take_upto(MpSpill* spill, int stream, int side, const void* key, bool below);
 
 // What the participants of a parallel node that spills share (in the node's DSM, beside
-// its MpSharedStage): the query's file set, and which participants exported runs.
+// its MpSharedStage): the query's file set, which participants exported runs, and the
+// ranges every participant claims once the combiner has planned them.
 // Participant p: 0 the leader, worker n is n + 1 (at most 63 workers).
 struct MpSharedSpill {
     SharedFileSet fileset;
     dsm_handle segment;         // the parallel query's segment (workers attach the file set to it)
-    uint64 limit_bytes;         // the leader's pg_mergepath.memory_limit, for everyone
+    uint64 limit_bytes;         // the leader's pg_mergepath.memory_limit, shared by everyone
     int participants;           // planned: the workers and the leader
     pg_atomic_uint64 exported;  // bit p: participant p's runs are in the file set
-    MpSpillReport report;       // the combiner's, for the leader's EXPLAIN
+    int range_count[2];         // per stream, planned by the combiner before it publishes
+    pg_atomic_uint64 next_range;  // claims: Main's ranges, then Nulls'
+    slock_t mutex;              // guards report
+    MpSpillReport report;       // runs written (the combiner's count) and ranges of everyone
 };
 constexpr int kMpMaxSpillParticipants = 64;
 
@@ -131,5 +148,8 @@ void mp_shared_spill_reset(MpSharedSpill* s);  // a rescan: the files deleted, n
 int mp_spill_participant(void);                // this process's number p
 
 void mp_spill_report_add(MpSpillReport* total, const MpSpillReport* part);
-// EXPLAIN ANALYZE: "Spilled" (kB in runs), "Key Ranges" (and how many were streamed).
+// Claims the next range of a parallel node: false when none is left.
+bool mp_shared_spill_claim(MpSharedSpill* s, int* stream, int* range);
+// EXPLAIN ANALYZE: "Spilled" (kB in runs), "Key Ranges" (and how many were streamed),
+// with TIMING "Spill Time".
 void mp_spill_explain(const MpSpillReport* report, ExplainState* es);

@@ -83,7 +83,7 @@ static bool reserve_expected(MpStage* stage, mergepath::Context* ctx, uint64 key
 // expected memory, an unlimited CPU one.
 static mergepath::Context* acquire_for(MpStage* stage, MpDevice device, uint64 keys, MpDevice* used) {
     MpError err;
-    mergepath::Context* ctx = mp_context_acquire(device, false, used, &err, &stage->report.device_wait_ms);
+    mergepath::Context* ctx = mp_context_acquire(device, false, used, &err, &stage->report.device_wait_ms, stage->cpu_threads);
     if (!ctx) mp_raise(&err, "opening the device");
     stage->contexts[0] = ctx;
     mp_try(&err, [&] { ctx->reset_memory_peak(); });  // EXPLAIN counts from here, the wait too
@@ -91,7 +91,7 @@ static mergepath::Context* acquire_for(MpStage* stage, MpDevice device, uint64 k
     mp_try(&err, [&] { stage->report.budget_wait_ms += ctx->ledger_wait_ms(); });
     stage->contexts[0] = nullptr;
     mp_context_release(ctx);
-    ctx = mp_context_acquire(MpDevice::Cpu, true, used, &err);
+    ctx = mp_context_acquire(MpDevice::Cpu, true, used, &err, nullptr, stage->cpu_threads);
     if (!ctx) mp_raise(&err, "opening the CPU backend");
     stage->contexts[0] = ctx;
     mp_try(&err, [&] { ctx->reset_memory_peak(); });
@@ -143,7 +143,7 @@ static void redo_on_cpu_or_raise(MpStage* stage, const MpError* err, const char*
                      errdetail("%s", err->message)));
     MpError err2;
     MpDevice used;
-    mergepath::Context* cpu = mp_context_acquire(MpDevice::Cpu, true, &used, &err2);
+    mergepath::Context* cpu = mp_context_acquire(MpDevice::Cpu, true, &used, &err2, nullptr, stage->cpu_threads);
     if (!cpu) mp_raise(&err2, "opening the CPU backend");
     stage->contexts[1] = cpu;
     mp_try(&err2, [&] { cpu->reset_memory_peak(); });

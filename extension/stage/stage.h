@@ -49,6 +49,8 @@ struct MpStage {
     bool intersect, all;             // set operations
     mergepath::SetOpShape shape;     // set operations: their results (sql_setop.h)
     bool want_b_match;               // joins
+    int cpu_threads;                 // threads of its CPU backend (0: pg_mergepath.cpu_threads);
+                                     // set before it opens, when processes share the cores
     MpPipeline* pipeline;              // made when the stage opens
     mergepath::Context* contexts[2];   // acquired: primary, and the CPU one of a redo
     MemoryContextCallback callback;
