@@ -32,6 +32,16 @@ EXPLAIN (COSTS OFF) SELECT ja.p, l.q FROM ja, LATERAL (SELECT jb.q FROM jb WHERE
 RESET client_min_messages;
 SELECT mp_join_check('SELECT ja.p, l.q FROM ja, LATERAL (SELECT jb.q FROM jb WHERE jb.k = ja.k AND jb.q > ja.p LIMIT 2) l');
 
+-- above pg_mergepath.memory_limit: the join node does not spill, so it is not offered
+-- (DEBUG1 says why) and PostgreSQL's join, which spills, runs instead
+SET pg_mergepath.memory_limit = '8kB';
+SET client_min_messages = debug1;
+EXPLAIN (COSTS OFF) SELECT ja.p, jb.q FROM ja JOIN jb ON ja.k = jb.k;
+RESET client_min_messages;
+SELECT mp_join_check('SELECT ja.p, jb.q FROM ja JOIN jb ON ja.k = jb.k');
+RESET pg_mergepath.memory_limit;
+EXPLAIN (COSTS OFF) SELECT ja.p, jb.q FROM ja JOIN jb ON ja.k = jb.k;
+
 -- prepared statements, generic and custom plans
 PREPARE pj(int) AS SELECT count(*), sum(ja.p + jb.q) FROM ja JOIN jb ON ja.k = jb.k WHERE ja.p > $1;
 SET plan_cache_mode = force_generic_plan;

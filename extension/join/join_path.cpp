@@ -12,7 +12,9 @@
 // itself), or the node's qual (outer joins: the pushed-down WHERE clauses), exactly as
 // create_hashjoin_plan splits them. Never a parameterized path: not when either input
 // needs LATERAL parameters, nor pseudoconstant clauses (their gating plan is made for
-// join paths only), nor placeholder variables. Every reason is logged at DEBUG1.
+// join paths only), nor placeholder variables. Not above pg_mergepath.memory_limit
+// (estimated keys, row references and stored rows): the join node does not spill yet.
+// Every reason is logged at DEBUG1.
 //
 // Cost, in cpu_operator_cost units per row, calibrated against what PostgreSQL charges
 // its hash join (per inner row cpu_operator_cost + cpu_tuple_cost to build, per outer
@@ -241,6 +243,19 @@ CustomPath* partial_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* out
     return make_path(root, joinrel, jointype, in, jc);
 }
 
+// Estimated bytes the node holds for its inputs: per row its key and row reference,
+// and the stored row of a side whose columns it emits or filters on (its width and a
+// header). The join node does not spill: above pg_mergepath.memory_limit it is not
+// offered, and PostgreSQL's own join (which spills within work_mem) runs instead.
+double estimated_input_bytes(RelOptInfo* joinrel, RelOptInfo* outerrel, RelOptInfo* innerrel,
+                             const JoinClauses* jc) {
+    const double per_row = mp_join_key_bits(jc->columns, jc->nkeys) / 8.0 + sizeof(uint64);
+    double bytes = 0;
+    for (RelOptInfo* side : {outerrel, innerrel})
+        bytes += side->rows * (per_row + (side_stores(joinrel, side) ? side->reltarget->width + 16.0 : 0.0));
+    return bytes;
+}
+
 void consider_join(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel, RelOptInfo* innerrel,
                    JoinType jointype, JoinPathExtraData* extra) {
     const char* what = psprintf("%s join", mp_join_type_name(jointype));
@@ -250,8 +265,13 @@ void consider_join(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel,
     if (early) why_not = pstrdup(early);
     else if (split_clauses(joinrel, outerrel, innerrel, jointype, extra->restrictlist, &jc, &why_not)) {
         double rows = outerrel->rows + innerrel->rows;
+        double bytes = estimated_input_bytes(joinrel, outerrel, innerrel, &jc);
         if (rows < mp_min_rows)
             why_not = psprintf("%.0f estimated input rows < pg_mergepath.min_rows (%d)", rows, mp_min_rows);
+        else if (mp_memory_limit_bytes() > 0 && bytes > double(mp_memory_limit_bytes()))
+            why_not = psprintf("its estimated input (%.0f kB) exceeds pg_mergepath.memory_limit, and the join node "
+                               "does not spill",
+                               bytes / 1024);
     }
     if (why_not) {
         elog(DEBUG1, "pg_mergepath: %s not replaced: %s", what, why_not);
