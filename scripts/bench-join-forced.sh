@@ -3,7 +3,7 @@
 # on the GPU host after `scripts/bench-device.sh --joins` in the same device call (it
 # reuses that run's server and tables):
 #   1. the fact x dimension join and the 10M inner join with our node forced (native join
-#      methods off), GPU and CPU backend, parallel and serial, with EXPLAIN ANALYZE: what
+#      methods off; no memory limit: the join node does not spill), GPU and CPU backend, parallel and serial, with EXPLAIN ANALYZE: what
 #      the node does where the planner keeps the hash join;
 #   2. a join whose result has 1e9 rows (10M x 10M int8, 100 copies of each key per side)
 #      on the GPU, forced, with the backend's peak RSS, and stock's time for it.
@@ -15,7 +15,7 @@ U=mp_bench.int8_uniform_10m_n0
 run() {
   echo "=== $1"
   psql -X -c "set jit=off" -c "set enable_hashjoin=off" -c "set enable_mergejoin=off" -c "set enable_nestloop=off" \
-    -c "set pg_mergepath.min_rows=0" -c "$2" -c "\\timing on" -c "$3" -c "$3" -c "explain (analyze, costs on) $3" 2>&1 |
+    -c "set pg_mergepath.min_rows=0" -c "set pg_mergepath.memory_limit=-1" -c "$2" -c "\\timing on" -c "$3" -c "$3" -c "explain (analyze, costs on) $3" 2>&1 |
     grep -v "^SET" | grep -vE "Buffers|^\s*$"
 }
 Q1="select count(*), sum(a.p1), sum(a.p2), sum(b.p1), sum(b.p2) from ${F}_a a join ${F}_b b on a.k = b.k"

@@ -18,7 +18,10 @@
 // write theirs into the query's SharedFileSet (deleted with it, or by the leader before
 // a rescan), each under its own names, and export them (mp_spill_export: the runs'
 // positions and samples go into a file of their own); the combining process then
-// imports every participant's runs (mp_spill_import) and reads ranges across all of them.
+// imports every participant's runs (mp_spill_import), plans the ranges and writes the
+// plan (mp_spill_export_plan: bounds, runs by file name); every participant opens the
+// plan (mp_spill_import_plan), and reads the ranges it claims (mp_shared_spill_claim),
+// its cursors moved to each by binary search in every run (mp_spill_seek_range).
 #pragma once
 
 #include "key_chunks.h"
