@@ -40,7 +40,7 @@ EXPLAIN (COSTS OFF) SELECT ja.p, jb.q FROM ja JOIN jb ON ja.k = jb.k;
 RESET client_min_messages;
 SELECT mp_join_check('SELECT ja.p, jb.q FROM ja JOIN jb ON ja.k = jb.k');
 RESET pg_mergepath.memory_limit;
-EXPLAIN (COSTS OFF) SELECT ja.p, jb.q FROM ja JOIN jb ON ja.k = jb.k;
+SELECT * FROM mp_explain('SELECT ja.p, jb.q FROM ja JOIN jb ON ja.k = jb.k');
 
 -- prepared statements, generic and custom plans
 PREPARE pj(int) AS SELECT count(*), sum(ja.p + jb.q) FROM ja JOIN jb ON ja.k = jb.k WHERE ja.p > $1;
