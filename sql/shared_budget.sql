@@ -31,6 +31,15 @@ SELECT count(*) FROM (SELECT k FROM big_l EXCEPT ALL SELECT k FROM big_r) s;
 -- runs on the CPU backend
 SET pg_mergepath.cpu_threads = 1;
 SELECT count(*) FROM (SELECT k FROM big_l INTERSECT SELECT k FROM big_r) s;
+-- the same over its memory limit (spilled, combined key range by key range, each range
+-- expecting more than the room left): the first range waits and runs on the CPU
+-- backend, the later ones go there at once: one NOTICE, not one per range
+SET pg_mergepath.memory_limit = '3MB';
+SELECT count(*) FROM (SELECT k FROM big_l INTERSECT ALL SELECT k FROM big_r) s;
+SELECT (regexp_match(line, 'Key Ranges: (\d+)'))[1]::int > 1 AS many_ranges
+FROM mp_explain('SELECT k FROM big_l INTERSECT ALL SELECT k FROM big_r', 'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF') line
+WHERE line ~ 'Key Ranges';
+RESET pg_mergepath.memory_limit;
 -- EXPLAIN ANALYZE shows the wait (values vary: only the names are shown)
 SELECT regexp_replace(line, '[0-9.]+ ms', 'N ms') AS line
 FROM mp_explain('SELECT k FROM big_l INTERSECT SELECT k FROM big_r', 'ANALYZE, COSTS OFF, SUMMARY OFF') AS line

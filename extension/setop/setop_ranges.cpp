@@ -37,6 +37,7 @@ struct MpSetOpRanges {
     int range, range_count;
     bool claims;              // a parallel node's participant: the ranges are claimed
     int cpu_threads;          // of a range's stage (0: the setting; parallel: the cores shared)
+    bool budget_full;         // a range found no room in the shared GPU budget: the rest use the CPU
     bool streaming;           // the current range is streamed
     char key[sizeof(mergepath::Key128)];  // streaming: the key being emitted ...
     uint64 copies_left;                   // ... and its copies not yet in a batch
@@ -212,7 +213,11 @@ static bool combine_range(MpSetOpState* st) {
     }
     st->stage = mp_stage_create(r->range_cxt, st->keys.key_bits, st->intersect, st->all, mergepath::SetOpShape::Keys);
     st->stage->cpu_threads = r->cpu_threads;
+    // once a range found no room in the shared GPU budget (NOTICE), the later ones run
+    // on the CPU backend at once: not one wait and one NOTICE per range
+    st->stage->budget_full = r->budget_full;
     mp_stage_open(st->stage, range_device(keys), keys);
+    r->budget_full = st->stage->report.budget_fallback;
     mp_stage_adopt(st->stage, &r->space, mp_queue_take(&r->queue, &r->space));
     mp_stage_finish(st->stage);
     mp_stage_report_add(&st->report, &st->stage->report);

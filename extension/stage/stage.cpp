@@ -81,7 +81,19 @@ static bool reserve_expected(MpStage* stage, mergepath::Context* ctx, uint64 key
 // The context the stage runs on (stage->contexts[0], released with the stage even when
 // a cancel ends the wait): the device's, or, when the shared budget has no room for the
 // expected memory, an unlimited CPU one.
+// The stage on an unlimited CPU context, reserving nothing: no room in the shared budget.
+static mergepath::Context* acquire_unbudgeted_cpu(MpStage* stage, MpDevice* used) {
+    MpError err;
+    mergepath::Context* ctx = mp_context_acquire(MpDevice::Cpu, true, used, &err, nullptr, stage->cpu_threads);
+    if (!ctx) mp_raise(&err, "opening the CPU backend");
+    stage->contexts[0] = ctx;
+    mp_try(&err, [&] { ctx->reset_memory_peak(); });
+    stage->report.budget_fallback = true;
+    return ctx;
+}
+
 static mergepath::Context* acquire_for(MpStage* stage, MpDevice device, uint64 keys, MpDevice* used) {
+    if (stage->budget_full) return acquire_unbudgeted_cpu(stage, used);
     MpError err;
     mergepath::Context* ctx = mp_context_acquire(device, false, used, &err, &stage->report.device_wait_ms, stage->cpu_threads);
     if (!ctx) mp_raise(&err, "opening the device");
@@ -91,12 +103,7 @@ static mergepath::Context* acquire_for(MpStage* stage, MpDevice device, uint64 k
     mp_try(&err, [&] { stage->report.budget_wait_ms += ctx->ledger_wait_ms(); });
     stage->contexts[0] = nullptr;
     mp_context_release(ctx);
-    ctx = mp_context_acquire(MpDevice::Cpu, true, used, &err, nullptr, stage->cpu_threads);
-    if (!ctx) mp_raise(&err, "opening the CPU backend");
-    stage->contexts[0] = ctx;
-    mp_try(&err, [&] { ctx->reset_memory_peak(); });
-    stage->report.budget_fallback = true;
-    return ctx;
+    return acquire_unbudgeted_cpu(stage, used);
 }
 
 void mp_stage_open(MpStage* stage, MpDevice device, uint64 keys) {

@@ -51,6 +51,9 @@ struct MpStage {
     bool want_b_match;               // joins
     int cpu_threads;                 // threads of its CPU backend (0: pg_mergepath.cpu_threads);
                                      // set before it opens, when processes share the cores
+    bool budget_full;                // set before it opens: an earlier stage of the node found no
+                                     // room in the shared budget, so this one opens on the CPU
+                                     // backend, unlimited, at once (no wait, no NOTICE)
     MpPipeline* pipeline;              // made when the stage opens
     mergepath::Context* contexts[2];   // acquired: primary, and the CPU one of a redo
     MemoryContextCallback callback;
