@@ -22,8 +22,8 @@ public:
     }
     ~MpKeyJoinPipeline() override { --mp_live_pipelines; }
 
-    void add_chunk(MpKeyStream stream, mergepath::Side side, const void* keys, size_t n) override {
-        if (stream == MpKeyStream::Main) join_->add_chunk(side, static_cast<const K*>(keys), n);
+    void add_chunk(MpKeyStream stream, mergepath::Side side, const void* keys, size_t n, bool ascending) override {
+        if (stream == MpKeyStream::Main) join_->add_chunk(side, static_cast<const K*>(keys), n, ascending);
     }
     void finish() override { join_->finish(); }
     void rebind(mergepath::Context* ctx) override {

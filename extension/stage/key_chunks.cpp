@@ -151,10 +151,9 @@ void mp_writer_put_many(MpChunkWriter* w, const char* keys, uint64 n) {
     }
 }
 
-void mp_writer_next_chunk(MpChunkWriter* w) {
-    mp_writer_flush(w);
+// A new current chunk with room for `bytes` of keys (and their references and ranges).
+static void start_chunk(MpChunkWriter* w, size_t bytes) {
     void* address;
-    size_t bytes = w->next_bytes;
     MpStopwatch clock;
     w->ref = alloc_block(w->space, sizeof(MpChunk) + bytes, &address);
     mp_prefault_block(address, sizeof(MpChunk) + bytes);  // one call, not a fault every 4 kB
@@ -171,5 +170,22 @@ void mp_writer_next_chunk(MpChunkWriter* w) {
     w->keys = mp_chunk_keys(w->chunk);
     w->refs = w->ref_size ? mp_chunk_refs(w->chunk) : NULL;
     w->cap = w->chunk->capacity;
+}
+
+void mp_writer_next_chunk(MpChunkWriter* w) {
+    mp_writer_flush(w);
+    size_t bytes = w->next_bytes;
+    start_chunk(w, bytes);
     w->next_bytes = Min(bytes * 2, kMaxChunkBytes);
+}
+
+void mp_writer_put_ascending(MpChunkWriter* w, const char* keys, uint64 n) {
+    if (n == 0) return;
+    mp_writer_flush(w);
+    // even: the capacity is rounded down to an even count
+    start_chunk(w, size_t(n + 1) * (w->key_size + w->ref_size + w->range_size));
+    w->chunk->ascending = 1;
+    memcpy(w->keys, keys, n * w->key_size);
+    w->pos = n;
+    mp_writer_flush(w);
 }

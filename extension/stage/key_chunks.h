@@ -34,7 +34,7 @@ struct MpChunk {
     uint32 ref_size;      // 8 when every key carries a row reference (joins), else 0
     MpChunkRef next_area;  // among the queue's chunks in the query's area (freed one by one)
     uint32 range_size;     // 16 when every key has room for its join range (a join's A keys), else 0
-    uint32 unused;
+    uint32 ascending;      // 1: the keys ascend already (a piece of a sorted run read back)
     // keys follow the 64-byte header, then (ref_size 8) one row reference per key, then
     // (range_size 16) room for one mergepath::JoinRange per key, which the combiner fills
 };
@@ -127,6 +127,9 @@ void mp_writer_next_chunk(MpChunkWriter* w);
 void mp_writer_flush(MpChunkWriter* w);
 // Appends n keys (key_size bytes each) copied from `keys`, pushing chunks as they fill.
 void mp_writer_put_many(MpChunkWriter* w, const char* keys, uint64 n);
+// Pushes n keys that ascend as a chunk of their own, of their size, marked ascending
+// (the stage then merges it without sorting it); the current chunk is pushed first.
+void mp_writer_put_ascending(MpChunkWriter* w, const char* keys, uint64 n);
 
 // Makes room for one more key (a new chunk when the current one is full). Returns true
 // when a chunk was pushed.

@@ -24,8 +24,9 @@ class MpPipeline {
 public:
     virtual ~MpPipeline() = default;
 
-    // Adds a chunk of keys read in place (unchanged until finish() has succeeded).
-    virtual void add_chunk(MpKeyStream stream, mergepath::Side side, const void* keys, size_t n) = 0;
+    // Adds a chunk of keys read in place (unchanged until finish() has succeeded);
+    // ascending: its keys ascend already (SortedSides::add_chunk).
+    virtual void add_chunk(MpKeyStream stream, mergepath::Side side, const void* keys, size_t n, bool ascending) = 0;
     virtual void finish() = 0;
     // Moves every stream that has not finished to ctx (after an OutOfMemory), keeping
     // every key added; finish() then runs what is left.

@@ -527,7 +527,7 @@ uint64 load_range(MpSpill* spill, int stream, int side, int range, MpChunkWriter
         [&](const K* first, const K* end) { return bounded ? std::upper_bound(first, end, bound) : end; },
         [&](const K* first, uint64 n) {
             n = Min(n, limit + 1 - put);
-            mp_writer_put_many(w, (const char*)first, n);
+            mp_writer_put_ascending(w, (const char*)first, n);
             put += n;
             return n;
         });

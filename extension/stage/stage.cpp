@@ -177,7 +177,8 @@ void mp_stage_adopt(MpStage* stage, const MpChunkSpace* space, MpChunkRef first)
         mergepath::Side side = chunk->side == 0 ? mergepath::Side::A : mergepath::Side::B;
         const void* keys = mp_chunk_keys(chunk);
         size_t n = chunk->count;
-        run_with_redo(stage, "reading the input", [&] { pipeline->add_chunk(stream, side, keys, n); });
+        bool ascending = chunk->ascending != 0;
+        run_with_redo(stage, "reading the input", [&] { pipeline->add_chunk(stream, side, keys, n, ascending); });
         stage->report.chunks++;
         ref = chunk->next;
     }

@@ -36,9 +36,11 @@ void copy_slices(Context& ctx, const std::vector<HostSlice<K>>& slices, K* to) {
     });
 }
 
-// The CPU backend's run: the slices copied into the context's memory, sorted in place.
+// The CPU backend's run: the slices copied into the context's memory, sorted in place
+// unless they ascend already.
 template <class K>
-SideArray<K> host_run(Context& ctx, const std::vector<HostSlice<K>>& slices, uint64_t first_row, bool with_rows) {
+SideArray<K> host_run(Context& ctx, const std::vector<HostSlice<K>>& slices, uint64_t first_row, bool with_rows,
+                      bool ascending) {
     size_t n = 0;
     for (const HostSlice<K>& s : slices) n += s.n;
     SideArray<K> run;
@@ -47,12 +49,10 @@ SideArray<K> host_run(Context& ctx, const std::vector<HostSlice<K>>& slices, uin
     run.count = n;
     copy_slices(ctx, slices, run.keys.data());
     View<K> keys(run.keys.data(), n);
-    if (with_rows) {
-        std::iota(run.rows.data(), run.rows.data() + n, first_row);
-        sort_pairs<K>(ctx, keys, View<uint64_t>(run.rows.data(), n));
-    } else {
-        sort_keys<K>(ctx, keys);
-    }
+    if (with_rows) std::iota(run.rows.data(), run.rows.data() + n, first_row);
+    if (ascending) return run;
+    if (with_rows) sort_pairs<K>(ctx, keys, View<uint64_t>(run.rows.data(), n));
+    else sort_keys<K>(ctx, keys);
     return run;
 }
 
@@ -93,10 +93,10 @@ SideArray<K> merge_tree(Context& ctx, std::vector<SideArray<K>> level, bool with
 }  // namespace
 
 template <class K>
-void SortedRuns<K>::ship(Context& ctx, const std::vector<HostSlice<K>>& slices, uint64_t first_row) {
+void SortedRuns<K>::ship(Context& ctx, const std::vector<HostSlice<K>>& slices, uint64_t first_row, bool ascending) {
     runs_.reserve(runs_.size() + 1);
     if (ctx.host_memory()) {
-        runs_.push_back(host_run(ctx, slices, first_row, with_rows_));
+        runs_.push_back(host_run(ctx, slices, first_row, with_rows_, ascending));
         return;
     }
     cuda::DeviceRun<K> d = cuda::ship_run<K>(ctx, slices.data(), slices.size(), first_row, with_rows_);

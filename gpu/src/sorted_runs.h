@@ -44,9 +44,10 @@ public:
     size_t count() const { return runs_.size(); }
 
     // Adds the concatenated slices as one run whose first key has row number first_row.
-    // On the CUDA backend it returns before the run is copied or sorted. If it throws,
-    // no run was added.
-    void ship(Context& ctx, const std::vector<HostSlice<K>>& slices, uint64_t first_row);
+    // On the CUDA backend it returns before the run is copied or sorted. ascending: the
+    // concatenated keys ascend already (the CPU backend only copies them). If it
+    // throws, no run was added.
+    void ship(Context& ctx, const std::vector<HostSlice<K>>& slices, uint64_t first_row, bool ascending = false);
 
     // Merges the runs into one sorted array, consuming them (an empty side: count 0).
     SideArray<K> merge(Context& ctx);

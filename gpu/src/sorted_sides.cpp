@@ -110,26 +110,32 @@ struct SortedSides<K>::State {
         input[1].restart_shipping();
     }
 
-    void ship(int side) {
+    void ship(int side, bool ascending = false) {
         uint64_t first_row = input[side].shipped;
         std::vector<HostSlice<K>> waiting = input[side].take_waiting();
-        if (!waiting.empty()) runs[side].ship(*ctx, waiting, first_row);
+        if (!waiting.empty()) runs[side].ship(*ctx, waiting, first_row, ascending);
     }
 
-    // After an add: ships the side's waiting keys once there are enough. Out of
-    // memory ends shipping; any other error propagates.
-    void ship_if_due(int side) {
-        const size_t every = ship_every();
-        if (every == 0 || input[side].total - input[side].shipped < every) return;
+    // Ships the side's waiting keys as a run now. Out of memory ends shipping (sort()
+    // then ships and sorts whole sides); any other error propagates.
+    void ship_now(int side, bool ascending) {
+        if (shipping_failed) return;
         Stopwatch clock;
         try {
-            ship(side);
+            ship(side, ascending);
             timings.runs++;
         } catch (const OutOfMemory&) {
             drop_runs();
             shipping_failed = true;
         }
         timings.ship_ms += clock.lap_ms();
+    }
+
+    // After an add: ships the side's waiting keys once there are enough.
+    void ship_if_due(int side) {
+        const size_t every = ship_every();
+        if (every == 0 || input[side].total - input[side].shipped < every) return;
+        ship_now(side, false);
     }
 
     // Charges arriving host keys to the budget. Runs are only an early start on the
@@ -147,16 +153,20 @@ struct SortedSides<K>::State {
     }
 
     // add / add_chunk: charges the keys' bytes, appends them with to_side (a failure
-    // gives the charge back), ships when due; returns the row number of keys[0].
+    // gives the charge back), ships when due; returns the row number of keys[0]. Keys
+    // that ascend already, on the CPU backend, become a run of their own at once (the
+    // keys waiting before them one too), copied but not sorted.
     template <class ToSide>
-    uint64_t append(int side, const K* keys, size_t n, ToSide&& to_side) {
+    uint64_t append(int side, const K* keys, size_t n, ToSide&& to_side, bool ascending = false) {
         std::lock_guard<std::mutex> lock(mutex);
         const uint64_t first_row = input[side].total;
         if (is_sorted) throw Error("mergepath: keys added to sorted sides");
         if (n == 0) return first_row;
         if (!keys) throw Error("mergepath: keys have a size but no data");
         const size_t bytes = n * sizeof(K);
+        const bool own_run = ascending && ctx->host_memory();
         charge(bytes);
+        if (own_run) ship_now(side, false);
         try {
             to_side(input[side]);
         } catch (...) {
@@ -164,7 +174,8 @@ struct SortedSides<K>::State {
             charged -= bytes;
             throw;
         }
-        ship_if_due(side);
+        if (own_run) ship_now(side, true);
+        else ship_if_due(side);
         return first_row;
     }
 
@@ -207,8 +218,9 @@ uint64_t SortedSides<K>::add(Side side, const K* keys, size_t n) {
 }
 
 template <class K>
-uint64_t SortedSides<K>::add_chunk(Side side, const K* keys, size_t n) {
-    return state_->append(index_of(side), keys, n, [&](SideInput<K>& in) { in.append_chunk(keys, n); });
+uint64_t SortedSides<K>::add_chunk(Side side, const K* keys, size_t n, bool ascending) {
+    return state_->append(
+        index_of(side), keys, n, [&](SideInput<K>& in) { in.append_chunk(keys, n); }, ascending);
 }
 
 template <class K>

@@ -22,9 +22,9 @@ void SqlStage<K>::add(Side side, const K* keys, size_t n) {
 }
 
 template <class K>
-void SqlStage<K>::add_chunk(Side side, const K* keys, size_t n) {
+void SqlStage<K>::add_chunk(Side side, const K* keys, size_t n, bool ascending) {
     if (attempted_) throw Error(std::string("mergepath: ") + name_ + "::add after finish");
-    sides_.add_chunk(side, keys, n);
+    sides_.add_chunk(side, keys, n, ascending);
 }
 
 template <class K>

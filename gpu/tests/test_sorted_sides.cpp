@@ -1,8 +1,9 @@
 // test_sorted_sides.cpp — the sorted-sides stage (sorted_sides.h) that every SQL node
 // builds on, on both backends and all key types:
-//  - several producer threads hand it chunks (read in place) and batches (copied) of
-//    both sides at once, with runs shipped while they do (ship_rows small, and the
-//    backend default): each side comes out sorted, every key with the row number its
+//  - several producer threads hand it chunks (read in place; some ascending already,
+//    which the CPU backend makes runs of their own and never sorts) and batches
+//    (copied) of both sides at once, with runs shipped while they do (ship_rows small,
+//    and the backend default): each side comes out sorted, every key with the row number its
 //    add returned, equal keys in ascending rows, and the same as one producer adding
 //    everything; the chunks are never written;
 //  - empty sides and a side of one key;
@@ -64,7 +65,8 @@ template <class K>
     return ::testing::AssertionSuccess();
 }
 
-// One producer: random pieces of both sides, chunks (kept alive in `chunks`) or copies.
+// One producer: random pieces of both sides, chunks (kept alive in `chunks`; ascending
+// ones among them) or copies.
 template <class K>
 Added<K> produce(SortedSides<K>& stage, uint64_t seed, size_t keys_per_side, std::vector<std::vector<K>>* chunks) {
     Rng rng(seed);
@@ -76,9 +78,11 @@ Added<K> produce(SortedSides<K>& stage, uint64_t seed, size_t keys_per_side, std
         std::vector<K> keys = random_keys<K>(rng, n, 500);
         Side s = side == 0 ? Side::A : Side::B;
         uint64_t first;
-        if (rng() % 2) {
+        int how = int(rng() % 3);
+        if (how == 2) std::sort(keys.begin(), keys.end());
+        if (how > 0) {
             chunks->push_back(keys);
-            first = stage.add_chunk(s, chunks->back().data(), n);
+            first = stage.add_chunk(s, chunks->back().data(), n, how == 2);
         } else {
             first = stage.add(s, keys.data(), n);
         }

@@ -7,7 +7,9 @@
 //  - add() copies a batch into the stage's own host blocks; add_chunk() reads the
 //    caller's memory in place (a chunk that another process filled in shared memory,
 //    say) and never changes it. Both are safe to call from several threads at once.
-//    Every key has a row number: its position in its side, in the order added.
+//    Every key has a row number: its position in its side, in the order added. A chunk
+//    whose keys ascend already (a piece of a sorted run read back from a file) is, on
+//    the CPU backend, a run of its own that is merged but never sorted again.
 //  - Sorting overlaps arrival: once ship_rows keys of a side are waiting, they are
 //    shipped as a run. On the GPU a run is copied through pinned staging buffers and
 //    radix-sorted there, queued on the context's stream while the producers go on; the
@@ -63,7 +65,8 @@ public:
     // Appends keys[0, n) without copying: they are read in place until the stage is
     // destroyed, so the caller keeps them alive and unchanged that long (or until
     // sort() has succeeded, when no rebind() follows: sort() is their last reader).
-    uint64_t add_chunk(Side side, const K* keys, size_t n);
+    // ascending: keys[0, n) are in ascending order already.
+    uint64_t add_chunk(Side side, const K* keys, size_t n, bool ascending = false);
     size_t rows(Side side) const;  // keys added to the side so far
 
     // Sorts both sides (stably: equal keys keep ascending row numbers).

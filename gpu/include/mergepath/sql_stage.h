@@ -45,7 +45,7 @@ public:
     // sort. Safe from several threads at once. If it throws (OutOfMemory: the keys are
     // charged to the context's budget), the keys were not added.
     void add(Side side, const K* keys, size_t n);
-    void add_chunk(Side side, const K* keys, size_t n);
+    void add_chunk(Side side, const K* keys, size_t n, bool ascending = false);  // ascending: see SortedSides
     size_t rows(Side side) const;  // keys added so far to that side
     void finish();                 // runs the operation (once)
 
