@@ -194,7 +194,15 @@ ContextSlot* find_slot(MpDevice device, bool ledgered, int threads = 0) {
     return nullptr;
 }
 
+// Idle CPU slots opened for another thread count than `threads` asked for now are
+// closed: a backend keeps at most the pinned slots in use and the one it asks for.
+void close_idle_pinned_slots(int threads) {
+    for (ContextSlot& s : slots)
+        if (s.ctx && s.pinned && s.users == 0 && s.threads != threads) close_slot(&s);
+}
+
 ContextSlot* open_cpu_slot(bool ledgered, int threads, MpError* err) {
+    close_idle_pinned_slots(threads);
     ContextSlot* slot = free_slot(err);
     if (!slot) return nullptr;
     mergepath::Context* ctx = nullptr;

@@ -117,8 +117,7 @@ static void spill_compute(MpSetOpState* st) {
         mp_ranges_plan_shared(st);
         return mp_shared_publish(s);
     }
-    mp_ranges_close(st);  // its runs are exported: the plan lists them
-    mp_shared_wait_results(s);
+    mp_shared_wait_results(s);  // its runs are exported: the plan lists them
     mp_ranges_join_shared(st);
 }
 

@@ -68,8 +68,8 @@ void mp_shared_harvest(MpSharedStage* s, MpStageCounts* counts, MpStageReport* r
         counts->participants = s->participants;
         counts->combiner = s->combiner;
     }
+    if (s->report.ran) *report = s->report;  // participants that claim key ranges add to it under the lock
     SpinLockRelease(&s->mutex);
-    if (s->report.ran) *report = s->report;
 }
 
 bool mp_shared_attach(MpSharedStage* s) {

@@ -267,6 +267,11 @@ void mp_spill_export(MpSpill* spill) {
     BufFileExportFileSet(meta);
     BufFileClose(meta);
     forget_runs(spill);
+    for (int stream = 0; stream < 2; stream++) {  // exported: the combiner has them now
+        if (spill->samples[stream]) pfree(spill->samples[stream]);
+        spill->samples[stream] = NULL;
+        spill->sample_cap[stream] = 0;
+    }
     spill->report.runs = spill->report.bytes = 0;  // counted by the importer
     spill->report.spill_ms = 0;
 }

@@ -303,8 +303,9 @@ void mp_stage_download_ranges_by_a_row(MpStage* stage, uint64 first_row, uint64 
 void mp_stage_close(MpStage* stage) { mp_stage_free(stage); }
 
 void mp_stage_report_add(MpStageReport* total, const MpStageReport* part) {
+    // the GPU when any part that ran used it (parts add up in any order)
+    if (part->ran) total->device = total->ran && total->device == MpDevice::Gpu ? MpDevice::Gpu : part->device;
     total->ran = total->ran || part->ran;
-    total->device = part->device;
     total->oom_redo = total->oom_redo || part->oom_redo;
     total->budget_fallback = total->budget_fallback || part->budget_fallback;
     total->chunks += part->chunks;

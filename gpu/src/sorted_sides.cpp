@@ -110,10 +110,13 @@ struct SortedSides<K>::State {
         input[1].restart_shipping();
     }
 
-    void ship(int side, bool ascending = false) {
+    // Ships the side's waiting keys as a run; false when none were waiting.
+    bool ship(int side, bool ascending = false) {
         uint64_t first_row = input[side].shipped;
         std::vector<HostSlice<K>> waiting = input[side].take_waiting();
-        if (!waiting.empty()) runs[side].ship(*ctx, waiting, first_row, ascending);
+        if (waiting.empty()) return false;
+        runs[side].ship(*ctx, waiting, first_row, ascending);
+        return true;
     }
 
     // Ships the side's waiting keys as a run now. Out of memory ends shipping (sort()
@@ -122,8 +125,7 @@ struct SortedSides<K>::State {
         if (shipping_failed) return;
         Stopwatch clock;
         try {
-            ship(side, ascending);
-            timings.runs++;
+            if (ship(side, ascending)) timings.runs++;
         } catch (const OutOfMemory&) {
             drop_runs();
             shipping_failed = true;
