@@ -101,7 +101,6 @@ static void start_spilling(MpSetOpState* st) {
     r->space = {NULL, r->range_cxt, NULL};
     r->batch_cap = Max(Min(uint64(65536), r->limit_bytes / 16 / sizeof(mergepath::Key128)), 1);
     r->batch = (char*)MemoryContextAlloc(st->run_cxt, r->batch_cap * sizeof(mergepath::Key128));
-    if (st->shared_spill) r->cpu_threads = Max(1, mp_cpu_thread_count() / Max(st->shared_spill->participants, 1));
     mp_stage_close(st->stage);  // what it shipped is written out with the rest
     st->ranges = r;
 }
@@ -326,9 +325,15 @@ void mp_ranges_export(MpSetOpState* st) {
     pg_atomic_fetch_or_u64(&st->shared_spill->exported, uint64(1) << mp_spill_participant());
 }
 
-// Claims start: the stage report starts over, no range combined yet.
+// Claims start: the stage report starts over, no range combined yet. The cores are
+// shared by the participants that took part so far (all planned ones, or fewer when
+// some workers did not start; a late one joining makes a little oversubscription).
 static void start_claims(MpSetOpState* st) {
     MpSetOpRanges* r = st->ranges;
+    SpinLockAcquire(&st->shared->mutex);
+    int sharing = Max(st->shared->participants, 1);
+    SpinLockRelease(&st->shared->mutex);
+    r->cpu_threads = Max(1, mp_cpu_thread_count() / sharing);
     st->report = MpStageReport();
     st->report.device = mp_planning_device();
     r->claims = true;
