@@ -185,11 +185,14 @@ void retire_stale_cpu_slots() {
     }
 }
 
+// The thread count of a CPU slot asked for `threads` (0: the setting's).
+int slot_threads(int threads) { return threads > 0 ? threads : mp_cpu_threads; }
+
 // A CPU slot is found for its thread count (threads: 0 = the setting's).
 ContextSlot* find_slot(MpDevice device, bool ledgered, int threads = 0) {
     for (ContextSlot& s : slots)
         if (s.ctx && !s.retired && s.device == device && s.ledgered == ledgered &&
-            (device == MpDevice::Gpu || s.threads == (threads > 0 ? threads : mp_cpu_threads)))
+            (device == MpDevice::Gpu || s.threads == slot_threads(threads)))
             return &s;
     return nullptr;
 }
@@ -207,9 +210,9 @@ ContextSlot* open_cpu_slot(bool ledgered, int threads, MpError* err) {
     if (!slot) return nullptr;
     mergepath::Context* ctx = nullptr;
     const bool pinned = threads > 0;
-    mergepath::Options options = options_for(MpDevice::Cpu, ledgered, pinned ? threads : mp_cpu_threads);
+    mergepath::Options options = options_for(MpDevice::Cpu, ledgered, slot_threads(threads));
     if (!with_signals_blocked(err, [&] { ctx = new mergepath::Context(options); })) return nullptr;
-    *slot = ContextSlot{ctx, MpDevice::Cpu, pinned ? threads : mp_cpu_threads, 0, false, ledgered, pinned};
+    *slot = ContextSlot{ctx, MpDevice::Cpu, slot_threads(threads), 0, false, ledgered, pinned};
     return slot;
 }
 

@@ -35,7 +35,6 @@ struct MpSetOpRanges {
     MpChunkQueue queue;
     int stream;               // MpKeyStream being combined: Main's ranges, then Nulls'
     int range, range_count;
-    bool claims;              // a parallel node's participant: the ranges are claimed
     int cpu_threads;          // of a range's stage (0: the setting; parallel: the cores shared)
     bool budget_full;         // a range found no room in the shared GPU budget: the rest use the CPU
     bool streaming;           // the current range is streamed
@@ -249,7 +248,7 @@ static bool claim_range(MpSetOpState* st) {
 // Nulls'; a parallel participant claims its own.
 static bool next_range(MpSetOpState* st) {
     MpSetOpRanges* r = st->ranges;
-    if (r->claims) return claim_range(st);
+    if (st->shared_spill) return claim_range(st);
     if (++r->range < r->range_count) return true;
     if (r->stream == int(MpKeyStream::Nulls)) return false;
     start_stream(st, int(MpKeyStream::Nulls));
@@ -282,7 +281,7 @@ bool mp_ranges_next_results(MpSetOpState* st) {
     }
     drop_range(r);
     set_results(st, 0, NULL);
-    if (r->claims) report_claims(st);
+    if (st->shared_spill) report_claims(st);
     return false;
 }
 
@@ -336,7 +335,6 @@ static void start_claims(MpSetOpState* st) {
     r->cpu_threads = Max(1, mp_cpu_thread_count() / sharing);
     st->report = MpStageReport();
     st->report.device = mp_planning_device();
-    r->claims = true;
     r->stream = int(MpKeyStream::Main);
     r->range = -1;
     set_results(st, 0, NULL);
@@ -360,8 +358,7 @@ void mp_ranges_plan_shared(MpSetOpState* st) {
 
 void mp_ranges_join_shared(MpSetOpState* st) {
     if (!st->ranges) start_spilling(st);
-    int counts[2];
-    mp_spill_import_plan(&st->ranges->spill, &st->shared_spill->fileset, counts);
+    mp_spill_import_plan(&st->ranges->spill, &st->shared_spill->fileset);
     start_claims(st);
 }
 

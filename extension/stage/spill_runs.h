@@ -107,8 +107,8 @@ int mp_spill_plan_ranges(MpSpill* spill, int stream, uint64 target_keys);
 // bound into the file set's plan file, for the participants that share the ranges.
 void mp_spill_export_plan(MpSpill* spill);
 // A participant: the plan's runs opened to read and its bounds taken (this spill must
-// be empty: its own runs were exported). Returns the ranges per stream.
-void mp_spill_import_plan(MpSpill* spill, SharedFileSet* fileset, int range_count[2]);
+// be empty: its own runs were exported; the ranges per stream are in MpSharedSpill).
+void mp_spill_import_plan(MpSpill* spill, SharedFileSet* fileset);
 // Puts the stream's cursors at the first key of range `range` (at or after where they
 // are: a participant claims ranges in increasing order), by binary search in each run.
 void mp_spill_seek_range(MpSpill* spill, int stream, int range);

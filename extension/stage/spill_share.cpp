@@ -148,7 +148,7 @@ void import_planned_run(MpSpill* spill, SharedFileSet* fileset, BufFile* plan, i
 
 }  // namespace
 
-void mp_spill_import_plan(MpSpill* spill, SharedFileSet* fileset, int range_count[2]) {
+void mp_spill_import_plan(MpSpill* spill, SharedFileSet* fileset) {
     BufFile* plan = open_imported(spill, fileset, "mpplan");
     for (int stream = 0; stream < 2; stream++) {
         int bounds;
@@ -157,7 +157,6 @@ void mp_spill_import_plan(MpSpill* spill, SharedFileSet* fileset, int range_coun
         if (bounds > 0) read_exact(plan, spill->bounds[stream], size_t(bounds) * spill->key_size[stream]);
         spill->bound_count[stream] = bounds;
         spill->planned[stream] = true;
-        range_count[stream] = bounds + 1;
     }
     for (int stream = 0; stream < 2; stream++)
         for (int side = 0; side < 2; side++) {
