@@ -8,6 +8,8 @@
 #   PGMP_DEVICE=auto|gpu|cpu   pg_mergepath.device of the instance (default auto).
 #                              With gpu, setop_nogpu is skipped: it expects no GPU.
 #   PG_CONFIG=...              another pg_config (default: the one on PATH)
+#   PGMP_TESTS="a b ..."       run these tests instead of the whole list (setop_setup,
+#                              which the others need, first)
 #   PGMP_RESULTS=DIR           copy the actual outputs (results/*.out) there, to review
 #                              and adopt changed expected files
 #
@@ -34,6 +36,7 @@ case "$device" in auto|gpu|cpu) ;; *) die "PGMP_DEVICE must be auto, gpu or cpu"
 
 # The test list is the Makefile's REGRESS (read directly: the GPU host has no make/PGXS).
 tests=$(sed -n '/^REGRESS *=/,/[^\\]$/p' "$root/Makefile" | sed 's/^REGRESS *=//; s/\\$//' | tr -s ' \n' ' ')
+[ -n "${PGMP_TESTS:-}" ] && tests=$PGMP_TESTS
 if [ "$device" = gpu ]; then
   tests=$(echo "$tests" | tr ' ' '\n' | grep -vx setop_nogpu | tr '\n' ' ')
 fi
@@ -45,6 +48,8 @@ cat > "$work/regress.conf" <<EOF
 shared_preload_libraries = 'pg_mergepath'
 pg_mergepath.device = '$device'
 pg_mergepath.hashed_keys = on
+# plans depend on statistics (ranged keys: the key width): only the tests' own ANALYZE sets them
+autovacuum = off
 EOF
 
 run=()

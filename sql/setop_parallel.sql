@@ -10,6 +10,8 @@ SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 4;
+-- keys of their types' widths (setop_ranged runs ranged keys in parallel)
+SET pg_mergepath.ranged_keys = off;
 \set VERBOSITY terse
 
 -- k: int8 with ~2 copies per key; m: int4; n: int4 with NULLs; big: int8 filling a

@@ -7,6 +7,8 @@
 -- Every answer is compared with the native plan (count + checksum).
 SET pg_mergepath.min_rows = 0;
 SET max_parallel_workers_per_gather = 0;
+-- keys of their types' widths (setop_ranged spills ranged keys)
+SET pg_mergepath.ranged_keys = off;
 \set VERBOSITY terse
 CREATE TABLE sp_l AS SELECT (g::int8 * 7919 % 300000) AS k, (g % 11)::int4 AS m FROM generate_series(1, 900000) g;
 INSERT INTO sp_l SELECT 123456, 1 FROM generate_series(1, 60000);

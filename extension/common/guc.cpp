@@ -42,6 +42,7 @@ int mp_device_setting = MP_DEVICE_SETTING_AUTO;
 int mp_min_rows = 100000;
 bool mp_hashed_keys = false;
 bool mp_image_keys = true;
+bool mp_ranged_keys = true;
 int mp_gpu_memory_limit_mb = 0;
 int mp_cpu_threads = 0;
 int mp_debug_hash_bits = 0;
@@ -87,6 +88,12 @@ static void define_public_gucs(void) {
                              "Text, varchar, bpchar, bytea, numeric, float4/8, interval and uuid columns in "
                              "deterministic collations, and rows too wide for a 128-bit key.",
                              &mp_image_keys, true, PGC_USERSET, 0, NULL, NULL, NULL);
+    DefineCustomBoolVariable("pg_mergepath.ranged_keys",
+                             "Narrow lossless keys to the value ranges of the planner's column statistics.",
+                             "A key of 64 or 128 bits whose columns span fewer bits becomes 32 or 64 bits wide; "
+                             "rows outside the ranges (statistics are samples, and may be stale) take a 128-bit "
+                             "key of their own, so answers never depend on the statistics.",
+                             &mp_ranged_keys, true, PGC_USERSET, 0, NULL, NULL, NULL);
     DefineCustomIntVariable("pg_mergepath.gpu_memory_limit", "GPU memory one backend's set operations may hold.",
                             "0 means no limit. A query that needs more is computed on the CPU backend.",
                             &mp_gpu_memory_limit_mb, 0, 0, INT_MAX / 2, PGC_USERSET, GUC_UNIT_MB, NULL, NULL,

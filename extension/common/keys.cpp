@@ -41,6 +41,8 @@ constexpr uint64_t kSign64 = uint64_t(1) << 63;
 constexpr uint32_t kSign32 = uint32_t(1) << 31;
 constexpr uint64_t kNullHash = 0x6a09e667f3bcc909ULL;  // a NULL column's contribution to the row hash
 
+int key_class_bits(int value_bits) { return value_bits <= 32 ? 32 : value_bits <= 64 ? 64 : 128; }
+
 }  // namespace
 
 MpCodec mp_lossless_codec(Oid type, Oid eqop) {
@@ -147,6 +149,7 @@ bool mp_keys_choose(int ncols, const Oid* types, const Oid* collations, const Oi
     int null_layout_bits = ncols + value_bits - narrowest;
     choice->lossless = all_lossless && value_bits <= 128 && null_layout_bits <= 128;
     choice->images = !choice->lossless && mp_image_keys && all_have_images(ncols, types, collations, eqops);
+    choice->ranges = NULL;
     if (choice->images) {
         choice->key_bits = 64;
         return true;
@@ -155,7 +158,52 @@ bool mp_keys_choose(int ncols, const Oid* types, const Oid* collations, const Oi
         *why_not = pstrdup("a column has no hash support and the row does not fit a 128-bit key");
         return false;
     }
-    choice->key_bits = !choice->lossless ? 64 : value_bits <= 32 ? 32 : value_bits <= 64 ? 64 : 128;
+    choice->key_bits = !choice->lossless ? 64 : key_class_bits(value_bits);
+    choice->ranges = NULL;
+    return true;
+}
+
+namespace {
+
+int bits_for(uint64_t n) { return n == 0 ? 1 : 64 - __builtin_clzll(n); }  // bits to hold 0..n
+
+// The range a column's main bits cover, around the values expected [lo, hi]: twice
+// their span, so that values the statistics' sample missed (or added since) still fit,
+// inside the codec's own range; bits = codec_bits when that gains nothing.
+MpColumnRange range_around(const MpExpectedRange& expected, int codec_bits) {
+    const uint64_t span = expected.hi - expected.lo;
+    const uint64_t codec_max = codec_bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << codec_bits) - 1;
+    if (!expected.known || codec_bits > 64 || span >= (uint64_t(1) << 62)) return {0, codec_bits};
+    int bits = bits_for(2 * span + 1);
+    if (bits >= codec_bits) return {0, codec_bits};
+    const uint64_t width = (uint64_t(1) << bits) - 1;  // the range is [base, base + width]
+    const uint64_t below = (width - span) / 2;
+    uint64_t base = expected.lo >= below ? expected.lo - below : 0;
+    if (base > codec_max - width) base = codec_max - width;
+    return {base, bits};
+}
+
+}  // namespace
+
+bool mp_keys_narrow(MpKeyChoice* choice, int ncols, const Oid* types, const Oid* eqops,
+                    const MpExpectedRange* expected) {
+    if (!choice->lossless) return false;
+    int full_bits = 0, narrow_bits = 0;
+    MpColumnRange* ranges = (MpColumnRange*)palloc(sizeof(MpColumnRange) * ncols);
+    for (int c = 0; c < ncols; c++) {
+        int codec_bits = mp_codec_bits(mp_lossless_codec(types[c], eqops[c]));
+        ranges[c] = range_around(expected[c], codec_bits);
+        full_bits += codec_bits;
+        narrow_bits += ranges[c].bits;
+    }
+    // a row outside the ranges takes a null-layout key with an empty mask: its full
+    // encoding must fit below the mask
+    if (key_class_bits(narrow_bits) >= choice->key_bits || full_bits > 128 - ncols) {
+        pfree(ranges);
+        return false;
+    }
+    choice->key_bits = key_class_bits(narrow_bits);
+    choice->ranges = ranges;
     return true;
 }
 
@@ -164,6 +212,7 @@ void mp_keys_init(MpKeyPlan* plan, int ncols, const Oid* types, const Oid* colla
     plan->ncols = ncols;
     plan->lossless = choice->lossless;
     plan->key_bits = choice->key_bits;
+    plan->ranged = choice->ranges != NULL;
     plan->hash_bits = mp_debug_hash_bits > 0 ? mp_debug_hash_bits : 64;
     plan->cols = (MpKeyColumn*)palloc0(sizeof(MpKeyColumn) * ncols);
     for (int c = 0; c < ncols; c++) {
@@ -173,6 +222,8 @@ void mp_keys_init(MpKeyPlan* plan, int ncols, const Oid* types, const Oid* colla
         col->eqop = eqops[c];
         col->codec = choice->lossless ? mp_lossless_codec(types[c], eqops[c]) : MpCodec::Hashed;
         col->bits = mp_codec_bits(col->codec);
+        col->main_bits = plan->ranged ? choice->ranges[c].bits : col->bits;
+        col->main_base = plan->ranged ? choice->ranges[c].base : 0;
         if (!choice->lossless && !choice->images) {
             Oid proc = hash_extended_proc(eqops[c]);
             if (!OidIsValid(proc))

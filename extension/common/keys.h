@@ -13,6 +13,15 @@
 // never meet the main stream's. The layout fits 128 bits when ncols + every column's
 // bits but the narrowest <= 128 (keys.cpp checks it when choosing).
 //
+// Ranged keys: where the planner's statistics say the columns hold fewer bits than
+// their types (keys.cpp: mp_keys_narrow), each column takes only `main_bits` bits of a
+// main key, holding its encoded value minus `main_base`, so a 128-bit row may take a
+// 64-bit key or a 64-bit row a 32-bit one. A row with a value outside its column's
+// range takes the null-layout key with an empty NULL mask (its full encoding below the
+// mask) in the second stream. Whether a row is in range depends only on its values,
+// so equal rows always meet in the same stream, and the answer is the same whatever
+// the statistics say.
+//
 // Hashed keys: a 64-bit hash of the row built from each column's extended hash
 // support function; equal rows hash equal, so the set operation on hashes is right
 // unless two different rows collide, which the executor checks with the equality
@@ -55,6 +64,8 @@ struct MpKeyColumn {
     Oid eqop;
     MpCodec codec;
     int bits;       // width in the lossless key (0 for Hashed)
+    int main_bits;  // width in a main key: `bits`, or fewer (ranged keys)
+    uint64_t main_base;  // subtracted from the encoded value in a main key (ranged keys)
     FmgrInfo hash;  // extended hash support function (hashed keys)
 };
 
@@ -62,6 +73,7 @@ struct MpKeyPlan {
     int ncols;
     bool lossless;
     int key_bits;      // 32, 64 or 128
+    bool ranged;       // main keys narrowed to column ranges (see the file comment)
     int hash_bits;     // 64, or fewer under pg_mergepath.debug_hash_bits
     MpKeyColumn* cols;
 };
@@ -70,6 +82,19 @@ struct MpKeyPlan {
 // palloc'd reason. hashable: the SortGroupClause's flag.
 bool mp_keys_choose(int ncols, const Oid* types, const Oid* collations, const Oid* eqops, const bool* hashable,
                     MpKeyChoice* choice, char** why_not);
+
+// The encoded values (mp_encode_column) a column is expected to hold, from the
+// planner's statistics (column_ranges.h); known = false when there are none.
+struct MpExpectedRange {
+    bool known;
+    uint64_t lo, hi;
+};
+
+// Planner: narrows a lossless choice to ranges around the expected values (see
+// "Ranged keys" above) when that makes the key narrower; sets choice->ranges (palloc'd)
+// and key_bits, or returns false and leaves the choice as it was.
+bool mp_keys_narrow(MpKeyChoice* choice, int ncols, const Oid* types, const Oid* eqops,
+                    const MpExpectedRange* expected);
 
 // Executor: fills plan (columns palloc'd in CurrentMemoryContext) for the decision
 // the planner made.
@@ -107,22 +132,41 @@ inline mp_u128 mp_encode_value(const MpKeyColumn& col, Datum value) {
     return col.codec == MpCodec::Uuid ? mp_encode_uuid(value) : mp_u128(mp_encode_column(col.codec, value));
 }
 
-// The lossless key of a row without NULLs.
+// A column's bits in a main key: its encoded value less the range's base; false when
+// the value lies outside the range (ranged keys only).
+inline bool mp_main_bits_of(const MpKeyColumn& col, mp_u128 encoded, mp_u128* bits) {
+    if (col.main_bits == col.bits) {
+        *bits = encoded;
+        return true;
+    }
+    uint64_t offset = uint64_t(encoded) - col.main_base;  // below the base: wraps, so too large
+    *bits = offset;
+    return offset < (uint64_t(1) << col.main_bits);
+}
+
+// The main key of a row without NULLs; false when a value lies outside its column's
+// range, and the row takes mp_encode_null_row's key instead (ranged keys).
 template <class K>
-inline K mp_encode_row(const MpKeyPlan* plan, const Datum* values) {
-    K key;
-    if (plan->ncols == 1 && plan->cols[0].codec != MpCodec::Uuid) {
-        mp_key_from_u128(mp_encode_column(plan->cols[0].codec, values[0]), &key);
-        return key;
+inline bool mp_encode_row(const MpKeyPlan* plan, const Datum* values, K* key) {
+    if (plan->ncols == 1 && plan->cols[0].codec != MpCodec::Uuid) {  // the common case, without 128-bit steps
+        const MpKeyColumn& col = plan->cols[0];
+        uint64_t v = mp_encode_column(col.codec, values[0]);
+        if (col.main_bits != col.bits) {
+            v -= col.main_base;
+            if (v >= (uint64_t(1) << col.main_bits)) return false;
+        }
+        mp_key_from_u128(v, key);
+        return true;
     }
     mp_u128 acc = 0;
     for (int c = 0; c < plan->ncols; ++c) {
         const MpKeyColumn& col = plan->cols[c];
-        mp_u128 v = mp_encode_value(col, values[c]);
-        acc = col.bits == 128 ? v : (acc << col.bits) | v;
+        mp_u128 v;
+        if (!mp_main_bits_of(col, mp_encode_value(col, values[c]), &v)) return false;
+        acc = col.main_bits == 128 ? v : (acc << col.main_bits) | v;
     }
-    mp_key_from_u128(acc, &key);
-    return key;
+    mp_key_from_u128(acc, key);
+    return true;
 }
 
 // The null-layout key of a row with at least one NULL (see the file comment).
@@ -150,16 +194,18 @@ inline mp_u128 mp_low_bits(mp_u128 acc, int bits) {
     return bits == 128 ? acc : acc & ((mp_u128(1) << bits) - 1);
 }
 
-// Rebuilds the row of a lossless key. uuid_bufs: one pg_uuid_t per column, where uuid
+// Rebuilds the row of a main key. uuid_bufs: one pg_uuid_t per column, where uuid
 // values are written (they must outlive the row's use).
 template <class K>
 inline void mp_decode_row(const MpKeyPlan* plan, const K& key, Datum* values, bool* isnull, pg_uuid_t* uuid_bufs) {
     mp_u128 acc = mp_key_to_u128(key);
     for (int c = plan->ncols - 1; c >= 0; --c) {
         const MpKeyColumn& col = plan->cols[c];
+        mp_u128 bits = mp_low_bits(acc, col.main_bits);
+        if (col.main_bits != col.bits) bits = uint64_t(bits) + col.main_base;
         isnull[c] = false;
-        values[c] = mp_decode_value(col, mp_low_bits(acc, col.bits), &uuid_bufs[c]);
-        acc = col.bits == 128 ? 0 : acc >> col.bits;
+        values[c] = mp_decode_value(col, bits, &uuid_bufs[c]);
+        acc = col.main_bits == 128 ? 0 : acc >> col.main_bits;
     }
 }
 

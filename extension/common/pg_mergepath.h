@@ -46,6 +46,7 @@ extern int mp_device_setting;        // pg_mergepath.device (MpDeviceSetting)
 extern int mp_min_rows;              // pg_mergepath.min_rows
 extern bool mp_hashed_keys;          // pg_mergepath.hashed_keys
 extern bool mp_image_keys;           // pg_mergepath.image_keys
+extern bool mp_ranged_keys;          // pg_mergepath.ranged_keys
 extern int mp_gpu_memory_limit_mb;   // pg_mergepath.gpu_memory_limit (MB, 0 = none)
 extern int mp_cpu_threads;           // pg_mergepath.cpu_threads (0 = all cores)
 extern int mp_debug_hash_bits;       // pg_mergepath.debug_hash_bits (hidden, 0 = off)
@@ -68,4 +69,12 @@ struct MpKeyChoice {
     bool images;    // not lossless: hashes of canonical row images (images.h), compared
                     // byte by byte; else hashes verified with the equality operators
     int key_bits;   // 32, 64 or 128 (rows with a NULL: 128-bit keys of their own, keys.h)
+    // Lossless keys narrowed to column ranges (keys.h, "Ranged keys"): per column, the
+    // encoded value's offset and width in a main key; NULL: every column its type's width.
+    const struct MpColumnRange* ranges;
+};
+
+struct MpColumnRange {
+    uint64 base;  // encoded values [base, base + 2^bits) fit the main key
+    int bits;
 };

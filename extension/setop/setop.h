@@ -167,6 +167,7 @@ inline uint32 mp_stream_key_bytes(const MpSetOpState* st, int stream) {
 struct MpReadCounts {
     uint64 rows[2];
     uint64 null_rows;
+    uint64 outside_rows;  // ranged keys: rows with a value outside its column's range
     uint64 alloc_us;  // chunk allocation (key_chunks.h)
 };
 MpReadCounts mp_read_inputs(MpSetOpState* st);

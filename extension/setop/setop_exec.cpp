@@ -115,6 +115,7 @@ static void serial_compute(MpSetOpState* st) {
     st->counts.rows_read[0] += read.rows[0];
     st->counts.rows_read[1] += read.rows[1];
     st->counts.null_rows += read.null_rows;
+    st->counts.outside_rows += read.outside_rows;
     st->counts.alloc_us += read.alloc_us;
     st->counts.participants = 1;
     if (st->ranges) return mp_ranges_finish_read(st);

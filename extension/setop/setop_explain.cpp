@@ -27,6 +27,7 @@ static void explain_counts(MpSetOpState* st, ExplainState* es) {
     ExplainPropertyUInteger("Right Input Rows", NULL, st->counts.rows_read[1], es);
     ExplainPropertyUInteger("Rows Emitted", NULL, st->counts.rows_emitted, es);
     if (st->counts.null_rows > 0) ExplainPropertyUInteger("Rows With NULLs", NULL, st->counts.null_rows, es);
+    if (st->keys.ranged) ExplainPropertyUInteger("Rows Outside Ranges", NULL, st->counts.outside_rows, es);
     if (mp_verified_hashes(st))
         ExplainPropertyText("Hash Check", st->hash_collision ? "collision, recomputed exactly" : "passed", es);
     if (st->info.parallel) explain_participants(st, es);
@@ -59,7 +60,8 @@ void mp_explain_setop(CustomScanState* node, List* ancestors, ExplainState* es) 
     ExplainPropertyText("Operation", mp_setop_cmd_name(st->info.cmd), es);
     ExplainPropertyText("Device", mp_device_name(st->report.device), es);
     const char* kind = st->keys.lossless ? "lossless" : st->info.keys.images ? "image" : "hashed";
-    ExplainPropertyText("Keys", psprintf("%d-bit %s", st->keys.key_bits, kind), es);
+    ExplainPropertyText("Keys", psprintf("%d-bit %s%s", st->keys.key_bits, kind,
+                                         st->keys.ranged ? ", ranged by column statistics" : ""), es);
     if (st->info.parallel)
         ExplainPropertyText("Parallel",
                             st->info.spill ? "every participant reads and spills, all combine and emit key ranges"

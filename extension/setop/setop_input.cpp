@@ -3,7 +3,8 @@
 //
 // Per row, read straight from the child's slot (the planner let setrefs drop the
 // flag-column projection, setop_plan.cpp): lossless keys encode the values, into the
-// main stream, or into the null-layout stream for a row with a NULL (keys.h); image
+// main stream, or into the null-layout stream for a row with a NULL or, with ranged
+// keys, a value outside its column's range (keys.h); image
 // keys form the row's record (its canonical image, images.h) in this process's arena
 // and put the image's hash with the record's reference; hashed keys store the row
 // (row_store.h, in arrival order, which numbers the library's rows) and hash it. The hot loop does no allocation and calls no function per column beyond
@@ -37,22 +38,27 @@ static uint64 read_side(MpSetOpState* st, PlanState* child, RowKey row_key) {
     return rows;
 }
 
-// One input, lossless keys of type K.
+// One input, lossless keys of type K: a row with a NULL, or (ranged keys) a value
+// outside its column's range, takes a null-layout key in the second stream.
 template <class K>
-static uint64 read_side_lossless(MpSetOpState* st, PlanState* child, int side, uint64* null_rows_out) {
+static uint64 read_side_lossless(MpSetOpState* st, PlanState* child, int side, MpReadCounts* counts) {
     MpChunkWriter* main = &st->writers[int(MpKeyStream::Main)][side];
     MpChunkWriter* nulls = &st->writers[int(MpKeyStream::Nulls)][side];
     const MpKeyPlan* plan = &st->keys;
     const int ncols = st->ncols;
-    uint64 null_rows = 0;
+    uint64 null_rows = 0, outside_rows = 0;
     uint64 rows = read_side(st, child, [&](TupleTableSlot* slot) {
         if (unlikely(row_has_null(slot->tts_isnull, ncols))) {
             null_rows++;
             return mp_writer_put(nulls, mp_encode_null_row(plan, slot->tts_values, slot->tts_isnull));
         }
-        return mp_writer_put(main, mp_encode_row<K>(plan, slot->tts_values));
+        K key;
+        if (likely(mp_encode_row<K>(plan, slot->tts_values, &key))) return mp_writer_put(main, key);
+        outside_rows++;
+        return mp_writer_put(nulls, mp_encode_null_row(plan, slot->tts_values, slot->tts_isnull));
     });
-    *null_rows_out += null_rows;
+    counts->null_rows += null_rows;
+    counts->outside_rows += outside_rows;
     return rows;
 }
 
@@ -81,22 +87,22 @@ static uint64 read_side_images(MpSetOpState* st, PlanState* child, int side) {
     });
 }
 
-static uint64 read_one_side(MpSetOpState* st, PlanState* child, int side, uint64* null_rows) {
+static uint64 read_one_side(MpSetOpState* st, PlanState* child, int side, MpReadCounts* counts) {
     if (st->info.keys.images) return read_side_images(st, child, side);
     if (!st->keys.lossless) return read_side_hashed(st, child, side);
     switch (st->keys.key_bits) {
-        case 32: return read_side_lossless<uint32_t>(st, child, side, null_rows);
-        case 64: return read_side_lossless<uint64_t>(st, child, side, null_rows);
-        default: return read_side_lossless<mergepath::Key128>(st, child, side, null_rows);
+        case 32: return read_side_lossless<uint32_t>(st, child, side, counts);
+        case 64: return read_side_lossless<uint64_t>(st, child, side, counts);
+        default: return read_side_lossless<mergepath::Key128>(st, child, side, counts);
     }
 }
 
 MpReadCounts mp_read_inputs(MpSetOpState* st) {
     MpStopwatch clock;
-    MpReadCounts counts = {{0, 0}, 0, 0};
+    MpReadCounts counts = {{0, 0}, 0, 0, 0};
     PlanState* children[2] = {outerPlanState(&st->css), innerPlanState(&st->css)};
     for (int side = 0; side < 2; side++) {
-        counts.rows[side] = read_one_side(st, children[side], side, &counts.null_rows);
+        counts.rows[side] = read_one_side(st, children[side], side, &counts);
         mp_writer_flush(&st->writers[int(MpKeyStream::Main)][side]);
         mp_writer_flush(&st->writers[int(MpKeyStream::Nulls)][side]);
         for (int stream = 0; stream < 2; stream++) counts.alloc_us += st->writers[stream][side].alloc_us;

@@ -96,6 +96,7 @@ static void read_share(MpSetOpState* st) {
     pg_atomic_fetch_add_u64(&s->rows_read[0], read.rows[0]);
     pg_atomic_fetch_add_u64(&s->rows_read[1], read.rows[1]);
     pg_atomic_fetch_add_u64(&s->null_rows, read.null_rows);
+    pg_atomic_fetch_add_u64(&s->outside_rows, read.outside_rows);
     pg_atomic_fetch_add_u64(&s->alloc_us, read.alloc_us);
 }
 

@@ -15,6 +15,10 @@
 // resjunk under a UNION) before the hook runs: then we offer the same projection over
 // our path.
 //
+// Lossless keys are narrowed to the ranges the planner's statistics show for the
+// inputs' columns when that makes them narrower (ranged keys, keys.h; the statistics
+// only decide the width: rows outside take a key of their own, never a wrong answer).
+//
 // The path is offered only when the result is exact (keys.cpp decides: lossless keys,
 // or hash + equality support; no nondeterministic collations) and the estimated input
 // is at least pg_mergepath.min_rows; keys that need hashing (text, numeric, floats...)
@@ -54,6 +58,7 @@
 
 #include "partial_paths.h"
 #include "setop.h"
+#include "column_ranges.h"  // after setop.h: it brings PostgreSQL's headers
 
 extern "C" {
 #include "nodes/nodeFuncs.h"
@@ -247,6 +252,26 @@ void add_parallel_paths(PlannerInfo* root, RelOptInfo* rel, Path* partial) {
     add_path(rel, &create_gather_path(root, rel, partial, partial->pathtarget, NULL, NULL)->path);
 }
 
+// Ranged keys: each column's expected values in both inputs (statistics of the table
+// columns the inputs read), and the key narrowed to them when that pays.
+void narrow_to_statistics(PlannerInfo* root, const Path* left, const Path* right, const SetOpColumns* cols,
+                          MpKeyChoice* keys, const char* op) {
+    MpExpectedRange* expected = (MpExpectedRange*)palloc(sizeof(MpExpectedRange) * cols->ncols);
+    for (int c = 0; c < cols->ncols; c++) {
+        MpCodec codec = mp_lossless_codec(cols->types[c], cols->eqops[c]);
+        MpExpectedRange l = mp_column_expected_range(root, left->parent, AttrNumber(c + 1), cols->types[c],
+                                                     cols->collations[c], codec);
+        MpExpectedRange r = mp_column_expected_range(root, right->parent, AttrNumber(c + 1), cols->types[c],
+                                                     cols->collations[c], codec);
+        expected[c] = {l.known && r.known, Min(l.lo, r.lo), Max(l.hi, r.hi)};
+    }
+    int wide = keys->key_bits;
+    if (mp_keys_narrow(keys, cols->ncols, cols->types, cols->eqops, expected))
+        elog(DEBUG1, "pg_mergepath: %s: %d-bit keys narrowed to %d bits by the columns' statistics", op, wide,
+             keys->key_bits);
+    pfree(expected);
+}
+
 void consider_setop(PlannerInfo* root, RelOptInfo* rel, SetOpPath* sp, ProjectionPath* projection) {
     const char* op = mp_setop_cmd_name(sp->cmd);
     AppendPath* append = find_append(sp);
@@ -268,6 +293,7 @@ void consider_setop(PlannerInfo* root, RelOptInfo* rel, SetOpPath* sp, Projectio
         elog(DEBUG1, "pg_mergepath: %s not replaced: its keys need hashing and pg_mergepath.hashed_keys is off", op);
         return;
     }
+    if (keys.lossless && mp_ranged_keys) narrow_to_statistics(root, left, right, &cols, &keys, op);
     Inputs serial = {left, right, left->rows + right->rows, 0, false};
     double min_rows = min_input_rows(&keys);
     if (serial.rows < min_rows) {

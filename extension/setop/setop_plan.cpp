@@ -49,9 +49,33 @@ const char* mp_setop_cmd_name(SetOpCmd cmd) {
     return "???";
 }
 
+// Ranged keys' column ranges as integers: per column the base's high and low 32 bits
+// and the width (NIL: not ranged).
+static List* ranges_to_list(const MpColumnRange* ranges, int ncols) {
+    List* list = NIL;
+    for (int c = 0; ranges && c < ncols; c++) {
+        list = lappend(list, makeInteger(int(uint32(ranges[c].base >> 32))));
+        list = lappend(list, makeInteger(int(uint32(ranges[c].base))));
+        list = lappend(list, makeInteger(ranges[c].bits));
+    }
+    return list;
+}
+
+static const MpColumnRange* ranges_from_list(List* list) {
+    if (list == NIL) return NULL;
+    int ncols = list_length(list) / 3;
+    MpColumnRange* ranges = (MpColumnRange*)palloc(sizeof(MpColumnRange) * ncols);
+    for (int c = 0; c < ncols; c++) {
+        ranges[c].base = (uint64(uint32(intVal(list_nth(list, 3 * c)))) << 32) | uint32(intVal(list_nth(list, 3 * c + 1)));
+        ranges[c].bits = intVal(list_nth(list, 3 * c + 2));
+    }
+    return ranges;
+}
+
 List* mp_setop_info_to_list(const MpSetOpInfo* info) {
-    List* keys = list_make3(makeInteger(info->keys.lossless ? 1 : 0), makeInteger(info->keys.key_bits),
-                            makeInteger(info->keys.images ? 1 : 0));
+    List* keys = list_make4(makeInteger(info->keys.lossless ? 1 : 0), makeInteger(info->keys.key_bits),
+                            makeInteger(info->keys.images ? 1 : 0),
+                            ranges_to_list(info->keys.ranges, list_length(info->eqops)));
     return list_make5(makeInteger(int(info->cmd)), keys, info->eqops, info->collations,
                       list_make3(makeInteger(info->first_side), makeInteger(info->parallel ? 1 : 0),
                                  makeInteger(info->spill ? 1 : 0)));
@@ -64,6 +88,7 @@ void mp_setop_info_from_list(List* list, MpSetOpInfo* info) {
     info->keys.lossless = intVal(list_nth(keys, 0)) != 0;
     info->keys.key_bits = intVal(list_nth(keys, 1));
     info->keys.images = intVal(list_nth(keys, 2)) != 0;
+    info->keys.ranges = ranges_from_list((List*)list_nth(keys, 3));
     info->eqops = (List*)list_nth(list, 2);
     info->collations = (List*)list_nth(list, 3);
     info->first_side = intVal(list_nth(sides, 0));

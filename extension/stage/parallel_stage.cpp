@@ -46,6 +46,7 @@ void mp_shared_init(MpSharedStage* s) {
     pg_atomic_init_u64(&s->rows_read[0], 0);
     pg_atomic_init_u64(&s->rows_read[1], 0);
     pg_atomic_init_u64(&s->null_rows, 0);
+    pg_atomic_init_u64(&s->outside_rows, 0);
     pg_atomic_init_u64(&s->rows_emitted, 0);
     pg_atomic_init_u64(&s->alloc_us, 0);
 }
@@ -61,6 +62,7 @@ void mp_shared_harvest(MpSharedStage* s, MpStageCounts* counts, MpStageReport* r
     counts->rows_read[0] += pg_atomic_exchange_u64(&s->rows_read[0], 0);
     counts->rows_read[1] += pg_atomic_exchange_u64(&s->rows_read[1], 0);
     counts->null_rows += pg_atomic_exchange_u64(&s->null_rows, 0);
+    counts->outside_rows += pg_atomic_exchange_u64(&s->outside_rows, 0);
     counts->rows_emitted += pg_atomic_exchange_u64(&s->rows_emitted, 0);
     counts->alloc_us += pg_atomic_exchange_u64(&s->alloc_us, 0);
     SpinLockAcquire(&s->mutex);

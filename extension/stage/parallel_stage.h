@@ -66,6 +66,7 @@ struct MpSharedStage {
     ConditionVariable ready_cv;      // results_ready moved on
     pg_atomic_uint64 rows_read[2];
     pg_atomic_uint64 null_rows;
+    pg_atomic_uint64 outside_rows;
     pg_atomic_uint64 rows_emitted;
     pg_atomic_uint64 alloc_us;  // chunk allocation, every participant
     MpStageReport report;      // the combiner's
@@ -78,6 +79,7 @@ void mp_shared_init(MpSharedStage* s);
 struct MpStageCounts {
     uint64 rows_read[2];
     uint64 null_rows;     // rows with a NULL (set ops: in their own stream; joins: in a key)
+    uint64 outside_rows;  // set ops with ranged keys: rows outside the ranges (second stream)
     uint64 rows_emitted;
     uint64 alloc_us;      // allocating and faulting in key chunks, summed over participants
     int participants;
