@@ -82,7 +82,9 @@ const char* kUsage = R"(usage: mp_bench [options]
                       part a name or *; QUERY an id or a group), e.g. text/zipf/joins
                       (default: none; --small: the Zipf joins of int4, text, numeric,
                       names and charnames)
-  --variants LIST     stock,tuned,gpu,cpu (default all; the first stock one is the reference)
+  --variants LIST     stock,tuned,gpu,cpu (the default), gpu-full (gpu with keys of their
+                      types' widths: pg_mergepath.ranged_keys off); the first stock one is
+                      the reference
   --reps N            timed runs per variant after the verifying warm-up (default 5)
   --stock-reps N      timed runs for the stock variants (default = --reps); 0: a stock
                       variant is timed by its verifying run alone (count + checksum,

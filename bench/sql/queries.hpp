@@ -79,6 +79,10 @@ inline const std::vector<Variant>& variant_table() {
          {"pg_mergepath.enabled = on", "pg_mergepath.device = 'gpu'", "pg_mergepath.min_rows = 0",
           "pg_mergepath.hashed_keys = on", "pg_mergepath.enable_join = on"},
          true},
+        {"gpu-full", "pg_mergepath gpu, full-width keys",
+         {"pg_mergepath.enabled = on", "pg_mergepath.device = 'gpu'", "pg_mergepath.min_rows = 0",
+          "pg_mergepath.hashed_keys = on", "pg_mergepath.enable_join = on", "pg_mergepath.ranged_keys = off"},
+         true},
         {"cpu", "pg_mergepath cpu",
          {"pg_mergepath.enabled = on", "pg_mergepath.device = 'cpu'", "pg_mergepath.min_rows = 0",
           "pg_mergepath.hashed_keys = on", "pg_mergepath.enable_join = on"},
@@ -92,7 +96,7 @@ inline const std::vector<Variant>& variant_table() {
 // the join node has no pg_mergepath.enable_join, and its variants then run without it
 // (their join plans are native, marked ‡) instead of failing.
 inline const std::vector<std::string>& optional_settings() {
-    static const std::vector<std::string> s = {"pg_mergepath.enable_join"};
+    static const std::vector<std::string> s = {"pg_mergepath.enable_join", "pg_mergepath.ranged_keys"};
     return s;
 }
 
