@@ -34,6 +34,7 @@ extern "C" {
 #include "utils/dsa.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/tuplesort.h"
 }
 
 // ---- guc.cpp --------------------------------------------------------------------------

@@ -8,6 +8,8 @@
 //                      ranges and the row directory are put where every emitter reads them
 //   join_emit.cpp      step 3: expanding ranges into pairs, filters, outer-join rows
 //   join_parallel.cpp  the parallel-aware callbacks and a participant's way through
+//   join_spill.cpp     a serial join over pg_mergepath.memory_limit: both inputs sorted
+//                      by key through tuplesort, then combined key range by key range
 //   join_explain.cpp   EXPLAIN
 // Calls go down: exec -> input / combine / parallel / emit -> the stage (extension/stage).
 #pragma once
@@ -30,6 +32,8 @@ struct MpJoinInfo {
     JoinType jointype;    // INNER, LEFT, RIGHT, FULL, SEMI, ANTI
     int key_bits;         // 32, 64, 128
     bool parallel;        // a partial path: every participant reads, one combines, all emit
+    bool spill;           // over pg_mergepath.memory_limit: sorted through tuplesort, combined
+                          // key range by key range (serial only; join_spill.cpp)
     int nkeys;
     List* key_columns[2];  // int list: the child's tlist column (0-based) of each key
     List* codecs[2];       // int list: MpCodec of each key column on each side
@@ -78,6 +82,22 @@ struct MpJoinShared {
 };
 
 // ---- executor state ------------------------------------------------------------------
+
+// A join that spills (join_spill.cpp): each side's rows with their keys appended, in a
+// tuplesort by key; `head` is the side's next row (in `slot`), not yet put in a range.
+struct MpJoinSpill {
+    Tuplesortstate* sort[2];
+    TupleDesc desc[2];         // the child's first read_columns columns, then the key as int8(s)
+    TupleTableSlot* in[2];     // virtual: a row on its way into the sort
+    TupleTableSlot* slot[2];   // minimal: the side's head row out of the sort
+    bool head[2];              // slot holds a row
+    bool head_keyed[2];        // ... whose key has no NULL
+    int64 head_key[2][2];      // ... and its key words (hi, lo)
+    int key_words;             // 1 or 2 int8 columns
+    uint64 ranges;             // ranges combined (EXPLAIN)
+    uint64 disk_kb;            // sorts' temporary files (EXPLAIN)
+    bool sorted;               // both inputs read and sorted
+};
 
 enum class MpJoinStep { Init, Claim, Pairs, Extras, Done };
 enum class MpExtrasPart { ANulls, BUnmatched, BNulls, Done };
@@ -158,6 +178,8 @@ struct MpJoinState {
     Datum* a_values;  // the current A row's stored columns (join_emit.cpp: put_a)
     bool* a_isnull;
 
+    MpJoinSpill spill;
+
     MpJoinCounts counts;
     MpStageReport report;
     double read_ms, expand_ms, emit_ms;
@@ -191,6 +213,13 @@ void mp_join_adopt_pending(MpJoinState* st);  // early: ships chunks while readi
 void mp_join_combine(MpJoinState* st, uint64 keys);  // opens, adopts the rest, finishes, B's results in place
 void mp_join_put_ranges(MpJoinState* st);  // then A's ranges into A's chunks, announced piece by piece
 void mp_join_take_results(MpJoinState* st);          // every emitter: this process's view of them
+
+// join_spill.cpp
+int mp_join_spill_sort_kb(void);                 // each side's sort memory (kB)
+void mp_join_spill_read(MpJoinState* st);        // both inputs into the sorts (counts as read)
+uint64 mp_join_spill_load_range(MpJoinState* st);  // the next key range into the writers; its rows
+bool mp_join_spill_more(const MpJoinState* st);  // rows left for another range
+void mp_join_spill_end(MpJoinState* st);         // the sorts freed (end, rescan)
 
 // join_parallel.cpp
 void mp_join_shared_init(MpJoinShared* sh);  // a new execution's (a serial node's own too)

@@ -102,13 +102,37 @@ static void serial_compute(MpJoinState* st) {
     st->counts.stage.participants = 1;
 }
 
+// Over the memory limit: both inputs sorted first (once), then the next key range
+// loaded and combined like a whole input (join_spill.cpp).
+static void spill_compute(MpJoinState* st) {
+    if (!st->spill.sorted) mp_join_spill_read(st);
+    uint64 rows = mp_join_spill_load_range(st);
+    mp_join_combine(st, rows);
+    mp_join_put_ranges(st);
+    st->counts.stage.participants = 1;
+}
+
 static void compute(MpJoinState* st) {
     mp_join_start_run(st);
     if (st->shared) mp_join_parallel_compute(st);
+    else if (st->info.spill) spill_compute(st);
     else serial_compute(st);
-    if (st->stage->report.ran) st->report = st->stage->report;
+    if (st->stage->report.ran) {
+        if (st->info.spill && st->spill.ranges > 1) mp_stage_report_add(&st->report, &st->stage->report);
+        else st->report = st->stage->report;
+    }
     mp_join_take_results(st);
     mp_join_start_emit(st);
+}
+
+static void reset_run(MpJoinState* st);
+
+// A join that spills has emitted a key range: the next one, if rows are left.
+static bool next_range(MpJoinState* st) {
+    if (!st->info.spill || !mp_join_spill_more(st)) return false;
+    reset_run(st);
+    compute(st);
+    return true;
 }
 
 static bool timed_next(MpJoinState* st, TupleTableSlot* scan) {
@@ -137,7 +161,10 @@ static TupleTableSlot* mp_join_exec(CustomScanState* node) {
     bool timing = mp_join_timing_on(st);
     for (;;) {
         ResetExprContext(econtext);
-        if (!(timing ? timed_next(st, scan) : mp_join_next(st, scan))) return NULL;
+        if (!(timing ? timed_next(st, scan) : mp_join_next(st, scan))) {
+            if (next_range(st)) continue;
+            return NULL;
+        }
         econtext->ecxt_scantuple = scan;
         if (qual && !ExecQual(qual, econtext)) {
             InstrCountFiltered1(node, 1);
@@ -170,22 +197,27 @@ static void reset_run(MpJoinState* st) {
 static void mp_join_end(CustomScanState* node) {
     MpJoinState* st = (MpJoinState*)node;
     reset_run(st);
+    mp_join_spill_end(st);
     if (st->run_cxt) MemoryContextDelete(st->run_cxt);
     st->run_cxt = NULL;
     ExecEndNode(outerPlanState(node));
     ExecEndNode(innerPlanState(node));
 }
 
-// Same inputs (no changed parameters): a serial node emits its results again; a
-// parallel node's shared state is reset (ReInitializeDSM) and it computes again, as
+// Same inputs (no changed parameters): a serial node emits its results again (one that
+// spills reads and sorts its inputs again: it keeps only its last range); a parallel node's shared state is reset (ReInitializeDSM) and it computes again, as
 // does a node whose inputs' parameters changed (they rescan on their next ExecProcNode).
 static void mp_join_rescan(CustomScanState* node) {
     MpJoinState* st = (MpJoinState*)node;
     PlanState* outer = outerPlanState(node);
     PlanState* inner = innerPlanState(node);
-    if (st->step == MpJoinStep::Init) return;
-    if (!st->shared && outer->chgParam == NULL && inner->chgParam == NULL) return mp_join_restart_emit(st);
+    if (st->step == MpJoinStep::Init && !st->spill.sorted) return;
+    // a join that spills has only its last range at hand: it reads its inputs again
+    if (!st->shared && !st->info.spill && outer->chgParam == NULL && inner->chgParam == NULL)
+        return mp_join_restart_emit(st);
     reset_run(st);
+    mp_join_spill_end(st);
+    st->spill.ranges = 0;
     if (outer->chgParam == NULL) ExecReScan(outer);
     if (inner->chgParam == NULL) ExecReScan(inner);
 }

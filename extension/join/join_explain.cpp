@@ -58,6 +58,10 @@ static void explain_counts(MpJoinState* st, ExplainState* es) {
                                 st->counts.stage.combiner < 0 ? "leader" : psprintf("worker %d", st->counts.stage.combiner), es);
     }
     if (st->report.runs > 0) ExplainPropertyUInteger("Sorted Runs", NULL, st->report.runs, es);
+    if (st->info.spill) {
+        ExplainPropertyUInteger("Key Ranges", NULL, st->spill.ranges, es);
+        ExplainPropertyUInteger("Spilled", "kB", st->spill.disk_kb, es);
+    }
     mp_stage_explain_outcome(&st->report, es);
 }
 
@@ -86,6 +90,8 @@ void mp_explain_join(CustomScanState* node, List* ancestors, ExplainState* es) {
     ExplainPropertyText("Device", mp_device_name(st->report.device), es);
     ExplainPropertyText("Keys", psprintf("%d-bit", st->info.key_bits), es);
     if (st->info.parallel) ExplainPropertyText("Parallel", "every participant reads, one combines, all emit", es);
+    if (st->info.spill)
+        ExplainPropertyText("Memory Limit", "over it: both inputs sorted (tuplesort), joined key range by key range", es);
     if (!es->analyze) return;
     explain_counts(st, es);
     if (es->timing) explain_times(st, es);

@@ -12,9 +12,11 @@
 // itself), or the node's qual (outer joins: the pushed-down WHERE clauses), exactly as
 // create_hashjoin_plan splits them. Never a parameterized path: not when either input
 // needs LATERAL parameters, nor pseudoconstant clauses (their gating plan is made for
-// join paths only), nor placeholder variables. Not above pg_mergepath.memory_limit
-// (estimated keys, row references and stored rows): the join node does not spill yet.
-// Every reason is logged at DEBUG1.
+// join paths only), nor placeholder variables. Above pg_mergepath.memory_limit
+// (estimated keys, row references and stored rows) only a serial path that spills is
+// offered (join_spill.cpp: both inputs through PostgreSQL's tuplesort, then key range
+// by key range), charged as well for sorting both inputs (cost_sort with a third of
+// the limit). Every reason is logged at DEBUG1.
 //
 // Cost, in cpu_operator_cost units per row, calibrated against what PostgreSQL charges
 // its hash join (per inner row cpu_operator_cost + cpu_tuple_cost to build, per outer
@@ -158,6 +160,7 @@ struct Inputs {
     Path* outer;
     Path* inner;
     int workers;  // 0: a serial path
+    bool spill;   // over the memory limit: both inputs sorted through tuplesort first
 };
 
 // Whether the join emits or filters on a column of this input (its rows are stored):
@@ -193,6 +196,18 @@ Cost path_cost(PlannerInfo* root, RelOptInfo* joinrel, const Inputs& in, const J
            joinrel->rows / divisor * per_output + filter.startup;
 }
 
+// A join that spills also sorts both inputs (rows with their keys) through tuplesort,
+// each within a third of the memory limit: what PostgreSQL charges such a sort.
+Cost sort_cost(PlannerInfo* root, const Inputs& in) {
+    Cost total = 0;
+    for (Path* input : {in.outer, in.inner}) {
+        Path sort;
+        cost_sort(&sort, root, NIL, 0, input->rows, input->pathtarget->width + 8, 0, mp_join_spill_sort_kb(), -1);
+        total += sort.total_cost;
+    }
+    return total;
+}
+
 CustomPath* make_path(PlannerInfo* root, RelOptInfo* joinrel, JoinType jointype, const Inputs& in,
                       const JoinClauses* jc) {
     int key_bits = mp_join_key_bits(jc->columns, jc->nkeys);
@@ -206,7 +221,7 @@ CustomPath* make_path(PlannerInfo* root, RelOptInfo* joinrel, JoinType jointype,
     cp->path.parallel_safe = joinrel->consider_parallel && in.outer->parallel_safe && in.inner->parallel_safe;
     cp->path.parallel_workers = in.workers;
     cp->path.rows = clamp_row_est(joinrel->rows / divisor);
-    cp->path.total_cost = path_cost(root, joinrel, in, jc, key_bits);
+    cp->path.total_cost = path_cost(root, joinrel, in, jc, key_bits) + (in.spill ? sort_cost(root, in) : 0);
     cp->path.startup_cost = cp->path.total_cost;  // nothing comes out before both inputs are read
     cp->path.pathkeys = NIL;
     cp->flags = CUSTOMPATH_SUPPORT_PROJECTION;  // the node projects its scan tuple itself
@@ -217,8 +232,8 @@ CustomPath* make_path(PlannerInfo* root, RelOptInfo* joinrel, JoinType jointype,
         codecs[1] = lappend_int(codecs[1], int(jc->columns[k].codec[1]));
         widths = lappend_int(widths, jc->columns[k].bits);
     }
-    List* ints = list_make4(makeInteger(int(jointype)), makeInteger(key_bits), makeInteger(in.workers > 0 ? 1 : 0),
-                            makeInteger(jc->nkeys));
+    List* ints = list_make5(makeInteger(int(jointype)), makeInteger(key_bits), makeInteger(in.workers > 0 ? 1 : 0),
+                            makeInteger(jc->nkeys), makeInteger(in.spill ? 1 : 0));
     cp->custom_private = list_make5(ints, codecs[0], codecs[1], widths, jc->outer_keys);
     cp->custom_private = lappend(lappend(lappend(cp->custom_private, jc->inner_keys), jc->filter), jc->qual);
     cp->methods = &mp_join_path_methods;
@@ -237,7 +252,7 @@ CustomPath* partial_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* out
         elog(DEBUG1, "pg_mergepath: %s: no parallel MergePath Join: %s", what, why_not);
         return NULL;
     }
-    Inputs in = {(Path*)linitial(outerrel->partial_pathlist), (Path*)linitial(innerrel->partial_pathlist), 0};
+    Inputs in = {(Path*)linitial(outerrel->partial_pathlist), (Path*)linitial(innerrel->partial_pathlist), 0, false};
     if (in.outer->param_info || in.inner->param_info) return NULL;
     in.workers = mp_partial_workers(in.outer, in.inner);
     return make_path(root, joinrel, jointype, in, jc);
@@ -245,8 +260,7 @@ CustomPath* partial_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* out
 
 // Estimated bytes the node holds for its inputs: per row its key and row reference,
 // and the stored row of a side whose columns it emits or filters on (its width and a
-// header). The join node does not spill: above pg_mergepath.memory_limit it is not
-// offered, and PostgreSQL's own join (which spills within work_mem) runs instead.
+// header). Above pg_mergepath.memory_limit the node spills (serial only).
 double estimated_input_bytes(RelOptInfo* joinrel, RelOptInfo* outerrel, RelOptInfo* innerrel,
                              const JoinClauses* jc) {
     const double per_row = mp_join_key_bits(jc->columns, jc->nkeys) / 8.0 + sizeof(uint64);
@@ -262,26 +276,27 @@ void consider_join(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel,
     const char* early = refuse_early(joinrel, outerrel, innerrel, jointype, extra->restrictlist);
     JoinClauses jc;
     char* why_not = NULL;
+    bool over_limit = false;
     if (early) why_not = pstrdup(early);
     else if (split_clauses(joinrel, outerrel, innerrel, jointype, extra->restrictlist, &jc, &why_not)) {
         double rows = outerrel->rows + innerrel->rows;
         double bytes = estimated_input_bytes(joinrel, outerrel, innerrel, &jc);
         if (rows < mp_min_rows)
             why_not = psprintf("%.0f estimated input rows < pg_mergepath.min_rows (%d)", rows, mp_min_rows);
-        else if (mp_memory_limit_bytes() > 0 && bytes > double(mp_memory_limit_bytes()))
-            why_not = psprintf("its estimated input (%.0f kB) exceeds pg_mergepath.memory_limit, and the join node "
-                               "does not spill",
-                               bytes / 1024);
+        over_limit = mp_memory_limit_bytes() > 0 && bytes > double(mp_memory_limit_bytes());
     }
     if (why_not) {
         elog(DEBUG1, "pg_mergepath: %s not replaced: %s", what, why_not);
         return;
     }
-    Inputs serial = {outerrel->cheapest_total_path, innerrel->cheapest_total_path, 0};
+    Inputs serial = {outerrel->cheapest_total_path, innerrel->cheapest_total_path, 0, over_limit};
     CustomPath* path = make_path(root, joinrel, jointype, serial, &jc);
-    CustomPath* partial = partial_path(root, joinrel, outerrel, innerrel, jointype, &jc, what);
-    elog(DEBUG1, "pg_mergepath: %s: offering MergePath Join (%d keys, %d-bit), cost %.2f%s", what, jc.nkeys,
-         mp_join_key_bits(jc.columns, jc.nkeys), path->path.total_cost,
+    CustomPath* partial = NULL;
+    if (!over_limit) partial = partial_path(root, joinrel, outerrel, innerrel, jointype, &jc, what);
+    else elog(DEBUG1, "pg_mergepath: %s: no parallel MergePath Join: over pg_mergepath.memory_limit only a serial "
+              "one spills", what);
+    elog(DEBUG1, "pg_mergepath: %s: offering MergePath Join (%d keys, %d-bit%s), cost %.2f%s", what, jc.nkeys,
+         mp_join_key_bits(jc.columns, jc.nkeys), over_limit ? ", spilling" : "", path->path.total_cost,
          partial ? psprintf(", parallel with %d workers %.2f per participant", partial->path.parallel_workers,
                             partial->path.total_cost)
                  : "");

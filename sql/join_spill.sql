@@ -1,0 +1,80 @@
+-- join_spill: a MergePath Join over pg_mergepath.memory_limit (join_spill.cpp). Both
+-- inputs go through PostgreSQL's tuplesort by key (spilling to temporary files), then
+-- key range by key range into the stage. work_mem = 64kB with memory_limit = 0 (128 kB)
+-- makes these ~200k-row inputs spill and split into hundreds of ranges; one key is
+-- repeated on both sides far past a range (3000 x 50 pairs), NULL keys are on both
+-- sides. Every join type, with and without a join filter, a 128-bit key, a rescan and
+-- a cancel; every answer compared with PostgreSQL's own join (join_basic's helpers).
+SET pg_mergepath.min_rows = 0;
+SET max_parallel_workers_per_gather = 0;
+\set VERBOSITY terse
+CREATE TABLE js_a AS SELECT CASE WHEN g % 97 = 0 THEN NULL ELSE (g::int8 * 7919) % 30000 END::int8 AS k,
+  (g % 5)::int8 AS k2, g AS pa FROM generate_series(1, 200000) g;
+INSERT INTO js_a SELECT 777, 1, g FROM generate_series(1, 3000) g;
+CREATE TABLE js_b AS SELECT CASE WHEN g % 89 = 0 THEN NULL ELSE (g::int8 * 104729) % 40000 END::int8 AS k,
+  (g % 3)::int8 AS k2, g AS pb FROM generate_series(1, 150000) g;
+INSERT INTO js_b SELECT 777, 1, g FROM generate_series(1, 50) g;
+ANALYZE js_a, js_b;
+SET work_mem = '64kB';
+SET pg_mergepath.memory_limit = 0;
+
+-- the plan says so; EXPLAIN ANALYZE: ranges and bytes spilled (numbers reduced to what
+-- the test asserts)
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_nestloop = off;
+SELECT line FROM mp_explain('SELECT a.pa, b.pb FROM js_a a LEFT JOIN js_b b ON a.k = b.k') line
+WHERE line ~ 'Custom Scan|Memory Limit|Keys:';
+CREATE FUNCTION js_spilled(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE line text; m text[]; ranges bigint := 0; kb bigint := 0;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    m := regexp_match(line, 'Key Ranges: (\d+)');
+    IF m IS NOT NULL THEN ranges := m[1]::bigint; END IF;
+    m := regexp_match(line, 'Spilled: (\d+) kB');
+    IF m IS NOT NULL THEN kb := m[1]::bigint; END IF;
+  END LOOP;
+  RETURN format('ranges > 10: %s, spilled: %s', ranges > 10, kb > 0);
+END $$;
+SELECT js_spilled('SELECT a.pa, b.pb FROM js_a a JOIN js_b b ON a.k = b.k');
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_nestloop;
+
+-- every join type against the native join, without and with a join filter
+CREATE FUNCTION js_sql(jt text, cond text) RETURNS text LANGUAGE sql AS $$
+  SELECT CASE jt
+    WHEN 'semi' THEN format('SELECT a.* FROM js_a a WHERE EXISTS (SELECT 1 FROM js_b b WHERE %s)', cond)
+    WHEN 'anti' THEN format('SELECT a.* FROM js_a a WHERE NOT EXISTS (SELECT 1 FROM js_b b WHERE %s)', cond)
+    ELSE format('SELECT a.*, b.* FROM js_a a %s JOIN js_b b ON %s', jt, cond) END
+$$;
+SELECT jt, mp_join_check(js_sql(jt, 'a.k = b.k')) AS plain,
+       mp_join_check(js_sql(jt, 'a.k = b.k AND a.pa % 7 <> b.pb % 5')) AS filtered
+FROM unnest(ARRAY['inner', 'left', 'right', 'full', 'semi', 'anti']) jt;
+-- a 128-bit key (two int8 columns)
+SELECT jt, mp_join_check(js_sql(jt, 'a.k = b.k AND a.k2 = b.k2')) AS two_keys
+FROM unnest(ARRAY['inner', 'full', 'anti']) jt;
+
+-- rescans: the join as the inner side of a nested loop (read and sorted again)
+SET enable_nestloop = on;
+SET enable_material = off;
+CREATE TABLE js_outer AS SELECT g AS o FROM generate_series(1, 3) g;
+ANALYZE js_outer;
+SELECT mp_join_check('SELECT o, x.n FROM js_outer, (SELECT count(*) AS n FROM js_a a FULL JOIN js_b b ON a.k = b.k) x');
+RESET enable_material;
+SET enable_nestloop = off;
+
+-- a cancel while the inputs are sorted leaves no temporary file behind
+SET statement_timeout = '50ms';
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SELECT count(*) FROM js_a a JOIN js_b b ON a.k = b.k JOIN js_a c ON c.k = b.k;
+RESET statement_timeout;
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+SELECT count(*) AS temp_files_left FROM pg_ls_tmpdir();
+
+RESET work_mem;
+RESET pg_mergepath.memory_limit;
+DROP TABLE js_a, js_b, js_outer;
+DROP FUNCTION js_spilled(text), js_sql(text, text);
