@@ -9,7 +9,8 @@
 #
 # Here, from the repo root: bash ../shared/device/prepare CUDA_ARCH=90 && bash scripts/bench-device.sh --prepare
 # Device call, carry [".device"]: bash scripts/bench-spill.sh
-# Environment: SPILL_ROWS (100M), SPILL_LIMIT (1GB), SPILL_OPS ("intersect_all except_all"),
+# Environment: SPILL_ROWS (100M), SPILL_LIMIT (1GB), SPILL_OPS ("intersect_all except_all";
+# also "join": the inner join on the key, our node forced),
 # SPILL_DEVICE (gpu), SPILL_VARIANTS (a regex on the variant names, default all). The server runs with shared_buffers = 1GB, so a sequential scan of
 # these tables goes through a small ring of buffers and the backend's RSS is its own
 # memory, not the tables' pages. Writes spill.md (the table) and spill.log into $OUT.
@@ -54,7 +55,12 @@ select 'hwm ' || (regexp_match(pg_read_file('/proc/' || pg_backend_pid() || '/st
 SQL
 }
 
-ours_sql() { echo "select count(*), sum(hashint8(k)) from (select k from $a $1 select k from $b) s;"; }
+# "JOIN": the inner join of the two tables on their key (the join node spills serially:
+# its variants run with the hash and merge joins off, so that the node is what is timed)
+ours_sql() {
+  if [ "$1" = JOIN ]; then echo "select count(*), sum(hashint8(a.k)) from $a a join $b b on a.k = b.k;"
+  else echo "select count(*), sum(hashint8(k)) from (select k from $a $1 select k from $b) s;"; fi
+}
 base="set pg_mergepath.device = $device; set max_parallel_workers_per_gather = 16;"
 
 echo "| query | variant | rows out | ms | peak RSS MB | answer |" > "$out/spill.md"
@@ -75,7 +81,9 @@ for op in ${SPILL_OPS:-intersect_all except_all}; do
                  "no limit, serial|set pg_mergepath.memory_limit = -1; set max_parallel_workers_per_gather = 0;"; do
     name=${variant%%|*}
     [[ $name =~ ${SPILL_VARIANTS:-.} ]] || continue
-    res=$(measure "$base ${variant#*|}" "$(ours_sql "$sqlop")")
+    force=
+    [ "$op" = join ] && force="set enable_hashjoin = off; set enable_mergejoin = off;"
+    res=$(measure "$base $force ${variant#*|}" "$(ours_sql "$sqlop")")
     read -r answer ms hwm <<< "$res"
     verdict=same
     [ "$answer" = "${ref%% *}" ] || { verdict="DIFFERENT (reference ${ref%% *})"; status=1; }
@@ -83,7 +91,7 @@ for op in ${SPILL_OPS:-intersect_all except_all}; do
     echo "| $sqlop | $name | ${answer%%|*} | $ms | $(( ${hwm:-0} / 1024 )) | $verdict |" >> "$out/spill.md"
   done
   psql -X -At -d "$conn" >> "$out/spill.log" 2>&1 <<SQL || true
-$base set pg_mergepath.memory_limit = '$limit';
+$base set pg_mergepath.memory_limit = '$limit'; $( [ "$op" = join ] && echo "set enable_hashjoin = off; set enable_mergejoin = off;")
 explain (analyze, costs off) $(ours_sql "$sqlop")
 SQL
 done

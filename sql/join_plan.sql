@@ -32,12 +32,9 @@ EXPLAIN (COSTS OFF) SELECT ja.p, l.q FROM ja, LATERAL (SELECT jb.q FROM jb WHERE
 RESET client_min_messages;
 SELECT mp_join_check('SELECT ja.p, l.q FROM ja, LATERAL (SELECT jb.q FROM jb WHERE jb.k = ja.k AND jb.q > ja.p LIMIT 2) l');
 
--- above pg_mergepath.memory_limit: a serial join that spills (join_spill tests it);
--- no parallel one (DEBUG1 says why)
+-- above pg_mergepath.memory_limit: a serial join that spills (join_spill tests it)
 SET pg_mergepath.memory_limit = '8kB';
-SET client_min_messages = debug1;
 SELECT * FROM mp_explain('SELECT ja.p, jb.q FROM ja JOIN jb ON ja.k = jb.k');
-RESET client_min_messages;
 SELECT mp_join_check('SELECT ja.p, jb.q FROM ja JOIN jb ON ja.k = jb.k');
 RESET pg_mergepath.memory_limit;
 SELECT * FROM mp_explain('SELECT ja.p, jb.q FROM ja JOIN jb ON ja.k = jb.k');

@@ -80,3 +80,25 @@ RESET work_mem;
 RESET pg_mergepath.memory_limit;
 DEALLOCATE rg_cached;
 DROP TABLE rg_l, rg_r;
+
+-- the edges of a range: 0..99 on both sides, every row sampled (so the range is what
+-- keys.cpp makes of exactly that span), then every value from -300 to 400 added with
+-- different counts per side, so that the last values in the range and the first ones
+-- out of it, at both ends, are there; also a column without statistics (an
+-- expression: its full width) beside the narrowed one
+SET max_parallel_workers_per_gather = 0;
+CREATE TABLE rg_el AS SELECT g::int8 AS k, (g % 3)::int4 AS m FROM generate_series(0, 99) g;
+CREATE TABLE rg_er AS SELECT g::int8 AS k, (g % 2)::int4 AS m FROM generate_series(0, 99) g;
+ANALYZE rg_el, rg_er;
+INSERT INTO rg_el SELECT v, v % 3 FROM generate_series(-300, 400) v, generate_series(1, 2) c WHERE c = 1 OR v % 2 = 0;
+INSERT INTO rg_er SELECT v, v % 2 FROM generate_series(-300, 400) v, generate_series(1, 3) c WHERE c = 1 OR v % 3 = 0;
+SELECT mp_keys('SELECT k FROM rg_el INTERSECT ALL SELECT k FROM rg_er');
+SELECT mp_keys('SELECT k, m + 0 FROM rg_el INTERSECT ALL SELECT k, m + 0 FROM rg_er');
+SELECT line FROM mp_explain('SELECT k FROM rg_el EXCEPT ALL SELECT k FROM rg_er',
+                            'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF') line
+WHERE line ~ 'Keys|Outside';
+SELECT op, mp_check(format('SELECT k FROM rg_el %s SELECT k FROM rg_er', op)) AS one_column,
+       mp_check(format('SELECT k, m + 0 FROM rg_el %s SELECT k, m + 0 FROM rg_er', op)) AS with_full_width
+FROM unnest(ARRAY['INTERSECT ALL', 'EXCEPT ALL', 'INTERSECT', 'EXCEPT']) op;
+SELECT mp_check('SELECT k FROM rg_er EXCEPT ALL SELECT k FROM rg_el');
+DROP TABLE rg_el, rg_er;

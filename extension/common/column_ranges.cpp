@@ -40,7 +40,7 @@ MpExpectedRange mp_column_expected_range(PlannerInfo* root, RelOptInfo* rel, Att
     Var* var = makeVar(rel->relid, attno, type, -1, collation, 0);
     VariableStatData vardata;
     examine_variable(root, (Node*)var, 0, &vardata);
-    if (HeapTupleIsValid(vardata.statsTuple) && vardata.acl_ok && vardata.atttype == type) {
+    if (HeapTupleIsValid(vardata.statsTuple) && vardata.acl_ok) {  // add_slot checks the values' type
         Slot histogram = add_slot(&range, vardata.statsTuple, STATISTIC_KIND_HISTOGRAM, type, codec);
         Slot common = add_slot(&range, vardata.statsTuple, STATISTIC_KIND_MCV, type, codec);
         if (histogram == Slot::Unusable || common == Slot::Unusable) range.known = false;

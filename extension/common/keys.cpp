@@ -151,15 +151,14 @@ bool mp_keys_choose(int ncols, const Oid* types, const Oid* collations, const Oi
     choice->images = !choice->lossless && mp_image_keys && all_have_images(ncols, types, collations, eqops);
     choice->ranges = NULL;
     if (choice->images) {
-        choice->key_bits = 64;
+        choice->key_bits = choice->full_bits = 64;
         return true;
     }
     if (!choice->lossless && !all_hashable) {
         *why_not = pstrdup("a column has no hash support and the row does not fit a 128-bit key");
         return false;
     }
-    choice->key_bits = !choice->lossless ? 64 : key_class_bits(value_bits);
-    choice->ranges = NULL;
+    choice->key_bits = choice->full_bits = !choice->lossless ? 64 : key_class_bits(value_bits);
     return true;
 }
 

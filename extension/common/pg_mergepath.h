@@ -70,6 +70,8 @@ struct MpKeyChoice {
     bool images;    // not lossless: hashes of canonical row images (images.h), compared
                     // byte by byte; else hashes verified with the equality operators
     int key_bits;   // 32, 64 or 128 (rows with a NULL: 128-bit keys of their own, keys.h)
+    int full_bits;  // key_bits before ranged keys narrowed them: what memory is planned for
+                    // (rows outside the ranges take wider keys than key_bits)
     // Lossless keys narrowed to column ranges (keys.h, "Ranged keys"): per column, the
     // encoded value's offset and width in a main key; NULL: every column its type's width.
     const struct MpColumnRange* ranges;

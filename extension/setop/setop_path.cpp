@@ -208,7 +208,8 @@ Path* setop_path(PlannerInfo* root, RelOptInfo* rel, SetOpPath* sp, ProjectionPa
 // ships its keys to the device, not above half of it); a parallel node with lossless
 // keys above half of it is planned to spill from every participant (info.spill).
 double estimated_input_bytes(const Inputs& in, const MpKeyChoice* keys) {
-    double per_row = keys->lossless ? keys->key_bits / 8.0 : Max(in.left->pathtarget->width, 1) + 24.0;
+    // ranged keys: planned at full width, as stale statistics may widen every key
+    double per_row = keys->lossless ? keys->full_bits / 8.0 : Max(in.left->pathtarget->width, 1) + 24.0;
     return in.rows * per_row;
 }
 

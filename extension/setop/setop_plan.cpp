@@ -73,9 +73,10 @@ static const MpColumnRange* ranges_from_list(List* list) {
 }
 
 List* mp_setop_info_to_list(const MpSetOpInfo* info) {
-    List* keys = list_make4(makeInteger(info->keys.lossless ? 1 : 0), makeInteger(info->keys.key_bits),
+    List* keys = list_make5(makeInteger(info->keys.lossless ? 1 : 0), makeInteger(info->keys.key_bits),
                             makeInteger(info->keys.images ? 1 : 0),
-                            ranges_to_list(info->keys.ranges, list_length(info->eqops)));
+                            ranges_to_list(info->keys.ranges, list_length(info->eqops)),
+                            makeInteger(info->keys.full_bits));
     return list_make5(makeInteger(int(info->cmd)), keys, info->eqops, info->collations,
                       list_make3(makeInteger(info->first_side), makeInteger(info->parallel ? 1 : 0),
                                  makeInteger(info->spill ? 1 : 0)));
@@ -89,6 +90,7 @@ void mp_setop_info_from_list(List* list, MpSetOpInfo* info) {
     info->keys.key_bits = intVal(list_nth(keys, 1));
     info->keys.images = intVal(list_nth(keys, 2)) != 0;
     info->keys.ranges = ranges_from_list((List*)list_nth(keys, 3));
+    info->keys.full_bits = intVal(list_nth(keys, 4));
     info->eqops = (List*)list_nth(list, 2);
     info->collations = (List*)list_nth(list, 3);
     info->first_side = intVal(list_nth(sides, 0));
