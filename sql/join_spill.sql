@@ -3,8 +3,9 @@
 -- key range by key range into the stage. work_mem = 64kB with memory_limit = 0 (128 kB)
 -- makes these ~200k-row inputs spill and split into hundreds of ranges; one key is
 -- repeated on both sides far past a range (3000 x 50 pairs), NULL keys are on both
--- sides. Every join type, with and without a join filter, a 128-bit key, a rescan and
--- a cancel; every answer compared with PostgreSQL's own join (join_basic's helpers).
+-- sides. Every join type, with and without a join filter, a 128-bit key, a join that
+-- passes the limit only while reading (its inputs underestimated), a rescan and a
+-- cancel; every answer compared with PostgreSQL's own join (join_basic's helpers).
 SET pg_mergepath.min_rows = 0;
 SET max_parallel_workers_per_gather = 0;
 \set VERBOSITY terse
@@ -55,6 +56,24 @@ FROM unnest(ARRAY['inner', 'left', 'right', 'full', 'semi', 'anti']) jt;
 SELECT jt, mp_join_check(js_sql(jt, 'a.k = b.k AND a.k2 = b.k2')) AS two_keys
 FROM unnest(ARRAY['inner', 'full', 'anti']) jt;
 
+-- a join planned within the limit (its inputs estimated at 1000 rows each) that passes
+-- a third of it while reading: the rows it holds move into the sorts, the rest follows
+CREATE FUNCTION js_keys(n int, m int8) RETURNS TABLE (k int8, p int) ROWS 1000 LANGUAGE sql AS
+  'SELECT CASE WHEN g % 101 = 0 THEN NULL ELSE (g::int8 * 7919) % m END, g FROM generate_series(1, n) g';
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SELECT count(*) AS planned_to_spill FROM mp_explain('SELECT a.p, b.p FROM js_keys(200000, 30000) a JOIN js_keys(150000, 40000) b ON a.k = b.k') line
+WHERE line ~ 'Memory Limit';
+SELECT js_spilled('SELECT a.p, b.p FROM js_keys(200000, 30000) a JOIN js_keys(150000, 40000) b ON a.k = b.k');
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+SELECT jt, mp_join_check(format('SELECT a.p, b.p FROM js_keys(200000, 30000) a %s JOIN js_keys(150000, 40000) b ON a.k = b.k', jt))
+FROM unnest(ARRAY['inner', 'left', 'full']) jt;
+SELECT mp_join_check('SELECT a.p FROM js_keys(200000, 30000) a WHERE NOT EXISTS (SELECT 1 FROM js_keys(150000, 40000) b WHERE b.k = a.k AND b.p % 3 <> a.p % 4)');
+-- the B side passes it: A's rows, already all held, move too
+SELECT mp_join_check('SELECT a.p, b.p FROM js_keys(500, 30000) a RIGHT JOIN js_keys(300000, 40000) b ON a.k = b.k');
+SELECT js_spilled('SELECT a.p, b.p FROM js_keys(500, 30000) a FULL JOIN js_keys(300000, 40000) b ON a.k = b.k');
+
 -- rescans: the join as the inner side of a nested loop (read and sorted again)
 SET enable_nestloop = on;
 SET enable_material = off;
@@ -77,4 +96,4 @@ SELECT count(*) AS temp_files_left FROM pg_ls_tmpdir();
 RESET work_mem;
 RESET pg_mergepath.memory_limit;
 DROP TABLE js_a, js_b, js_outer;
-DROP FUNCTION js_spilled(text), js_sql(text, text);
+DROP FUNCTION js_spilled(text), js_sql(text, text), js_keys(int, int8);

@@ -96,6 +96,8 @@ struct MpJoinSpill {
     int key_words;             // 1 or 2 int8 columns
     uint64 ranges;             // ranges combined (EXPLAIN)
     uint64 disk_kb;            // sorts' temporary files (EXPLAIN)
+    bool sorting;              // rows go into the sorts
+    bool switched;             // ... since the join passed a third of the limit while reading
     bool sorted;               // both inputs read and sorted
 };
 
@@ -215,11 +217,15 @@ void mp_join_put_ranges(MpJoinState* st);  // then A's ranges into A's chunks, a
 void mp_join_take_results(MpJoinState* st);          // every emitter: this process's view of them
 
 // join_spill.cpp
-int mp_join_spill_sort_kb(void);                 // each side's sort memory (kB)
-void mp_join_spill_read(MpJoinState* st);        // both inputs into the sorts (counts as read)
+int mp_join_spill_sort_kb(void);            // each side's sort memory (kB)
+void mp_join_spill_begin(MpJoinState* st);  // the sorts, before reading (a join planned to spill)
+bool mp_join_spill_due(const MpJoinState* st);  // a serial join reading in memory has passed a third of the limit
+void mp_join_spill_switch(MpJoinState* st);     // ... so the rows it holds go into new sorts
+uint64 mp_join_spill_read_side(MpJoinState* st, PlanState* child, int side, uint64* null_key_rows);  // the rest of a child
+void mp_join_spill_finish_read(MpJoinState* st);   // both sorts sorted, their first rows out
 uint64 mp_join_spill_load_range(MpJoinState* st);  // the next key range into the writers; its rows
-bool mp_join_spill_more(const MpJoinState* st);  // rows left for another range
-void mp_join_spill_end(MpJoinState* st);         // the sorts freed (end, rescan)
+bool mp_join_spill_more(const MpJoinState* st);    // rows left for another range
+void mp_join_spill_end(MpJoinState* st);           // the sorts freed (end, rescan)
 
 // join_parallel.cpp
 void mp_join_shared_init(MpJoinShared* sh);  // a new execution's (a serial node's own too)

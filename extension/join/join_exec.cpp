@@ -92,44 +92,52 @@ static void mp_join_begin(CustomScanState* node, EState* estate, int eflags) {
     st->step = MpJoinStep::Init;
 }
 
-static void serial_compute(MpJoinState* st) {
-    MpJoinReadCounts read = mp_join_read_inputs(st);
+static void count_read(MpJoinState* st, const MpJoinReadCounts& read) {
     st->counts.stage.rows_read[0] += read.rows[0];
     st->counts.stage.rows_read[1] += read.rows[1];
     st->counts.stage.null_rows += read.null_key_rows;
-    mp_join_combine(st, read.rows[0] + read.rows[1]);
-    mp_join_put_ranges(st);
     st->counts.stage.participants = 1;
 }
 
-// Over the memory limit: both inputs sorted first (once), then the next key range
-// loaded and combined like a whole input (join_spill.cpp).
+static void reset_run(MpJoinState* st);
+
+// Over the memory limit: both inputs read into sorts first (once), then the next key
+// range loaded and combined like a whole input (join_spill.cpp).
 static void spill_compute(MpJoinState* st) {
-    if (!st->spill.sorted) mp_join_spill_read(st);
+    if (!st->spill.sorted) count_read(st, mp_join_read_inputs(st));
     uint64 rows = mp_join_spill_load_range(st);
     mp_join_combine(st, rows);
     mp_join_put_ranges(st);
-    st->counts.stage.participants = 1;
+}
+
+static void serial_compute(MpJoinState* st) {
+    MpJoinReadCounts read = mp_join_read_inputs(st);
+    count_read(st, read);
+    if (st->spill.sorted) {  // it passed the limit while reading: the rows it held are in the sorts
+        reset_run(st);
+        mp_join_start_run(st);
+        return spill_compute(st);
+    }
+    mp_join_combine(st, read.rows[0] + read.rows[1]);
+    mp_join_put_ranges(st);
 }
 
 static void compute(MpJoinState* st) {
     mp_join_start_run(st);
     if (st->shared) mp_join_parallel_compute(st);
-    else if (st->info.spill) spill_compute(st);
+    else if (st->spill.sorted || st->info.spill) spill_compute(st);
     else serial_compute(st);
     if (st->stage->report.ran) {
-        if (st->info.spill && st->spill.ranges > 1) mp_stage_report_add(&st->report, &st->stage->report);
+        if (st->spill.ranges > 1) mp_stage_report_add(&st->report, &st->stage->report);
         else st->report = st->stage->report;
     }
     mp_join_take_results(st);
     mp_join_start_emit(st);
 }
 
-static void reset_run(MpJoinState* st);
-
 // A join that spills has emitted a key range: the next one, if rows are left.
 static bool next_range(MpJoinState* st) {
-    if (!st->info.spill || !mp_join_spill_more(st)) return false;
+    if (!st->spill.sorted || !mp_join_spill_more(st)) return false;
     reset_run(st);
     compute(st);
     return true;
@@ -213,7 +221,7 @@ static void mp_join_rescan(CustomScanState* node) {
     PlanState* inner = innerPlanState(node);
     if (st->step == MpJoinStep::Init && !st->spill.sorted) return;
     // a join that spills has only its last range at hand: it reads its inputs again
-    if (!st->shared && !st->info.spill && outer->chgParam == NULL && inner->chgParam == NULL)
+    if (!st->shared && !st->spill.sorted && outer->chgParam == NULL && inner->chgParam == NULL)
         return mp_join_restart_emit(st);
     reset_run(st);
     mp_join_spill_end(st);

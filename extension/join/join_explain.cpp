@@ -58,7 +58,7 @@ static void explain_counts(MpJoinState* st, ExplainState* es) {
                                 st->counts.stage.combiner < 0 ? "leader" : psprintf("worker %d", st->counts.stage.combiner), es);
     }
     if (st->report.runs > 0) ExplainPropertyUInteger("Sorted Runs", NULL, st->report.runs, es);
-    if (st->info.spill) {
+    if (st->info.spill || st->spill.ranges > 0) {
         ExplainPropertyUInteger("Key Ranges", NULL, st->spill.ranges, es);
         ExplainPropertyUInteger("Spilled", "kB", st->spill.disk_kb, es);
     }

@@ -8,7 +8,9 @@
 // matches: it is kept (its reference, in the other stream) only when its side's
 // unmatched rows are emitted (outer joins), else dropped. Nothing is allocated per row.
 // When a chunk fills, the combining process may adopt the chunks pushed so far (the
-// GPU then sorts them while the input is still being read).
+// GPU then sorts them while the input is still being read). A join over the memory
+// limit reads into sorts instead (join_spill.cpp): from the start when it was planned
+// so, or from the chunk that takes a serial join past a third of the limit.
 #include "join.h"
 
 #include "timing.h"
@@ -39,7 +41,14 @@ static uint64 read_side(MpJoinState* st, PlanState* child, int side, uint64* nul
             K key = mp_encode_join_key<K>(keys, slot->tts_values);
             pushed = stores ? mp_writer_put_ref(main, key, mp_arena_put(arena, slot)) : mp_writer_put(main, key);
         }
-        if (unlikely(pushed)) mp_join_adopt_pending(st);
+        if (unlikely(pushed)) {
+            mp_join_adopt_pending(st);
+            if (unlikely(mp_join_spill_due(st))) {  // the rest goes through the sorts (join_spill.cpp)
+                mp_join_spill_switch(st);
+                *null_key_rows += null_keys;
+                return rows + mp_join_spill_read_side(st, child, side, null_key_rows);
+            }
+        }
     }
     *null_key_rows += null_keys;
     return rows;
@@ -57,11 +66,17 @@ MpJoinReadCounts mp_join_read_inputs(MpJoinState* st) {
     MpStopwatch clock;
     MpJoinReadCounts counts = {{0, 0}, 0};
     PlanState* children[2] = {outerPlanState(&st->css), innerPlanState(&st->css)};
+    if (st->info.spill) mp_join_spill_begin(st);
     for (int side = 0; side < 2; side++) {
-        counts.rows[side] = read_one_side(st, children[side], side, &counts.null_key_rows);
+        if (st->spill.sorting) {
+            counts.rows[side] = mp_join_spill_read_side(st, children[side], side, &counts.null_key_rows);
+            continue;
+        }
+        counts.rows[side] = read_one_side(st, children[side], side, &counts.null_key_rows);  // may switch
         mp_writer_flush(&st->writers[int(MpKeyStream::Main)][side]);
         mp_writer_flush(&st->writers[int(MpKeyStream::Nulls)][side]);
     }
+    if (st->spill.sorting) mp_join_spill_finish_read(st);
     if (mp_join_timing_on(st)) st->read_ms += clock.lap_ms();
     return counts;
 }

@@ -1,14 +1,17 @@
-// join_spill.cpp — a serial MergePath Join over pg_mergepath.memory_limit (the planner
-// marks it: join_path.cpp). Instead of holding both inputs, each side's rows go, with
-// their join key appended as one or two int8 columns, into a PostgreSQL tuplesort by
-// that key (bounded by its share of the limit, spilling to temporary files that count
-// against temp_file_limit and go away at end, ERROR or cancel). Then the two sorted
-// streams are walked together in key order, and the rows of the keys met so far are
-// put into a fresh stage exactly as read rows would be, until about a third of the
-// limit is loaded: one key range, which the usual combine and emission handle (equal
-// keys never straddle two ranges, so every pair and every unmatched row of a range is
-// found inside it). Rows whose key has a NULL sort last and make the last ranges (kept
-// only for the outer joins, as when reading).
+// join_spill.cpp — a serial MergePath Join over pg_mergepath.memory_limit. The planner
+// marks a join whose estimated input exceeds the limit (join_path.cpp); a serial join
+// planned within it switches here when what it holds passes a third of the limit
+// while reading (join_input.cpp), after moving the rows it holds into the sorts.
+// Each side's rows, as their stored columns with the join key appended (one or two
+// int8 words that sort like the key), go into a PostgreSQL tuplesort by that key,
+// bounded by a third of the limit and spilling to temporary files (counted against
+// temp_file_limit, removed at end, ERROR or cancel). Then the two sorted streams are
+// walked together in key order and the rows of the keys met so far are put into a
+// fresh stage exactly as read rows would be, until about a third of the limit is
+// loaded: one key range, which the usual combine and emission handle (equal keys never
+// straddle two ranges, so every pair and every unmatched row of a range is found
+// inside it). Rows whose key has a NULL sort last and make the last ranges (kept only
+// for the outer joins, as when reading).
 // One key's rows on both sides are loaded together even past the range's size (a key
 // repeated past the limit on both sides holds them all).
 #include "join.h"
@@ -18,7 +21,6 @@
 extern "C" {
 #include "catalog/pg_operator_d.h"
 #include "catalog/pg_type_d.h"
-#include "utils/fmgroids.h"
 #include "utils/guc.h"
 }
 
@@ -26,22 +28,25 @@ namespace {
 
 constexpr uint64 kSignBit = uint64(1) << 63;
 
-// An unsigned key word as an int8 that sorts the same way.
-Datum word_datum(uint64 word) { return Int64GetDatum(int64(word ^ kSignBit)); }
-
 void key_words(uint32_t key, uint64* words) { words[0] = key; }
 void key_words(uint64_t key, uint64* words) { words[0] = key; }
 void key_words(const mergepath::Key128& key, uint64* words) {
     words[0] = key.hi;
     words[1] = key.lo;
 }
+void key_of(const uint64* words, uint32_t* key) { *key = uint32_t(words[0]); }
+void key_of(const uint64* words, uint64_t* key) { *key = words[0]; }
+void key_of(const uint64* words, mergepath::Key128* key) {
+    key->hi = words[0];
+    key->lo = words[1];
+}
 
-// The side's sort: the child's first read_columns columns, then the key word(s).
-void begin_sort(MpJoinState* st, int side, TupleDesc child_desc, int work_kb) {
+// The side's sort: its stored columns, then the key word(s) as int8s that sort like them.
+void begin_sort(MpJoinState* st, int side, int work_kb) {
     MpJoinSpill* sp = &st->spill;
-    const int ncols = st->read_columns[side];
+    const int ncols = st->nstored[side];
     TupleDesc desc = CreateTemplateTupleDesc(ncols + sp->key_words);
-    for (int c = 0; c < ncols; c++) TupleDescCopyEntry(desc, AttrNumber(c + 1), child_desc, AttrNumber(c + 1));
+    for (int c = 0; c < ncols; c++) TupleDescCopyEntry(desc, AttrNumber(c + 1), st->stored_desc[side], AttrNumber(c + 1));
     AttrNumber attrs[2];
     Oid ops[2] = {Int8LessOperator, Int8LessOperator}, collations[2] = {InvalidOid, InvalidOid};
     bool nulls_first[2] = {false, false};  // rows with a NULL key last
@@ -56,29 +61,29 @@ void begin_sort(MpJoinState* st, int side, TupleDesc child_desc, int work_kb) {
                                           TUPLESORT_NONE);
 }
 
-// One child row into its side's sort, with its key (NULLs for a key with a NULL).
-template <class K>
-void put_row(MpJoinState* st, int side, TupleTableSlot* row, bool null_key) {
+// One row into its side's sort: its stored columns and key words (NULL: a key with a NULL).
+void put_row(MpJoinState* st, int side, const Datum* values, const bool* isnull, const uint64* words) {
     MpJoinSpill* sp = &st->spill;
     TupleTableSlot* in = sp->in[side];
-    const int ncols = st->read_columns[side];
+    const int ncols = st->nstored[side];
     ExecClearTuple(in);
-    memcpy(in->tts_values, row->tts_values, sizeof(Datum) * ncols);
-    memcpy(in->tts_isnull, row->tts_isnull, sizeof(bool) * ncols);
-    uint64 words[2] = {0, 0};
-    if (!null_key) key_words(mp_encode_join_key<K>(&st->key_side[side], row->tts_values), words);
+    if (ncols > 0) {
+        memcpy(in->tts_values, values, sizeof(Datum) * ncols);
+        memcpy(in->tts_isnull, isnull, sizeof(bool) * ncols);
+    }
     for (int w = 0; w < sp->key_words; w++) {
-        in->tts_values[ncols + w] = word_datum(words[w]);
-        in->tts_isnull[ncols + w] = null_key;
+        in->tts_values[ncols + w] = words ? Int64GetDatum(int64(words[w] ^ kSignBit)) : (Datum)0;
+        in->tts_isnull[ncols + w] = words == NULL;
     }
     ExecStoreVirtualTuple(in);
     tuplesort_puttupleslot(sp->sort[side], in);
 }
 
-// Reads one child into its sort; returns its rows.
+// Reads the rest of one child into its sort; returns its rows.
 template <class K>
 uint64 read_side(MpJoinState* st, PlanState* child, int side, uint64* null_key_rows) {
     const MpJoinKeySide* keys = &st->key_side[side];
+    MpRowArena* arena = &st->arena[side];  // its scratch gathers the stored columns
     uint64 rows = 0;
     for (;;) {
         CHECK_FOR_INTERRUPTS();
@@ -89,17 +94,47 @@ uint64 read_side(MpJoinState* st, PlanState* child, int side, uint64* null_key_r
         bool null_key = mp_join_key_has_null(keys, slot->tts_isnull);
         *null_key_rows += null_key;
         if (null_key && !st->outer_side[side]) continue;  // never matches, never emitted
-        put_row<K>(st, side, slot, null_key);
+        for (int c = 0; c < st->nstored[side]; c++) {
+            arena->values[c] = slot->tts_values[st->stored_columns[side][c]];
+            arena->isnull[c] = slot->tts_isnull[st->stored_columns[side][c]];
+        }
+        uint64 words[2] = {0, 0};
+        if (!null_key) key_words(mp_encode_join_key<K>(keys, slot->tts_values), words);
+        put_row(st, side, arena->values, arena->isnull, null_key ? NULL : words);
     }
     return rows;
 }
 
-uint64 read_one_side(MpJoinState* st, PlanState* child, int side, uint64* null_key_rows) {
-    switch (st->info.key_bits) {
-        case 32: return read_side<uint32_t>(st, child, side, null_key_rows);
-        case 64: return read_side<uint64_t>(st, child, side, null_key_rows);
-        default: return read_side<mergepath::Key128>(st, child, side, null_key_rows);
+// The rows held in chunks so far (a join that passed the limit while reading) into the
+// sorts: each key with its stored row, read back from the arena.
+template <class K>
+void move_held_rows(MpJoinState* st) {
+    TupleTableSlot* row[2] = {MakeSingleTupleTableSlot(st->stored_desc[0], &TTSOpsMinimalTuple),
+                              MakeSingleTupleTableSlot(st->stored_desc[1], &TTSOpsMinimalTuple)};
+    static const bool no_nulls[1] = {false};
+    for (MpChunk* c = mp_chunk_at(&st->space, mp_join_shared(st)->stage.queue.all); c;
+         c = mp_chunk_at(&st->space, c->next_all)) {
+        if (c->stream > uint32(MpKeyStream::Nulls)) continue;  // a block of stored rows
+        const int side = int(c->side);
+        const bool keyed = c->stream == uint32(MpKeyStream::Main), stores = st->nstored[side] > 0;
+        for (uint64 i = 0; i < c->count; i++) {
+            CHECK_FOR_INTERRUPTS();
+            uint64 ref = keyed ? (stores ? mp_chunk_refs(c)[i] : 0) : ((const uint64*)mp_chunk_keys(c))[i];
+            const Datum* values = NULL;
+            const bool* isnull = no_nulls;
+            if (stores) {
+                ExecStoreMinimalTuple(mp_arena_row(&st->space, ref), row[side], false);
+                slot_getallattrs(row[side]);
+                values = row[side]->tts_values;
+                isnull = row[side]->tts_isnull;
+            }
+            uint64 words[2] = {0, 0};
+            if (keyed) key_words(((const K*)mp_chunk_keys(c))[i], words);
+            put_row(st, side, values, isnull, keyed ? words : NULL);
+        }
     }
+    ExecDropSingleTupleTableSlot(row[0]);
+    ExecDropSingleTupleTableSlot(row[1]);
 }
 
 // The side's next row out of its sort, as its head.
@@ -113,9 +148,15 @@ void advance(MpJoinSpill* sp, int side) {
     for (int w = 0; w < sp->key_words; w++) sp->head_key[side][w] = DatumGetInt64(slot->tts_values[first + w]);
 }
 
-int compare_heads(const MpJoinSpill* sp, int a, int b) {
+bool same_key(const MpJoinSpill* sp, int side, const int64* key) {
+    return sp->head[side] && sp->head_keyed[side] && sp->head_key[side][0] == key[0] &&
+           (sp->key_words == 1 || sp->head_key[side][1] == key[1]);
+}
+
+// The side whose head has the smaller key (both keyed).
+int smaller_head(const MpJoinSpill* sp) {
     for (int w = 0; w < sp->key_words; w++)
-        if (sp->head_key[a][w] != sp->head_key[b][w]) return sp->head_key[a][w] < sp->head_key[b][w] ? -1 : 1;
+        if (sp->head_key[0][w] != sp->head_key[1][w]) return sp->head_key[0][w] < sp->head_key[1][w] ? 0 : 1;
     return 0;
 }
 
@@ -128,13 +169,17 @@ uint64 load_head(MpJoinState* st, int side) {
     const bool stores = st->nstored[side] > 0;
     MpRowArena* arena = &st->arena[side];
     uint64 bytes = sizeof(uint64) + (stores ? ((MinimalTupleTableSlot*)slot)->mintuple->t_len : 0);
+    uint64 ref = stores ? mp_arena_put_values(arena, slot->tts_values, slot->tts_isnull) : 0;
     bool pushed;
     if (!sp->head_keyed[side]) {
-        pushed = mp_writer_put(&st->writers[int(MpKeyStream::Nulls)][side], stores ? mp_arena_put(arena, slot) : 0);
+        pushed = mp_writer_put(&st->writers[int(MpKeyStream::Nulls)][side], ref);
     } else {
         MpChunkWriter* main = &st->writers[int(MpKeyStream::Main)][side];
-        K key = mp_encode_join_key<K>(&st->key_side[side], slot->tts_values);
-        pushed = stores ? mp_writer_put_ref(main, key, mp_arena_put(arena, slot)) : mp_writer_put(main, key);
+        uint64 words[2];
+        for (int w = 0; w < sp->key_words; w++) words[w] = uint64(sp->head_key[side][w]) ^ kSignBit;
+        K key;
+        key_of(words, &key);
+        pushed = stores ? mp_writer_put_ref(main, key, ref) : mp_writer_put(main, key);
         bytes += sizeof(K);
     }
     if (unlikely(pushed)) mp_join_adopt_pending(st);
@@ -152,21 +197,25 @@ uint64 load_range(MpJoinState* st, uint64 target) {
         CHECK_FOR_INTERRUPTS();
         bool keyed[2] = {sp->head[0] && sp->head_keyed[0], sp->head[1] && sp->head_keyed[1]};
         if (!keyed[0] && !keyed[1]) {  // only rows with a NULL key are left
-            int side = sp->head[0] ? 0 : 1;
-            bytes += load_head<K>(st, side);
+            bytes += load_head<K>(st, sp->head[0] ? 0 : 1);
             rows++;
             continue;
         }
-        int first = !keyed[0] ? 1 : !keyed[1] ? 0 : compare_heads(sp, 0, 1) <= 0 ? 0 : 1;
+        int first = !keyed[0] ? 1 : !keyed[1] ? 0 : smaller_head(sp);
         int64 key[2] = {sp->head_key[first][0], sp->key_words > 1 ? sp->head_key[first][1] : 0};
         for (int side = 0; side < 2; side++)
-            while (sp->head[side] && sp->head_keyed[side] && sp->head_key[side][0] == key[0] &&
-                   (sp->key_words == 1 || sp->head_key[side][1] == key[1])) {
-                bytes += load_head<K>(st, side);
-                rows++;
-            }
+            for (; same_key(sp, side, key); rows++) bytes += load_head<K>(st, side);
     }
     return rows;
+}
+
+template <class F>
+auto by_key_width(const MpJoinState* st, F f) {
+    switch (st->info.key_bits) {
+        case 32: return f(uint32_t());
+        case 64: return f(uint64_t());
+        default: return f(mergepath::Key128());
+    }
 }
 
 }  // namespace
@@ -176,36 +225,53 @@ int mp_join_spill_sort_kb(void) {
     return int(Max(uint64(64), Min(mp_memory_limit_bytes() / 3 / 1024, uint64(MAX_KILOBYTES))));
 }
 
-void mp_join_spill_read(MpJoinState* st) {
+void mp_join_spill_begin(MpJoinState* st) {
     MpJoinSpill* sp = &st->spill;
-    MpStopwatch clock;
     sp->key_words = st->info.key_bits > 64 ? 2 : 1;
-    int work_kb = mp_join_spill_sort_kb();
-    PlanState* children[2] = {outerPlanState(&st->css), innerPlanState(&st->css)};
-    uint64 null_key_rows = 0;
+    MemoryContext old = MemoryContextSwitchTo(st->css.ss.ps.state->es_query_cxt);
+    for (int side = 0; side < 2; side++) begin_sort(st, side, mp_join_spill_sort_kb());
+    MemoryContextSwitchTo(old);
+    sp->sorting = true;
+}
+
+bool mp_join_spill_due(const MpJoinState* st) {
+    uint64 limit = mp_memory_limit_bytes();
+    if (st->shared || limit == 0 || st->spill.sorting) return false;
+    uint64 held = mp_join_shared((MpJoinState*)st)->stage.queue.bytes + st->arena[0].held_bytes + st->arena[1].held_bytes;
+    return held >= limit / 3;
+}
+
+void mp_join_spill_switch(MpJoinState* st) {
+    for (int side = 0; side < 2; side++)  // the chunks being filled join the queue's list
+        for (int stream = 0; stream < 2; stream++) mp_writer_flush(&st->writers[stream][side]);
+    mp_join_spill_begin(st);
+    by_key_width(st, [&](auto k) {
+        move_held_rows<decltype(k)>(st);
+        return 0;
+    });
+    st->spill.switched = true;
+}
+
+uint64 mp_join_spill_read_side(MpJoinState* st, PlanState* child, int side, uint64* null_key_rows) {
+    return by_key_width(st, [&](auto k) { return read_side<decltype(k)>(st, child, side, null_key_rows); });
+}
+
+void mp_join_spill_finish_read(MpJoinState* st) {
+    MpJoinSpill* sp = &st->spill;
     for (int side = 0; side < 2; side++) {
-        begin_sort(st, side, ExecGetResultType(children[side]), work_kb);
-        st->counts.stage.rows_read[side] += read_one_side(st, children[side], side, &null_key_rows);
         tuplesort_performsort(sp->sort[side]);
         TuplesortInstrumentation stats;
         tuplesort_get_stats(sp->sort[side], &stats);
         if (stats.spaceType == SORT_SPACE_TYPE_DISK) sp->disk_kb += uint64(stats.spaceUsed);
         advance(sp, side);
     }
-    st->counts.stage.null_rows += null_key_rows;
     sp->sorted = true;
-    if (mp_join_timing_on(st)) st->read_ms += clock.lap_ms();
 }
 
 uint64 mp_join_spill_load_range(MpJoinState* st) {
     MpStopwatch clock;
     uint64 target = Max(mp_memory_limit_bytes() / 3, uint64(1) << 16);
-    uint64 rows;
-    switch (st->info.key_bits) {
-        case 32: rows = load_range<uint32_t>(st, target); break;
-        case 64: rows = load_range<uint64_t>(st, target); break;
-        default: rows = load_range<mergepath::Key128>(st, target); break;
-    }
+    uint64 rows = by_key_width(st, [&](auto k) { return load_range<decltype(k)>(st, target); });
     for (int side = 0; side < 2; side++) {
         mp_writer_flush(&st->writers[int(MpKeyStream::Main)][side]);
         mp_writer_flush(&st->writers[int(MpKeyStream::Nulls)][side]);
@@ -229,5 +295,5 @@ void mp_join_spill_end(MpJoinState* st) {
         sp->in[side] = sp->slot[side] = NULL;
         sp->head[side] = false;
     }
-    sp->sorted = false;
+    sp->sorting = sp->sorted = sp->switched = false;
 }

@@ -20,6 +20,7 @@ void next_block(MpRowArena* a, uint64 need) {
     a->block = (char*)address;
     a->used = 0;
     a->capacity = bytes;
+    a->held_bytes += bytes;
     a->next_bytes = Min(a->next_bytes * 2, kMaxBlockBytes);
 }
 
@@ -80,8 +81,12 @@ uint64 mp_arena_put(MpRowArena* a, TupleTableSlot* child) {
         a->values[c] = child->tts_values[a->columns[c]];
         a->isnull[c] = child->tts_isnull[a->columns[c]];
     }
+    return mp_arena_put_values(a, a->values, a->isnull);
+}
+
+uint64 mp_arena_put_values(MpRowArena* a, const Datum* values, const bool* isnull) {
     uint64 hoff, data_len, ref;
-    uint64 bytes = mp_tuple_measure(a->desc, a->values, a->isnull, &hoff, &data_len);
-    mp_tuple_form_at(mp_arena_reserve(a, bytes, &ref), a->desc, a->values, a->isnull, hoff, data_len);
+    uint64 bytes = mp_tuple_measure(a->desc, values, isnull, &hoff, &data_len);
+    mp_tuple_form_at(mp_arena_reserve(a, bytes, &ref), a->desc, values, isnull, hoff, data_len);
     return ref;
 }

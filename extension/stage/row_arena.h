@@ -24,6 +24,7 @@ struct MpRowArena {
     char* block;          // the current block's data (after its header)
     uint64 used, capacity;
     uint64 next_bytes;
+    uint64 held_bytes;    // of every block so far
 };
 
 void mp_arena_init(MpRowArena* arena, const MpChunkSpace* space, MpChunkQueue* queue, TupleDesc desc,
@@ -36,6 +37,8 @@ char* mp_arena_reserve(MpRowArena* arena, uint64 bytes, uint64* ref);
 // Stores the arena's columns of the child's row (deformed far enough) and returns the
 // row's reference.
 uint64 mp_arena_put(MpRowArena* arena, TupleTableSlot* child);
+// Stores a row given as the arena's own columns; returns its reference.
+uint64 mp_arena_put_values(MpRowArena* arena, const Datum* values, const bool* isnull);
 // A MinimalTuple of `values` formed in place: mp_tuple_measure gives its header and
 // data sizes and returns its bytes (MAXALIGNed); mp_tuple_form_at writes it there, every
 // padding byte zero (so equal values give equal bytes).
