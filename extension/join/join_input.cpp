@@ -13,6 +13,7 @@
 // so, or from the chunk that takes a serial join past a third of the limit.
 #include "join.h"
 
+#include "read_child.h"
 #include "timing.h"
 
 // One side, keys of type K. Returns the rows read.
@@ -22,36 +23,28 @@ static uint64 read_side(MpJoinState* st, PlanState* child, int side, uint64* nul
     MpChunkWriter* nulls = &st->writers[int(MpKeyStream::Nulls)][side];
     MpRowArena* arena = &st->arena[side];
     const MpJoinKeySide* keys = &st->key_side[side];
-    const int read_columns = st->read_columns[side];
     const bool stores = st->nstored[side] > 0, keeps_nulls = st->outer_side[side];
-    uint64 rows = 0, null_keys = 0;
-    for (;;) {
-        CHECK_FOR_INTERRUPTS();
-        TupleTableSlot* slot = ExecProcNode(child);
-        if (TupIsNull(slot)) break;
-        rows++;
-        slot_getsomeattrs(slot, read_columns);
+    uint64 null_keys = 0;
+    bool over_limit = false;
+    uint64 rows = mp_read_child(child, st->read_columns[side], [&](TupleTableSlot* slot) {
         bool pushed;
         if (unlikely(mp_join_key_has_null(keys, slot->tts_isnull))) {
             null_keys++;
-            if (!keeps_nulls) continue;
+            if (!keeps_nulls) return true;
             pushed = mp_writer_put(nulls, stores ? mp_arena_put(arena, slot) : uint64(0));
-        }
-        else {
+        } else {
             K key = mp_encode_join_key<K>(keys, slot->tts_values);
             pushed = stores ? mp_writer_put_ref(main, key, mp_arena_put(arena, slot)) : mp_writer_put(main, key);
         }
-        if (unlikely(pushed)) {
-            mp_join_adopt_pending(st);
-            if (unlikely(mp_join_spill_due(st))) {  // the rest goes through the sorts (join_spill.cpp)
-                mp_join_spill_switch(st);
-                *null_key_rows += null_keys;
-                return rows + mp_join_spill_read_side(st, child, side, null_key_rows);
-            }
-        }
-    }
+        if (likely(!pushed)) return true;
+        mp_join_adopt_pending(st);
+        over_limit = mp_join_spill_due(st);
+        return !over_limit;
+    });
     *null_key_rows += null_keys;
-    return rows;
+    if (!over_limit) return rows;
+    mp_join_spill_switch(st);  // the rows held so far, and the rest, go through the sorts (join_spill.cpp)
+    return rows + mp_join_spill_read_side(st, child, side, null_key_rows);
 }
 
 static uint64 read_one_side(MpJoinState* st, PlanState* child, int side, uint64* null_key_rows) {

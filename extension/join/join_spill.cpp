@@ -16,6 +16,7 @@
 // repeated past the limit on both sides holds them all).
 #include "join.h"
 
+#include "read_child.h"
 #include "timing.h"
 
 extern "C" {
@@ -84,16 +85,10 @@ template <class K>
 uint64 read_side(MpJoinState* st, PlanState* child, int side, uint64* null_key_rows) {
     const MpJoinKeySide* keys = &st->key_side[side];
     MpRowArena* arena = &st->arena[side];  // its scratch gathers the stored columns
-    uint64 rows = 0;
-    for (;;) {
-        CHECK_FOR_INTERRUPTS();
-        TupleTableSlot* slot = ExecProcNode(child);
-        if (TupIsNull(slot)) break;
-        rows++;
-        slot_getsomeattrs(slot, st->read_columns[side]);
+    return mp_read_child(child, st->read_columns[side], [&](TupleTableSlot* slot) {
         bool null_key = mp_join_key_has_null(keys, slot->tts_isnull);
         *null_key_rows += null_key;
-        if (null_key && !st->outer_side[side]) continue;  // never matches, never emitted
+        if (null_key && !st->outer_side[side]) return true;  // never matches, never emitted
         for (int c = 0; c < st->nstored[side]; c++) {
             arena->values[c] = slot->tts_values[st->stored_columns[side][c]];
             arena->isnull[c] = slot->tts_isnull[st->stored_columns[side][c]];
@@ -101,8 +96,8 @@ uint64 read_side(MpJoinState* st, PlanState* child, int side, uint64* null_key_r
         uint64 words[2] = {0, 0};
         if (!null_key) key_words(mp_encode_join_key<K>(keys, slot->tts_values), words);
         put_row(st, side, arena->values, arena->isnull, null_key ? NULL : words);
-    }
-    return rows;
+        return true;
+    });
 }
 
 // The rows held in chunks so far (a join that passed the limit while reading) into the

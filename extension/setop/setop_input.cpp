@@ -14,6 +14,7 @@
 // (setop_ranges.cpp).
 #include "setop.h"
 
+#include "read_child.h"
 #include "timing.h"
 
 static bool row_has_null(const bool* isnull, int ncols) {
@@ -26,16 +27,10 @@ static bool row_has_null(const bool* isnull, int ncols) {
 // into a chunk and returning whether a chunk was pushed. Returns the rows read.
 template <class RowKey>
 static uint64 read_side(MpSetOpState* st, PlanState* child, RowKey row_key) {
-    uint64 rows = 0;
-    for (;;) {
-        CHECK_FOR_INTERRUPTS();
-        TupleTableSlot* slot = ExecProcNode(child);
-        if (TupIsNull(slot)) break;
-        rows++;
-        slot_getsomeattrs(slot, st->ncols);
+    return mp_read_child(child, st->ncols, [&](TupleTableSlot* slot) {
         if (unlikely(row_key(slot))) mp_after_chunk_pushed(st);
-    }
-    return rows;
+        return true;
+    });
 }
 
 // One input, lossless keys of type K: a row with a NULL, or (ranged keys) a value
