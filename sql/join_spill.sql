@@ -13,8 +13,8 @@ CREATE TABLE js_a AS SELECT CASE WHEN g % 97 = 0 THEN NULL ELSE (g::int8 * 7919)
   (g % 5)::int8 AS k2, g AS pa FROM generate_series(1, 200000) g;
 INSERT INTO js_a SELECT 777, 1, g FROM generate_series(1, 3000) g;
 CREATE TABLE js_b AS SELECT CASE WHEN g % 89 = 0 THEN NULL ELSE (g::int8 * 104729) % 40000 END::int8 AS k,
-  (g % 3)::int8 AS k2, g AS pb FROM generate_series(1, 150000) g;
-INSERT INTO js_b SELECT 777, 1, g FROM generate_series(1, 50) g;
+  (g % 3)::int8 AS k2, g AS pb, repeat('b', g % 40) || g AS t FROM generate_series(1, 150000) g;
+INSERT INTO js_b SELECT 777, 1, g, 'heavy' || g FROM generate_series(1, 50) g;
 ANALYZE js_a, js_b;
 SET work_mem = '64kB';
 SET pg_mergepath.memory_limit = 0;
@@ -52,8 +52,9 @@ $$;
 SELECT jt, mp_join_check(js_sql(jt, 'a.k = b.k')) AS plain,
        mp_join_check(js_sql(jt, 'a.k = b.k AND a.pa % 7 <> b.pb % 5')) AS filtered
 FROM unnest(ARRAY['inner', 'left', 'right', 'full', 'semi', 'anti']) jt;
--- a 128-bit key (two int8 columns)
-SELECT jt, mp_join_check(js_sql(jt, 'a.k = b.k AND a.k2 = b.k2')) AS two_keys
+-- a 128-bit key (two int8 columns), a 32-bit one (int4)
+SELECT jt, mp_join_check(js_sql(jt, 'a.k = b.k AND a.k2 = b.k2')) AS two_keys,
+       mp_join_check(js_sql(jt, 'a.pa = b.pb')) AS int4_key
 FROM unnest(ARRAY['inner', 'full', 'anti']) jt;
 
 -- a join planned within the limit (its inputs estimated at 1000 rows each) that passes
@@ -67,7 +68,8 @@ WHERE line ~ 'Memory Limit';
 SELECT js_spilled('SELECT a.p, b.p FROM js_keys(200000, 30000) a JOIN js_keys(150000, 40000) b ON a.k = b.k');
 RESET enable_hashjoin;
 RESET enable_mergejoin;
-SELECT jt, mp_join_check(format('SELECT a.p, b.p FROM js_keys(200000, 30000) a %s JOIN js_keys(150000, 40000) b ON a.k = b.k', jt))
+SELECT jt, mp_join_check(format('SELECT a.p, b.p FROM js_keys(200000, 30000) a %s JOIN js_keys(150000, 40000) b ON a.k = b.k', jt)),
+       mp_join_check(format('SELECT a.p, b.p FROM js_keys(200000, 30000) a %s JOIN js_keys(150000, 40000) b ON a.k = b.k AND a.p %% 3 <> b.p %% 4', jt)) AS filtered
 FROM unnest(ARRAY['inner', 'left', 'full']) jt;
 SELECT mp_join_check('SELECT a.p FROM js_keys(200000, 30000) a WHERE NOT EXISTS (SELECT 1 FROM js_keys(150000, 40000) b WHERE b.k = a.k AND b.p % 3 <> a.p % 4)');
 -- the B side passes it: A's rows, already all held, move too
@@ -80,6 +82,10 @@ SET enable_material = off;
 CREATE TABLE js_outer AS SELECT g AS o FROM generate_series(1, 3) g;
 ANALYZE js_outer;
 SELECT mp_join_check('SELECT o, x.n FROM js_outer, (SELECT count(*) AS n FROM js_a a FULL JOIN js_b b ON a.k = b.k) x');
+-- ... stopped partway through its ranges each time (a LIMIT above it), and with a
+-- parameter that changes per outer row
+SELECT mp_join_check('SELECT o FROM js_outer, (SELECT b.t FROM js_a a JOIN js_b b ON a.k = b.k LIMIT 7) x');
+SELECT mp_join_check('SELECT o, (SELECT sum(length(x.t)) FROM (SELECT b.t FROM js_a a JOIN js_b b ON a.k = b.k WHERE a.pa % 3 = js_outer.o - 1 ORDER BY b.t LIMIT 5) x) FROM js_outer');
 RESET enable_material;
 SET enable_nestloop = off;
 

@@ -87,17 +87,17 @@ struct MpJoinShared {
 // tuplesort by key; `head` is the side's next row (in `slot`), not yet put in a range.
 struct MpJoinSpill {
     Tuplesortstate* sort[2];
-    TupleDesc desc[2];         // the child's first read_columns columns, then the key as int8(s)
+    TupleDesc desc[2];         // the side's stored columns, then the key as int8 word(s)
     TupleTableSlot* in[2];     // virtual: a row on its way into the sort
     TupleTableSlot* slot[2];   // minimal: the side's head row out of the sort
     bool head[2];              // slot holds a row
     bool head_keyed[2];        // ... whose key has no NULL
     int64 head_key[2][2];      // ... and its key words (hi, lo)
     int key_words;             // 1 or 2 int8 columns
-    uint64 ranges;             // ranges combined (EXPLAIN)
+    uint64 ranges;             // ranges combined, every execution (EXPLAIN)
+    uint64 run_ranges;         // ... this execution
     uint64 disk_kb;            // sorts' temporary files (EXPLAIN)
     bool sorting;              // rows go into the sorts
-    bool switched;             // ... since the join passed a third of the limit while reading
     bool sorted;               // both inputs read and sorted
 };
 
@@ -211,6 +211,7 @@ MpJoinReadCounts mp_join_read_inputs(MpJoinState* st);
 
 // join_combine.cpp
 void mp_join_start_run(MpJoinState* st);     // run context, stage, chunk space, writers, arenas
+void mp_join_free_run(MpJoinState* st);      // ... all freed (the C++ objects by the context's reset callback)
 void mp_join_adopt_pending(MpJoinState* st);  // early: ships chunks while reading (GPU)
 void mp_join_combine(MpJoinState* st, uint64 keys);  // opens, adopts the rest, finishes, B's results in place
 void mp_join_put_ranges(MpJoinState* st);  // then A's ranges into A's chunks, announced piece by piece
@@ -218,9 +219,10 @@ void mp_join_take_results(MpJoinState* st);          // every emitter: this proc
 
 // join_spill.cpp
 int mp_join_spill_sort_kb(void);            // each side's sort memory (kB)
+bool mp_join_spill_planned(const MpJoinState* st);  // planned to spill, and a limit is set now
 void mp_join_spill_begin(MpJoinState* st);  // the sorts, before reading (a join planned to spill)
-bool mp_join_spill_due(const MpJoinState* st);  // a serial join reading in memory has passed a third of the limit
-void mp_join_spill_switch(MpJoinState* st);     // ... so the rows it holds go into new sorts
+bool mp_join_spill_due(MpJoinState* st);    // a serial join reading in memory holds the limit
+void mp_join_spill_switch(MpJoinState* st);  // ... so the rows it holds go into new sorts, and are freed
 uint64 mp_join_spill_read_side(MpJoinState* st, PlanState* child, int side, uint64* null_key_rows);  // the rest of a child
 void mp_join_spill_finish_read(MpJoinState* st);   // both sorts sorted, their first rows out
 uint64 mp_join_spill_load_range(MpJoinState* st);  // the next key range into the writers; its rows

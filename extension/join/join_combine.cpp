@@ -47,6 +47,21 @@ void mp_join_start_run(MpJoinState* st) {
     MemoryContextSwitchTo(old);
 }
 
+void mp_join_free_run(MpJoinState* st) {
+    if (st->space.segments) mp_segments_detach_all(st->space.segments);
+    st->space.segments = NULL;
+    if (st->run_cxt) MemoryContextReset(st->run_cxt);
+    st->stage = NULL;
+    memset(st->writers, 0, sizeof(st->writers));
+    memset(st->arena, 0, sizeof(st->arena));
+    memset(st->adopted, 0, sizeof(st->adopted));
+    memset(&st->a_dir, 0, sizeof(st->a_dir));
+    memset(&st->a_window, 0, sizeof(st->a_window));
+    memset(&st->b_window, 0, sizeof(st->b_window));
+    st->b_refs = NULL;
+    st->b_matched = NULL;
+}
+
 static void* grow(MemoryContext cxt, void* array, size_t bytes) {
     return array ? repalloc(array, bytes) : MemoryContextAlloc(cxt, bytes);
 }

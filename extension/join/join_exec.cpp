@@ -113,11 +113,7 @@ static void spill_compute(MpJoinState* st) {
 static void serial_compute(MpJoinState* st) {
     MpJoinReadCounts read = mp_join_read_inputs(st);
     count_read(st, read);
-    if (st->spill.sorted) {  // it passed the limit while reading: the rows it held are in the sorts
-        reset_run(st);
-        mp_join_start_run(st);
-        return spill_compute(st);
-    }
+    if (st->spill.sorted) return spill_compute(st);  // it reached the limit while reading
     mp_join_combine(st, read.rows[0] + read.rows[1]);
     mp_join_put_ranges(st);
 }
@@ -125,10 +121,10 @@ static void serial_compute(MpJoinState* st) {
 static void compute(MpJoinState* st) {
     mp_join_start_run(st);
     if (st->shared) mp_join_parallel_compute(st);
-    else if (st->spill.sorted || st->info.spill) spill_compute(st);
+    else if (st->spill.sorted || mp_join_spill_planned(st)) spill_compute(st);
     else serial_compute(st);
     if (st->stage->report.ran) {
-        if (st->spill.ranges > 1) mp_stage_report_add(&st->report, &st->stage->report);
+        if (st->spill.run_ranges > 1) mp_stage_report_add(&st->report, &st->stage->report);
         else st->report = st->stage->report;
     }
     mp_join_take_results(st);
@@ -184,21 +180,10 @@ static TupleTableSlot* mp_join_exec(CustomScanState* node) {
     }
 }
 
-// Frees this execution's C++ objects, chunks and stored rows (the reset callback runs).
+// Ends emitting and frees this execution's run (join_combine.cpp).
 static void reset_run(MpJoinState* st) {
     mp_join_stop_emit(st);
-    if (st->space.segments) mp_segments_detach_all(st->space.segments);
-    st->space.segments = NULL;
-    if (st->run_cxt) MemoryContextReset(st->run_cxt);
-    st->stage = NULL;
-    memset(st->writers, 0, sizeof(st->writers));
-    memset(st->arena, 0, sizeof(st->arena));
-    memset(st->adopted, 0, sizeof(st->adopted));
-    memset(&st->a_dir, 0, sizeof(st->a_dir));
-    memset(&st->a_window, 0, sizeof(st->a_window));
-    memset(&st->b_window, 0, sizeof(st->b_window));
-    st->b_refs = NULL;
-    st->b_matched = NULL;
+    mp_join_free_run(st);
     st->step = MpJoinStep::Init;
 }
 
@@ -219,13 +204,12 @@ static void mp_join_rescan(CustomScanState* node) {
     MpJoinState* st = (MpJoinState*)node;
     PlanState* outer = outerPlanState(node);
     PlanState* inner = innerPlanState(node);
-    if (st->step == MpJoinStep::Init && !st->spill.sorted) return;
+    if (st->step == MpJoinStep::Init) return;
     // a join that spills has only its last range at hand: it reads its inputs again
     if (!st->shared && !st->spill.sorted && outer->chgParam == NULL && inner->chgParam == NULL)
         return mp_join_restart_emit(st);
     reset_run(st);
     mp_join_spill_end(st);
-    st->spill.ranges = 0;
     if (outer->chgParam == NULL) ExecReScan(outer);
     if (inner->chgParam == NULL) ExecReScan(inner);
 }

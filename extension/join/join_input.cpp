@@ -24,7 +24,7 @@ static uint64 read_side(MpJoinState* st, PlanState* child, int side, uint64* nul
     MpRowArena* arena = &st->arena[side];
     const MpJoinKeySide* keys = &st->key_side[side];
     const bool stores = st->nstored[side] > 0, keeps_nulls = st->outer_side[side];
-    uint64 null_keys = 0;
+    uint64 null_keys = 0, arena_held = arena->held_bytes;
     bool over_limit = false;
     uint64 rows = mp_read_child(child, st->read_columns[side], [&](TupleTableSlot* slot) {
         bool pushed;
@@ -36,8 +36,10 @@ static uint64 read_side(MpJoinState* st, PlanState* child, int side, uint64* nul
             K key = mp_encode_join_key<K>(keys, slot->tts_values);
             pushed = stores ? mp_writer_put_ref(main, key, mp_arena_put(arena, slot)) : mp_writer_put(main, key);
         }
-        if (likely(!pushed)) return true;
-        mp_join_adopt_pending(st);
+        // what the node holds grows by chunks and by blocks of stored rows: checked at each
+        if (likely(!pushed && arena->held_bytes == arena_held)) return true;
+        arena_held = arena->held_bytes;
+        if (pushed) mp_join_adopt_pending(st);
         over_limit = mp_join_spill_due(st);
         return !over_limit;
     });
@@ -59,13 +61,14 @@ MpJoinReadCounts mp_join_read_inputs(MpJoinState* st) {
     MpStopwatch clock;
     MpJoinReadCounts counts = {{0, 0}, 0};
     PlanState* children[2] = {outerPlanState(&st->css), innerPlanState(&st->css)};
-    if (st->info.spill) mp_join_spill_begin(st);
+    if (mp_join_spill_planned(st)) mp_join_spill_begin(st);
     for (int side = 0; side < 2; side++) {
         if (st->spill.sorting) {
             counts.rows[side] = mp_join_spill_read_side(st, children[side], side, &counts.null_key_rows);
             continue;
         }
         counts.rows[side] = read_one_side(st, children[side], side, &counts.null_key_rows);  // may switch
+        if (st->spill.sorting) continue;
         mp_writer_flush(&st->writers[int(MpKeyStream::Main)][side]);
         mp_writer_flush(&st->writers[int(MpKeyStream::Nulls)][side]);
     }

@@ -264,7 +264,7 @@ CustomPath* partial_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* out
 double estimated_input_bytes(RelOptInfo* joinrel, RelOptInfo* outerrel, RelOptInfo* innerrel,
                              const JoinClauses* jc) {
     const double per_row = mp_join_key_bits(jc->columns, jc->nkeys) / 8.0 + sizeof(uint64);
-    double bytes = 0;
+    double bytes = outerrel->rows * kMpRangeSize;  // each A key's room for its B range
     for (RelOptInfo* side : {outerrel, innerrel})
         bytes += side->rows * (per_row + (side_stores(joinrel, side) ? side->reltarget->width + 16.0 : 0.0));
     return bytes;

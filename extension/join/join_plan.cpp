@@ -113,7 +113,7 @@ static List* make_scan_tlist(List* needed, List* child_tlists[2], List* stored[2
     return scan_tlist;
 }
 
-// Path custom_private (join_path.cpp): [ints: jointype, key_bits, parallel, nkeys],
+// Path custom_private (join_path.cpp): [ints: jointype, key_bits, parallel, nkeys, spill],
 // codecs of each side, key widths, outer key exprs, inner key exprs, join filter, qual.
 static Plan* mp_plan_join_path(PlannerInfo*, RelOptInfo* rel, CustomPath* best_path, List* tlist, List* clauses,
                                List* custom_plans) {

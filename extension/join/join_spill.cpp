@@ -1,7 +1,8 @@
 // join_spill.cpp — a serial MergePath Join over pg_mergepath.memory_limit. The planner
 // marks a join whose estimated input exceeds the limit (join_path.cpp); a serial join
-// planned within it switches here when what it holds passes a third of the limit
-// while reading (join_input.cpp), after moving the rows it holds into the sorts.
+// planned within it switches here when what it holds reaches the limit while reading
+// (join_input.cpp): the rows it holds move into the sorts and are freed (while they
+// move, the node holds them and the sorts' first memory, up to 5/3 of the limit).
 // Each side's rows, as their stored columns with the join key appended (one or two
 // int8 words that sort like the key), go into a PostgreSQL tuplesort by that key,
 // bounded by a third of the limit and spilling to temporary files (counted against
@@ -229,11 +230,13 @@ void mp_join_spill_begin(MpJoinState* st) {
     sp->sorting = true;
 }
 
-bool mp_join_spill_due(const MpJoinState* st) {
+bool mp_join_spill_planned(const MpJoinState* st) { return st->info.spill && mp_memory_limit_bytes() > 0; }
+
+bool mp_join_spill_due(MpJoinState* st) {
     uint64 limit = mp_memory_limit_bytes();
     if (st->shared || limit == 0 || st->spill.sorting) return false;
-    uint64 held = mp_join_shared((MpJoinState*)st)->stage.queue.bytes + st->arena[0].held_bytes + st->arena[1].held_bytes;
-    return held >= limit / 3;
+    uint64 held = mp_join_shared(st)->stage.queue.bytes + st->arena[0].held_bytes + st->arena[1].held_bytes;
+    return held >= limit;
 }
 
 void mp_join_spill_switch(MpJoinState* st) {
@@ -244,7 +247,8 @@ void mp_join_spill_switch(MpJoinState* st) {
         move_held_rows<decltype(k)>(st);
         return 0;
     });
-    st->spill.switched = true;
+    mp_join_free_run(st);  // the rows held, their chunks and the stage: freed now
+    mp_join_start_run(st);
 }
 
 uint64 mp_join_spill_read_side(MpJoinState* st, PlanState* child, int side, uint64* null_key_rows) {
@@ -271,7 +275,10 @@ uint64 mp_join_spill_load_range(MpJoinState* st) {
         mp_writer_flush(&st->writers[int(MpKeyStream::Main)][side]);
         mp_writer_flush(&st->writers[int(MpKeyStream::Nulls)][side]);
     }
-    if (rows > 0) st->spill.ranges++;
+    if (rows > 0) {
+        st->spill.ranges++;
+        st->spill.run_ranges++;
+    }
     if (mp_join_timing_on(st)) st->read_ms += clock.lap_ms();
     return rows;
 }
@@ -290,5 +297,6 @@ void mp_join_spill_end(MpJoinState* st) {
         sp->in[side] = sp->slot[side] = NULL;
         sp->head[side] = false;
     }
-    sp->sorting = sp->sorted = sp->switched = false;
+    sp->sorting = sp->sorted = false;
+    sp->run_ranges = 0;
 }
