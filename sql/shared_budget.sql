@@ -39,6 +39,18 @@ SELECT count(*) FROM (SELECT k FROM big_l INTERSECT ALL SELECT k FROM big_r) s;
 SELECT (regexp_match(line, 'Key Ranges: (\d+)'))[1]::int > 1 AS many_ranges
 FROM mp_explain('SELECT k FROM big_l INTERSECT ALL SELECT k FROM big_r', 'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF') line
 WHERE line ~ 'Key Ranges';
+-- ... and a join over it (sorted, joined key range by key range): one NOTICE too
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SELECT count(*) FROM big_l a JOIN big_r b ON a.k = b.k;
+SELECT (regexp_match(line, 'Key Ranges: (\d+)'))[1]::int > 1 AS many_ranges
+FROM mp_explain('SELECT count(*) FROM big_l a JOIN big_r b ON a.k = b.k', 'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF') line
+WHERE line ~ 'Key Ranges';
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+SET pg_mergepath.enabled = off;
+SELECT count(*) AS native FROM big_l a JOIN big_r b ON a.k = b.k;
+RESET pg_mergepath.enabled;
 RESET pg_mergepath.memory_limit;
 -- EXPLAIN ANALYZE shows the wait (values vary: only the names are shown)
 SELECT regexp_replace(line, '[0-9.]+ ms', 'N ms') AS line

@@ -98,6 +98,7 @@ struct MpJoinSpill {
     uint64 run_ranges;         // ... this execution
     uint64 disk_kb;            // sorts' temporary files (EXPLAIN)
     bool sorting;              // rows go into the sorts
+    bool budget_full;          // a range found no room in the shared GPU budget: the rest use the CPU
     bool sorted;               // both inputs read and sorted
 };
 

@@ -105,8 +105,12 @@ static void reset_run(MpJoinState* st);
 // range loaded and combined like a whole input (join_spill.cpp).
 static void spill_compute(MpJoinState* st) {
     if (!st->spill.sorted) count_read(st, mp_join_read_inputs(st));
+    // once a range found no room in the shared GPU budget (NOTICE), the later ones run
+    // on the CPU backend at once: not one wait and one NOTICE per range
+    st->stage->budget_full = st->spill.budget_full;
     uint64 rows = mp_join_spill_load_range(st);
     mp_join_combine(st, rows);
+    st->spill.budget_full = st->spill.budget_full || st->stage->report.budget_fallback;
     mp_join_put_ranges(st);
 }
 

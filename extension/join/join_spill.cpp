@@ -297,6 +297,6 @@ void mp_join_spill_end(MpJoinState* st) {
         sp->in[side] = sp->slot[side] = NULL;
         sp->head[side] = false;
     }
-    sp->sorting = sp->sorted = false;
+    sp->sorting = sp->sorted = sp->budget_full = false;
     sp->run_ranges = 0;
 }
