@@ -198,11 +198,13 @@ Cost path_cost(PlannerInfo* root, RelOptInfo* joinrel, const Inputs& in, const J
 
 // A join that spills also sorts both inputs (rows with their keys) through tuplesort,
 // each within a third of the memory limit: what PostgreSQL charges such a sort.
-Cost sort_cost(PlannerInfo* root, const Inputs& in) {
+// Each sorted row: the stored columns (when the side stores any) and the key's words.
+Cost sort_cost(PlannerInfo* root, RelOptInfo* joinrel, const Inputs& in, int key_bits) {
     Cost total = 0;
     for (Path* input : {in.outer, in.inner}) {
         Path sort;
-        cost_sort(&sort, root, NIL, 0, input->rows, input->pathtarget->width + 8, 0, mp_join_spill_sort_kb(), -1);
+        int width = (side_stores(joinrel, input->parent) ? input->pathtarget->width : 0) + (key_bits > 64 ? 16 : 8);
+        cost_sort(&sort, root, NIL, 0, input->rows, width, 0, mp_join_spill_sort_kb(), -1);
         total += sort.total_cost;
     }
     return total;
@@ -221,7 +223,7 @@ CustomPath* make_path(PlannerInfo* root, RelOptInfo* joinrel, JoinType jointype,
     cp->path.parallel_safe = joinrel->consider_parallel && in.outer->parallel_safe && in.inner->parallel_safe;
     cp->path.parallel_workers = in.workers;
     cp->path.rows = clamp_row_est(joinrel->rows / divisor);
-    cp->path.total_cost = path_cost(root, joinrel, in, jc, key_bits) + (in.spill ? sort_cost(root, in) : 0);
+    cp->path.total_cost = path_cost(root, joinrel, in, jc, key_bits) + (in.spill ? sort_cost(root, joinrel, in, key_bits) : 0);
     cp->path.startup_cost = cp->path.total_cost;  // nothing comes out before both inputs are read
     cp->path.pathkeys = NIL;
     cp->flags = CUSTOMPATH_SUPPORT_PROJECTION;  // the node projects its scan tuple itself
