@@ -57,8 +57,8 @@ SELECT jt, mp_join_check(js_sql(jt, 'a.k = b.k AND a.k2 = b.k2')) AS two_keys,
        mp_join_check(js_sql(jt, 'a.pa = b.pb')) AS int4_key
 FROM unnest(ARRAY['inner', 'full', 'anti']) jt;
 
--- a join planned within the limit (its inputs estimated at 1000 rows each) that passes
--- a third of it while reading: the rows it holds move into the sorts, the rest follows
+-- a join planned within the limit (its inputs estimated at 1000 rows each) that reaches
+-- it while reading: the rows it holds move into the sorts, the rest follows
 CREATE FUNCTION js_keys(n int, m int8) RETURNS TABLE (k int8, p int) ROWS 1000 LANGUAGE sql AS
   'SELECT CASE WHEN g % 101 = 0 THEN NULL ELSE (g::int8 * 7919) % m END, g FROM generate_series(1, n) g';
 SET enable_hashjoin = off;

@@ -10,7 +10,7 @@
 // When a chunk fills, the combining process may adopt the chunks pushed so far (the
 // GPU then sorts them while the input is still being read). A join over the memory
 // limit reads into sorts instead (join_spill.cpp): from the start when it was planned
-// so, or from the chunk that takes a serial join past a third of the limit.
+// so, or from the chunk or block of stored rows that takes a serial join to the limit.
 #include "join.h"
 
 #include "read_child.h"
