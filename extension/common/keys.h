@@ -148,13 +148,9 @@ inline bool mp_main_bits_of(const MpKeyColumn& col, mp_u128 encoded, mp_u128* bi
 // range, and the row takes mp_encode_null_row's key instead (ranged keys).
 template <class K>
 inline bool mp_encode_row(const MpKeyPlan* plan, const Datum* values, K* key) {
-    if (plan->ncols == 1 && plan->cols[0].codec != MpCodec::Uuid) {  // the common case, without 128-bit steps
-        const MpKeyColumn& col = plan->cols[0];
-        uint64_t v = mp_encode_column(col.codec, values[0]);
-        if (col.main_bits != col.bits) {
-            v -= col.main_base;
-            if (v >= (uint64_t(1) << col.main_bits)) return false;
-        }
+    if (plan->ncols == 1 && plan->cols[0].codec != MpCodec::Uuid) {  // the common case, without 128-bit shifts
+        mp_u128 v;
+        if (!mp_main_bits_of(plan->cols[0], mp_encode_column(plan->cols[0].codec, values[0]), &v)) return false;
         mp_key_from_u128(v, key);
         return true;
     }

@@ -218,13 +218,28 @@ void mp_join_combine(MpJoinState* st, uint64 keys);  // opens, adopts the rest, 
 void mp_join_put_ranges(MpJoinState* st);  // then A's ranges into A's chunks, announced piece by piece
 void mp_join_take_results(MpJoinState* st);          // every emitter: this process's view of them
 
+// A row into this run's writers: its key (with its stored row's reference when the
+// side stores columns), or, for a key with a NULL (key == NULL), its reference alone in
+// the other stream. Returns whether a chunk was pushed, after letting the combiner
+// adopt the chunks pushed so far.
+template <class K>
+inline bool mp_join_put_row(MpJoinState* st, int side, const K* key, uint64 ref) {
+    bool pushed;
+    if (!key) pushed = mp_writer_put(&st->writers[int(MpKeyStream::Nulls)][side], ref);
+    else if (st->nstored[side] > 0) pushed = mp_writer_put_ref(&st->writers[int(MpKeyStream::Main)][side], *key, ref);
+    else pushed = mp_writer_put(&st->writers[int(MpKeyStream::Main)][side], *key);
+    if (unlikely(pushed)) mp_join_adopt_pending(st);
+    return pushed;
+}
+
 // join_spill.cpp
 int mp_join_spill_sort_kb(void);            // each side's sort memory (kB)
 bool mp_join_spill_planned(const MpJoinState* st);  // planned to spill, and a limit is set now
 void mp_join_spill_begin(MpJoinState* st);  // the sorts, before reading (a join planned to spill)
 bool mp_join_spill_due(MpJoinState* st);    // a serial join reading in memory holds the limit
 void mp_join_spill_switch(MpJoinState* st);  // ... so the rows it holds go into new sorts, and are freed
-uint64 mp_join_spill_read_side(MpJoinState* st, PlanState* child, int side, uint64* null_key_rows);  // the rest of a child
+// the rest of a child into its sort
+uint64 mp_join_spill_read_side(MpJoinState* st, PlanState* child, int side, uint64* null_key_rows);
 void mp_join_spill_finish_read(MpJoinState* st);   // both sorts sorted, their first rows out
 uint64 mp_join_spill_load_range(MpJoinState* st);  // the next key range into the writers; its rows
 bool mp_join_spill_more(const MpJoinState* st);    // rows left for another range

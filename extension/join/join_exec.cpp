@@ -202,14 +202,14 @@ static void mp_join_end(CustomScanState* node) {
 }
 
 // Same inputs (no changed parameters): a serial node emits its results again (one that
-// spills reads and sorts its inputs again: it keeps only its last range); a parallel node's shared state is reset (ReInitializeDSM) and it computes again, as
-// does a node whose inputs' parameters changed (they rescan on their next ExecProcNode).
+// spilled reads and sorts its inputs again: it keeps only its last range); a parallel
+// node's shared state is reset (ReInitializeDSM) and it computes again, as does a node
+// whose inputs' parameters changed (they rescan on their next ExecProcNode).
 static void mp_join_rescan(CustomScanState* node) {
     MpJoinState* st = (MpJoinState*)node;
     PlanState* outer = outerPlanState(node);
     PlanState* inner = innerPlanState(node);
     if (st->step == MpJoinStep::Init) return;
-    // a join that spills has only its last range at hand: it reads its inputs again
     if (!st->shared && !st->spill.sorted && outer->chgParam == NULL && inner->chgParam == NULL)
         return mp_join_restart_emit(st);
     reset_run(st);

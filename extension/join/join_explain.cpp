@@ -91,7 +91,8 @@ void mp_explain_join(CustomScanState* node, List* ancestors, ExplainState* es) {
     ExplainPropertyText("Keys", psprintf("%d-bit", st->info.key_bits), es);
     if (st->info.parallel) ExplainPropertyText("Parallel", "every participant reads, one combines, all emit", es);
     if (st->info.spill)
-        ExplainPropertyText("Memory Limit", "over it: both inputs sorted (tuplesort), joined key range by key range", es);
+        ExplainPropertyText("Memory Limit", "over it: both inputs sorted (tuplesort), joined key range by key range",
+                            es);
     if (!es->analyze) return;
     explain_counts(st, es);
     if (es->timing) explain_times(st, es);

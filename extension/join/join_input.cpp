@@ -19,27 +19,23 @@
 // One side, keys of type K. Returns the rows read.
 template <class K>
 static uint64 read_side(MpJoinState* st, PlanState* child, int side, uint64* null_key_rows) {
-    MpChunkWriter* main = &st->writers[int(MpKeyStream::Main)][side];
-    MpChunkWriter* nulls = &st->writers[int(MpKeyStream::Nulls)][side];
     MpRowArena* arena = &st->arena[side];
     const MpJoinKeySide* keys = &st->key_side[side];
     const bool stores = st->nstored[side] > 0, keeps_nulls = st->outer_side[side];
     uint64 null_keys = 0, arena_held = arena->held_bytes;
     bool over_limit = false;
     uint64 rows = mp_read_child(child, st->read_columns[side], [&](TupleTableSlot* slot) {
-        bool pushed;
-        if (unlikely(mp_join_key_has_null(keys, slot->tts_isnull))) {
+        bool null_key = mp_join_key_has_null(keys, slot->tts_isnull);
+        if (unlikely(null_key)) {
             null_keys++;
             if (!keeps_nulls) return true;
-            pushed = mp_writer_put(nulls, stores ? mp_arena_put(arena, slot) : uint64(0));
-        } else {
-            K key = mp_encode_join_key<K>(keys, slot->tts_values);
-            pushed = stores ? mp_writer_put_ref(main, key, mp_arena_put(arena, slot)) : mp_writer_put(main, key);
         }
+        K key;
+        if (likely(!null_key)) key = mp_encode_join_key<K>(keys, slot->tts_values);
+        bool pushed = mp_join_put_row(st, side, null_key ? NULL : &key, stores ? mp_arena_put(arena, slot) : 0);
         // what the node holds grows by chunks and by blocks of stored rows: checked at each
         if (likely(!pushed && arena->held_bytes == arena_held)) return true;
         arena_held = arena->held_bytes;
-        if (pushed) mp_join_adopt_pending(st);
         over_limit = mp_join_spill_due(st);
         return !over_limit;
     });
@@ -50,11 +46,8 @@ static uint64 read_side(MpJoinState* st, PlanState* child, int side, uint64* nul
 }
 
 static uint64 read_one_side(MpJoinState* st, PlanState* child, int side, uint64* null_key_rows) {
-    switch (st->info.key_bits) {
-        case 32: return read_side<uint32_t>(st, child, side, null_key_rows);
-        case 64: return read_side<uint64_t>(st, child, side, null_key_rows);
-        default: return read_side<mergepath::Key128>(st, child, side, null_key_rows);
-    }
+    return mp_with_key_type(st->info.key_bits / 8,
+                            [&](auto k) { return read_side<decltype(k)>(st, child, side, null_key_rows); });
 }
 
 MpJoinReadCounts mp_join_read_inputs(MpJoinState* st) {

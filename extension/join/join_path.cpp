@@ -223,7 +223,8 @@ CustomPath* make_path(PlannerInfo* root, RelOptInfo* joinrel, JoinType jointype,
     cp->path.parallel_safe = joinrel->consider_parallel && in.outer->parallel_safe && in.inner->parallel_safe;
     cp->path.parallel_workers = in.workers;
     cp->path.rows = clamp_row_est(joinrel->rows / divisor);
-    cp->path.total_cost = path_cost(root, joinrel, in, jc, key_bits) + (in.spill ? sort_cost(root, joinrel, in, key_bits) : 0);
+    cp->path.total_cost = path_cost(root, joinrel, in, jc, key_bits);
+    if (in.spill) cp->path.total_cost += sort_cost(root, joinrel, in, key_bits);
     cp->path.startup_cost = cp->path.total_cost;  // nothing comes out before both inputs are read
     cp->path.pathkeys = NIL;
     cp->flags = CUSTOMPATH_SUPPORT_PROJECTION;  // the node projects its scan tuple itself

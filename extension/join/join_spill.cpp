@@ -48,7 +48,8 @@ void begin_sort(MpJoinState* st, int side, int work_kb) {
     MpJoinSpill* sp = &st->spill;
     const int ncols = st->nstored[side];
     TupleDesc desc = CreateTemplateTupleDesc(ncols + sp->key_words);
-    for (int c = 0; c < ncols; c++) TupleDescCopyEntry(desc, AttrNumber(c + 1), st->stored_desc[side], AttrNumber(c + 1));
+    for (int c = 0; c < ncols; c++)
+        TupleDescCopyEntry(desc, AttrNumber(c + 1), st->stored_desc[side], AttrNumber(c + 1));
     AttrNumber attrs[2];
     Oid ops[2] = {Int8LessOperator, Int8LessOperator}, collations[2] = {InvalidOid, InvalidOid};
     bool nulls_first[2] = {false, false};  // rows with a NULL key last
@@ -90,10 +91,7 @@ uint64 read_side(MpJoinState* st, PlanState* child, int side, uint64* null_key_r
         bool null_key = mp_join_key_has_null(keys, slot->tts_isnull);
         *null_key_rows += null_key;
         if (null_key && !st->outer_side[side]) return true;  // never matches, never emitted
-        for (int c = 0; c < st->nstored[side]; c++) {
-            arena->values[c] = slot->tts_values[st->stored_columns[side][c]];
-            arena->isnull[c] = slot->tts_isnull[st->stored_columns[side][c]];
-        }
+        mp_arena_gather(arena, slot);
         uint64 words[2] = {0, 0};
         if (!null_key) key_words(mp_encode_join_key<K>(keys, slot->tts_values), words);
         put_row(st, side, arena->values, arena->isnull, null_key ? NULL : words);
@@ -107,7 +105,6 @@ template <class K>
 void move_held_rows(MpJoinState* st) {
     TupleTableSlot* row[2] = {MakeSingleTupleTableSlot(st->stored_desc[0], &TTSOpsMinimalTuple),
                               MakeSingleTupleTableSlot(st->stored_desc[1], &TTSOpsMinimalTuple)};
-    static const bool no_nulls[1] = {false};
     for (MpChunk* c = mp_chunk_at(&st->space, mp_join_shared(st)->stage.queue.all); c;
          c = mp_chunk_at(&st->space, c->next_all)) {
         if (c->stream > uint32(MpKeyStream::Nulls)) continue;  // a block of stored rows
@@ -116,8 +113,8 @@ void move_held_rows(MpJoinState* st) {
         for (uint64 i = 0; i < c->count; i++) {
             CHECK_FOR_INTERRUPTS();
             uint64 ref = keyed ? (stores ? mp_chunk_refs(c)[i] : 0) : ((const uint64*)mp_chunk_keys(c))[i];
-            const Datum* values = NULL;
-            const bool* isnull = no_nulls;
+            const Datum* values = NULL;  // a side that stores no columns: none to put
+            const bool* isnull = NULL;
             if (stores) {
                 ExecStoreMinimalTuple(mp_arena_row(&st->space, ref), row[side], false);
                 slot_getallattrs(row[side]);
@@ -166,19 +163,14 @@ uint64 load_head(MpJoinState* st, int side) {
     MpRowArena* arena = &st->arena[side];
     uint64 bytes = sizeof(uint64) + (stores ? ((MinimalTupleTableSlot*)slot)->mintuple->t_len : 0);
     uint64 ref = stores ? mp_arena_put_values(arena, slot->tts_values, slot->tts_isnull) : 0;
-    bool pushed;
-    if (!sp->head_keyed[side]) {
-        pushed = mp_writer_put(&st->writers[int(MpKeyStream::Nulls)][side], ref);
-    } else {
-        MpChunkWriter* main = &st->writers[int(MpKeyStream::Main)][side];
+    K key;
+    if (sp->head_keyed[side]) {
         uint64 words[2];
         for (int w = 0; w < sp->key_words; w++) words[w] = uint64(sp->head_key[side][w]) ^ kSignBit;
-        K key;
         key_of(words, &key);
-        pushed = stores ? mp_writer_put_ref(main, key, ref) : mp_writer_put(main, key);
         bytes += sizeof(K);
     }
-    if (unlikely(pushed)) mp_join_adopt_pending(st);
+    mp_join_put_row(st, side, sp->head_keyed[side] ? &key : NULL, ref);
     advance(sp, side);
     return bytes;
 }
@@ -203,15 +195,6 @@ uint64 load_range(MpJoinState* st, uint64 target) {
             for (; same_key(sp, side, key); rows++) bytes += load_head<K>(st, side);
     }
     return rows;
-}
-
-template <class F>
-auto by_key_width(const MpJoinState* st, F f) {
-    switch (st->info.key_bits) {
-        case 32: return f(uint32_t());
-        case 64: return f(uint64_t());
-        default: return f(mergepath::Key128());
-    }
 }
 
 }  // namespace
@@ -243,7 +226,7 @@ void mp_join_spill_switch(MpJoinState* st) {
     for (int side = 0; side < 2; side++)  // the chunks being filled join the queue's list
         for (int stream = 0; stream < 2; stream++) mp_writer_flush(&st->writers[stream][side]);
     mp_join_spill_begin(st);
-    by_key_width(st, [&](auto k) {
+    mp_with_key_type(st->info.key_bits / 8, [&](auto k) {
         move_held_rows<decltype(k)>(st);
         return 0;
     });
@@ -252,7 +235,8 @@ void mp_join_spill_switch(MpJoinState* st) {
 }
 
 uint64 mp_join_spill_read_side(MpJoinState* st, PlanState* child, int side, uint64* null_key_rows) {
-    return by_key_width(st, [&](auto k) { return read_side<decltype(k)>(st, child, side, null_key_rows); });
+    return mp_with_key_type(st->info.key_bits / 8,
+                            [&](auto k) { return read_side<decltype(k)>(st, child, side, null_key_rows); });
 }
 
 void mp_join_spill_finish_read(MpJoinState* st) {
@@ -270,7 +254,8 @@ void mp_join_spill_finish_read(MpJoinState* st) {
 uint64 mp_join_spill_load_range(MpJoinState* st) {
     MpStopwatch clock;
     uint64 target = Max(mp_memory_limit_bytes() / 3, uint64(1) << 16);
-    uint64 rows = by_key_width(st, [&](auto k) { return load_range<decltype(k)>(st, target); });
+    uint64 rows =
+        mp_with_key_type(st->info.key_bits / 8, [&](auto k) { return load_range<decltype(k)>(st, target); });
     for (int side = 0; side < 2; side++) {
         mp_writer_flush(&st->writers[int(MpKeyStream::Main)][side]);
         mp_writer_flush(&st->writers[int(MpKeyStream::Nulls)][side]);

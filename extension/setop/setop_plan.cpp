@@ -66,7 +66,8 @@ static const MpColumnRange* ranges_from_list(List* list) {
     int ncols = list_length(list) / 3;
     MpColumnRange* ranges = (MpColumnRange*)palloc(sizeof(MpColumnRange) * ncols);
     for (int c = 0; c < ncols; c++) {
-        ranges[c].base = (uint64(uint32(intVal(list_nth(list, 3 * c)))) << 32) | uint32(intVal(list_nth(list, 3 * c + 1)));
+        uint64 high = uint32(intVal(list_nth(list, 3 * c))), low = uint32(intVal(list_nth(list, 3 * c + 1)));
+        ranges[c].base = (high << 32) | low;
         ranges[c].bits = intVal(list_nth(list, 3 * c + 2));
     }
     return ranges;

@@ -16,7 +16,20 @@
 
 #include "chunk_segments.h"
 
+#include "mergepath/types.h"
+
 #include "pg_mergepath.h"
+
+// Calls f(K()) for the key type K of `key_size` bytes (uint32, uint64, Key128): the
+// key-width dispatch of code that handles keys of every width.
+template <class F>
+auto mp_with_key_type(uint32 key_size, F&& f) {
+    switch (key_size) {
+        case 4: return f(uint32_t());
+        case 8: return f(uint64_t());
+        default: return f(mergepath::Key128());
+    }
+}
 
 // A chunk's address: a dsa_pointer in shared memory, a reference into a participant's
 // own segment (chunk_segments.h), or a local pointer.

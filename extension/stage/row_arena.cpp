@@ -76,11 +76,15 @@ void mp_tuple_form_at(char* at, TupleDesc desc, const Datum* values, const bool*
                     hasnull ? tuple->t_bits : NULL);
 }
 
-uint64 mp_arena_put(MpRowArena* a, TupleTableSlot* child) {
+void mp_arena_gather(MpRowArena* a, TupleTableSlot* child) {
     for (int c = 0; c < a->ncols; c++) {
         a->values[c] = child->tts_values[a->columns[c]];
         a->isnull[c] = child->tts_isnull[a->columns[c]];
     }
+}
+
+uint64 mp_arena_put(MpRowArena* a, TupleTableSlot* child) {
+    mp_arena_gather(a, child);
     return mp_arena_put_values(a, a->values, a->isnull);
 }
 

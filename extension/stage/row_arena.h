@@ -34,6 +34,8 @@ void mp_arena_init_blocks(MpRowArena* arena, const MpChunkSpace* space, MpChunkQ
 // Room for a record of `bytes` (a multiple of MAXALIGN) in the current block, or a new
 // one: its address, and *ref its reference.
 char* mp_arena_reserve(MpRowArena* arena, uint64 bytes, uint64* ref);
+// The arena's columns of the child's row (deformed far enough) into arena->values / isnull.
+void mp_arena_gather(MpRowArena* arena, TupleTableSlot* child);
 // Stores the arena's columns of the child's row (deformed far enough) and returns the
 // row's reference.
 uint64 mp_arena_put(MpRowArena* arena, TupleTableSlot* child);

@@ -1,7 +1,6 @@
 // spill_internal.h — what spill_runs.cpp (writing and reading runs) and spill_share.cpp
-// (the participants of a parallel node sharing them) both use: the key-width dispatch
-// and the helpers that make files and runs. Not for other files: spill_runs.h is the
-// interface.
+// (the participants of a parallel node sharing them) both use: the helpers that make
+// files and runs. Not for other files: spill_runs.h is the interface.
 #pragma once
 
 #include "spill_runs.h"
@@ -9,16 +8,6 @@
 #include "mergepath/types.h"
 
 namespace spill_detail {
-
-// Calls f(K()) for the key type K of `key_size` bytes (uint32, uint64, Key128).
-template <class F>
-auto with_key_type(uint32 key_size, F&& f) {
-    switch (key_size) {
-        case 4: return f(uint32_t());
-        case 8: return f(uint64_t());
-        default: return f(mergepath::Key128());
-    }
-}
 
 inline MpSpillSide* side_of(MpSpill* spill, int stream, int side) { return &spill->sides[stream][side]; }
 

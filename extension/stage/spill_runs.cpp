@@ -162,7 +162,7 @@ void spill_one(MpSpill* spill, int stream, int side, MpChunk** chunks, int count
         pfree(c);
         chunks[i] = NULL;
     }
-    with_key_type(size, [&](auto k) { sort_keys_on_cpu((decltype(k)*)keys, n, spill->sort_threads); });
+    mp_with_key_type(size, [&](auto k) { sort_keys_on_cpu((decltype(k)*)keys, n, spill->sort_threads); });
     write_run(spill, stream, side, keys, n);
     pfree(keys);
     INSTR_TIME_SET_CURRENT(took);
@@ -458,7 +458,7 @@ int smallest_cursor(MpSpill* spill, int stream, int side, int range) {
 
 int mp_spill_plan_ranges(MpSpill* spill, int stream, uint64 target_keys) {
     if (!spill->planned[stream])
-        with_key_type(spill->key_size[stream], [&](auto k) {
+        mp_with_key_type(spill->key_size[stream], [&](auto k) {
             bound_runs<decltype(k)>(spill, stream);
             plan_ranges<decltype(k)>(spill, stream, target_keys);
         });
@@ -487,12 +487,12 @@ void mp_spill_restore(MpSpill* spill, int stream, const uint64* saved) {
 }
 
 uint64 mp_spill_load_range(MpSpill* spill, int stream, int side, int range, MpChunkWriter* w, uint64 limit) {
-    return with_key_type(spill->key_size[stream],
+    return mp_with_key_type(spill->key_size[stream],
                          [&](auto k) { return load_range<decltype(k)>(spill, stream, side, range, w, limit); });
 }
 
 const void* mp_spill_peek(MpSpill* spill, int stream, int side, int range) {
-    int r = with_key_type(spill->key_size[stream],
+    int r = mp_with_key_type(spill->key_size[stream],
                           [&](auto k) { return smallest_cursor<decltype(k)>(spill, stream, side, range); });
     return r < 0 ? NULL : cursor_key(spill, stream, side, &spill->sides[stream][side].runs[r]);
 }
@@ -512,7 +512,7 @@ uint64 take_upto(MpSpill* spill, int stream, int side, const K& key, bool below)
 }  // namespace
 
 uint64 mp_spill_take_upto(MpSpill* spill, int stream, int side, const void* key, bool below) {
-    return with_key_type(spill->key_size[stream], [&](auto k) {
+    return mp_with_key_type(spill->key_size[stream], [&](auto k) {
         return take_upto<decltype(k)>(spill, stream, side, *(const decltype(k)*)key, below);
     });
 }

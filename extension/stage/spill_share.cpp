@@ -204,7 +204,7 @@ void seek_past(MpSpill* spill, int stream, const K& bound) {
 
 void mp_spill_seek_range(MpSpill* spill, int stream, int range) {
     if (range == 0) return;  // claimed first in its stream: the cursors are at their runs' starts
-    with_key_type(spill->key_size[stream], [&](auto k) {
+    mp_with_key_type(spill->key_size[stream], [&](auto k) {
         using K = decltype(k);
         seek_past<K>(spill, stream, ((const K*)spill->bounds[stream])[range - 1]);
     });
