@@ -52,6 +52,10 @@ $$;
 SELECT jt, mp_join_check(js_sql(jt, 'a.k = b.k')) AS plain,
        mp_join_check(js_sql(jt, 'a.k = b.k AND a.pa % 7 <> b.pb % 5')) AS filtered
 FROM unnest(ARRAY['inner', 'left', 'right', 'full', 'semi', 'anti']) jt;
+-- an empty side (a run-time filter the planner cannot see through)
+SELECT mp_join_check('SELECT a.pa, b.pb FROM js_a a FULL JOIN (SELECT * FROM js_b WHERE pb > (SELECT max(pb) FROM js_b)) b ON a.k = b.k');
+SELECT mp_join_check('SELECT a.pa, b.pb FROM (SELECT * FROM js_a WHERE pa > (SELECT max(pa) FROM js_a)) a RIGHT JOIN js_b b ON a.k = b.k');
+SELECT mp_join_check('SELECT a.pa FROM js_a a WHERE NOT EXISTS (SELECT 1 FROM js_b b WHERE b.k = a.k AND b.pb > (SELECT max(pb) FROM js_b))');
 -- a 128-bit key (two int8 columns), a 32-bit one (int4)
 SELECT jt, mp_join_check(js_sql(jt, 'a.k = b.k AND a.k2 = b.k2')) AS two_keys,
        mp_join_check(js_sql(jt, 'a.pa = b.pb')) AS int4_key
