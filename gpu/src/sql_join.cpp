@@ -2,8 +2,9 @@
 // sorted-sides stage: finish() sorts both sides there with their row numbers, then runs
 // the vectorized sorted search (a Merge Path walk of sorted A against sorted B per
 // bound: lower, upper, and B's match flags) and frees the sorted keys, which nothing
-// reads afterwards. The bounds, flags and sorted rows stay in the context's space until
-// download() copies them out; the count of each A key is upper - lower, taken on the host.
+// reads afterwards (unless B's are kept: download_b_keys). The bounds, flags and sorted
+// rows stay in the context's space until download() copies them out; the count of each
+// A key is upper - lower, taken on the host.
 #include "mergepath/sql_join.h"
 
 #include <algorithm>
@@ -42,6 +43,7 @@ struct SqlJoin<K>::State {
     bool want_b_match = true;
     SearchResult ranges;  // a_lower, a_upper and (if wanted) b_match, in the context's space
     bool want_by_a_row = false;
+    bool keep_b_keys = false;
     Buffer<JoinRange> by_a_row;  // the ranges by A row (want_by_a_row; a_lower, a_upper then freed)
 
     State(SortedSides<K>& s, PipelineTimings& t) : sides(s), timings(t) {}
@@ -59,7 +61,7 @@ void SqlJoin<K>::State::run() {
     SearchOutputs want{/*lower=*/true, /*upper=*/true, /*a_match=*/false, /*b_match=*/want_b_match};
     // kept only once complete: an out-of-memory on the way frees what was found
     SearchResult found = sorted_search<K>(ctx(), sides.sorted_keys(Side::A), sides.sorted_keys(Side::B), want);
-    sides.release_keys();
+    if (!keep_b_keys) sides.release_keys();
     if (want_by_a_row) move_to_a_row_order(found);
     ranges = std::move(found);
     timings.kernel_ms += clock.lap_ms();
@@ -123,6 +125,21 @@ template <class K>
 void SqlJoin<K>::set_ranges_by_a_row(bool by_a_row) {
     if (this->finished()) throw Error("mergepath: SqlJoin::set_ranges_by_a_row after finish");
     state_->want_by_a_row = by_a_row;
+}
+
+template <class K>
+void SqlJoin<K>::set_keep_b_keys(bool keep) {
+    if (this->finished()) throw Error("mergepath: SqlJoin::set_keep_b_keys after finish");
+    state_->keep_b_keys = keep;
+}
+
+template <class K>
+void SqlJoin<K>::download_b_keys(K* out) {
+    this->require_success("download_b_keys");
+    if (!state_->keep_b_keys) throw Error("mergepath: SqlJoin::download_b_keys without set_keep_b_keys(true)");
+    Stopwatch clock;
+    this->context().download(this->sides().sorted_keys(Side::B), out);
+    state_->timings.transfer_ms += clock.lap_ms();
 }
 
 template <class K>

@@ -312,10 +312,28 @@ template <class K>
         j.set_ship_rows(ship_rows);
         j.set_want_b_match(want_b_match);
         j.set_ranges_by_a_row(true);
+        j.set_keep_b_keys(true);  // and B's sorted keys kept for a streamed outer side
         ::testing::AssertionResult added = add_batches(j, in, batches_a, batches_b);
         if (!added) return ::testing::AssertionFailure() << tag << " by A row: " << added.message();
         j.finish();
         MP_RETURN_IF_FAILED(check_by_a_row(tag + " by A row", j, in.a, in.b, seed));
+        std::vector<K> b_keys(in.b.size());
+        j.download_b_keys(b_keys.data());
+        if (b_keys != sorted(in.b)) return ::testing::AssertionFailure() << tag << ": B's kept keys are not B sorted";
+    }
+    {
+        SqlJoin<K> j(ctx);  // B's keys are not kept unless asked for
+        ::testing::AssertionResult added = add_batches(j, in, batches_a, batches_b);
+        if (!added) return ::testing::AssertionFailure() << tag << ": " << added.message();
+        j.finish();
+        std::vector<K> b_keys(in.b.size());
+        bool threw = false;
+        try {
+            j.download_b_keys(b_keys.data());
+        } catch (const Error&) {
+            threw = true;
+        }
+        if (!threw) return ::testing::AssertionFailure() << tag << ": download_b_keys without keeping them did not throw";
     }
     if (ctx.memory_in_use() != 0)
         return ::testing::AssertionFailure() << tag << ": " << ctx.memory_in_use()

@@ -63,6 +63,14 @@ public:
     // them out piece by piece. Throws Error otherwise, or past the last A row.
     void download_by_a_row(uint64_t first_row, size_t n, JoinRange* out);
 
+    // Whether finish() keeps sorted B's keys for download_b_keys (default false: they are
+    // freed after the search). Set before finish(). A join whose outer side streams past
+    // a small sorted B finds each outer key in them itself (key_directory.h).
+    void set_keep_b_keys(bool keep);
+    // After a successful finish() that kept them: sorted B's keys into `out` (rows(B)
+    // elements). Throws Error otherwise.
+    void download_b_keys(K* out);
+
 private:
     // finish(): sorts both sides and searches sorted A in sorted B (and moves the ranges
     // to A row order, if asked). The ranges, the flags and the sorted rows stay in the
