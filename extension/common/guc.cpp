@@ -3,6 +3,8 @@
 //
 //   pg_mergepath.enabled           use the MergePath nodes when they are cheaper
 //   pg_mergepath.enable_join       also the MergePath Join node (off: set operations only)
+//   pg_mergepath.stream_outer      a join whose inner side is much smaller streams its outer
+//                                  side past the sorted inner one (off: both sides sorted)
 //   pg_mergepath.device            auto | gpu | cpu: where the set operations run
 //   pg_mergepath.min_rows          estimated input rows below which the node is not offered
 //   pg_mergepath.gpu_memory_limit  GPU memory one backend may hold (0 = no limit)
@@ -36,6 +38,7 @@ extern "C" {
 
 bool mp_enabled = true;
 bool mp_enable_join = true;
+bool mp_stream_outer = true;
 int mp_device_setting = MP_DEVICE_SETTING_AUTO;
 // A first guess: below ~100k input rows the fixed costs of the device path (context,
 // launches, transfers) outweigh what it saves. To be re-measured by the bench issue.
@@ -70,6 +73,12 @@ static void define_public_gucs(void) {
     DefineCustomBoolVariable("pg_mergepath.enable_join", "Use the MergePath Join node for equi-joins.",
                              "Needs pg_mergepath.enabled too.", &mp_enable_join, true, PGC_USERSET, 0, NULL, NULL,
                              NULL);
+    DefineCustomBoolVariable("pg_mergepath.stream_outer",
+                             "Let a MergePath Join whose inner side is much smaller stream its outer side.",
+                             "Inner, left, semi and anti joins whose inner input is estimated at a quarter of the "
+                             "outer one or less sort only the inner side and find each outer row's key in it, "
+                             "never storing the outer side. Off: both sides are sorted.",
+                             &mp_stream_outer, true, PGC_USERSET, 0, NULL, NULL, NULL);
     DefineCustomEnumVariable("pg_mergepath.device", "Where pg_mergepath runs set operations: auto, gpu or cpu.",
                              "auto uses the GPU when one is usable and the CPU backend otherwise; "
                              "gpu raises an error when no GPU is usable.",

@@ -43,6 +43,7 @@ enum MpDeviceSetting { MP_DEVICE_SETTING_AUTO, MP_DEVICE_SETTING_GPU, MP_DEVICE_
 
 extern bool mp_enabled;              // pg_mergepath.enabled
 extern bool mp_enable_join;          // pg_mergepath.enable_join
+extern bool mp_stream_outer;         // pg_mergepath.stream_outer
 extern int mp_device_setting;        // pg_mergepath.device (MpDeviceSetting)
 extern int mp_min_rows;              // pg_mergepath.min_rows
 extern bool mp_hashed_keys;          // pg_mergepath.hashed_keys

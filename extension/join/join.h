@@ -10,6 +10,8 @@
 //   join_parallel.cpp  the parallel-aware callbacks and a participant's way through
 //   join_spill.cpp     a serial join over pg_mergepath.memory_limit: both inputs sorted
 //                      by key through tuplesort, then combined key range by key range
+//   join_probe.cpp     a join whose inner side is much smaller: only it goes through the
+//                      stage; the outer side streams past it in small batches
 //   join_explain.cpp   EXPLAIN
 // Calls go down: exec -> input / combine / parallel / emit -> the stage (extension/stage).
 #pragma once
@@ -34,6 +36,8 @@ struct MpJoinInfo {
     bool parallel;        // a partial path: every participant reads, one combines, all emit
     bool spill;           // over pg_mergepath.memory_limit: sorted through tuplesort, combined
                           // key range by key range (serial only; join_spill.cpp)
+    bool probe;           // the outer side streams past sorted B (join_probe.cpp): INNER, LEFT,
+                          // SEMI, ANTI with an inner side much smaller than the outer one
     int nkeys;
     List* key_columns[2];  // int list: the child's tlist column (0-based) of each key
     List* codecs[2];       // int list: MpCodec of each key column on each side
@@ -70,6 +74,9 @@ struct MpJoinResults {
     MpChunkRef a_dir_first;   // uint64[a_dir_count]: first row number of each A key chunk
     MpChunkRef a_dir_chunk;   // MpChunkRef[a_dir_count]: the chunk (its ranges and references)
     uint64 a_dir_count;
+    MpChunkRef b_keys;        // a streamed outer side: sorted B's keys (key_bits / 8 bytes each)
+    MpChunkRef b_dir;         // ... and their directory (key_directory.h): uint64[b_dir_buckets + 1]
+    uint64 b_dir_buckets;
 };
 
 struct MpJoinShared {
@@ -100,6 +107,23 @@ struct MpJoinSpill {
     bool sorting;              // rows go into the sorts
     bool budget_full;          // a range found no room in the shared GPU budget: the rest use the CPU
     bool sorted;               // both inputs read and sorted
+};
+
+// A join whose outer side streams (join_probe.cpp): a batch of outer rows read at a time,
+// their keys found in sorted B, then emitted like a claimed batch of A rows.
+constexpr int kMpProbeBatch = 256;
+struct MpJoinProbe {
+    bool on;                   // this execution streams the outer side (planned so, not spilled)
+    const void* b_keys;        // sorted B's keys and their directory (the results)
+    const uint64* b_dir;
+    uint64 b_dir_buckets;
+    MemoryContext batch_cxt;   // the batch's values passed by reference, reset per batch
+    Datum* values;             // [kMpProbeBatch][nstored[0]]: the batch's stored columns
+    bool* isnull;
+    mergepath::JoinRange ranges[kMpProbeBatch];  // each row's equal keys in sorted B
+    int rows;                  // in the batch
+    bool done;                 // the outer input has ended
+    double probe_ms;           // reading the outer rows and finding their keys (EXPLAIN)
 };
 
 enum class MpJoinStep { Init, Claim, Pairs, Extras, Done };
@@ -182,6 +206,7 @@ struct MpJoinState {
     bool* a_isnull;
 
     MpJoinSpill spill;
+    MpJoinProbe probe;
 
     MpJoinCounts counts;
     MpStageReport report;
@@ -244,6 +269,17 @@ void mp_join_spill_finish_read(MpJoinState* st);   // both sorts sorted, their f
 uint64 mp_join_spill_load_range(MpJoinState* st);  // the next key range into the writers; its rows
 bool mp_join_spill_more(const MpJoinState* st);    // rows left for another range
 void mp_join_spill_end(MpJoinState* st);           // the sorts freed (end, rescan)
+
+// join_probe.cpp
+bool mp_join_probe_planned(const MpJoinState* st);  // planned so and not spilled: set probe.on
+void mp_join_probe_start(MpJoinState* st);    // this execution's batch memory (in run_cxt)
+void mp_join_probe_put_b(MpJoinState* st);    // the combiner: sorted B's keys and their directory
+void mp_join_probe_take(MpJoinState* st);     // every emitter: this process's view of them
+bool mp_join_probe_fill(MpJoinState* st);     // the next batch of outer rows, searched; false at the end
+void mp_join_probe_restart(MpJoinState* st);  // a rescan: the outer side streams again
+// The range of equal B keys of batch row a, and its stored columns into st->a_values.
+inline const mergepath::JoinRange* mp_join_probe_range(const MpJoinState* st, uint64 a) { return &st->probe.ranges[a]; }
+void mp_join_probe_a_row(MpJoinState* st, uint64 a);
 
 // join_parallel.cpp
 void mp_join_shared_init(MpJoinShared* sh);  // a new execution's (a serial node's own too)

@@ -25,7 +25,11 @@ void mp_join_start_run(MpJoinState* st) {
     EState* estate = st->css.ss.ps.state;
     if (!st->run_cxt)
         st->run_cxt = AllocSetContextCreate(estate->es_query_cxt, "pg_mergepath Join", ALLOCSET_DEFAULT_SIZES);
-    st->stage = mp_stage_create_join(st->run_cxt, st->info.key_bits, st->library_match);
+    mp_join_probe_start(st);
+    st->stage = mp_stage_create_join(st->run_cxt, st->info.key_bits, st->library_match, st->probe.on);
+    // a node that is not parallel-aware running in a worker (a streamed outer side's
+    // partial path over a whole inner side): every participant sorts, one core each
+    if (IsParallelWorker() && !st->shared) st->stage->cpu_threads = 1;
     st->space.cxt = st->run_cxt;
     st->space.dsa = st->shared ? estate->es_query_dsa : NULL;
     if (st->shared && !st->space.dsa)
@@ -58,6 +62,7 @@ void mp_join_free_run(MpJoinState* st) {
     memset(&st->a_dir, 0, sizeof(st->a_dir));
     memset(&st->a_window, 0, sizeof(st->a_window));
     memset(&st->b_window, 0, sizeof(st->b_window));
+    st->probe.on = false;  // its batch memory went with the run context
     st->b_refs = NULL;
     st->b_matched = NULL;
 }
@@ -132,6 +137,7 @@ static void put_b_results(MpJoinState* st) {
     mp_stage_download_ranges(st->stage, out);
     if (b_matched && !st->library_match) memset(b_matched, 0, nb);  // the emitters set them
     if (out.b_rows) b_rows_to_refs(st, out.b_rows, nb);
+    if (st->probe.on) mp_join_probe_put_b(st);
     put_a_directory(st, r);
 }
 
@@ -212,6 +218,7 @@ void mp_join_take_results(MpJoinState* st) {
     st->b_refs = (const uint64*)mp_space_at(&st->space, r->b_refs);
     st->b_matched = (uint8*)mp_space_at(&st->space, r->b_matched);
     premap_stored_rows(st);
+    mp_join_probe_take(st);
     mp_directory_fill(st->run_cxt, &st->space, &st->a_dir, (const uint64*)mp_space_at(&st->space, r->a_dir_first),
                       (const MpChunkRef*)mp_space_at(&st->space, r->a_dir_chunk), r->a_dir_count, true);
     if (st->nstored[0] > 0) {

@@ -25,6 +25,10 @@
 // the last of those takes the extras).
 #include "join.h"
 
+// A join whose outer side streams (join_probe.cpp) claims the next batch of outer rows
+// it read and searched instead: its rows are A rows 0..n of the cursor, their ranges and
+// stored columns in the batch.
+
 // ---- the scan tuple -----------------------------------------------------------------
 
 // Deforms a stored row into values / isnull (a side's columns).
@@ -58,6 +62,11 @@ static void resolve_a_window(MpJoinState* st, uint64 lo, uint64 hi) {
     w->hi = hi;
 }
 
+// The B range of A row a: in its chunk, or in the outer batch (a streamed outer side).
+static const mergepath::JoinRange* a_range(const MpJoinState* st, uint64 a) {
+    return st->probe.on ? mp_join_probe_range(st, a) : mp_join_a_range(&st->a_dir, a);
+}
+
 // How far ahead of its use a B row's reference, and its tuple, is prefetched: enough
 // misses in flight to cover the memory's latency, few enough to stay in the cache.
 constexpr uint32 kMpPrefetchAhead = 16;
@@ -75,7 +84,7 @@ static uint32 upcoming_b_positions(MpJoinState* st, uint64 j, bool in_pairs, uin
     uint64 end = in_pairs ? Min(cur->b_end, j + per_row) : cur->b_pos_end;
     for (uint64 p = j; p < end && n < kMpEmitBatch; p++) out[n++] = p;
     for (uint64 a = cur->a + 1; in_pairs && a < cur->a_end && n < kMpEmitBatch; a++) {
-        const mergepath::JoinRange* r = mp_join_a_range(&st->a_dir, a);
+        const mergepath::JoinRange* r = a_range(st, a);
         for (uint64 p = r->lower; p < r->lower + Min(r->count, per_row) && n < kMpEmitBatch; p++) out[n++] = p;
     }
     return n;
@@ -112,6 +121,7 @@ static MinimalTuple b_tuple(MpJoinState* st, uint64 j, bool in_pairs) {
 // between two of them.
 static void fill_a_row(MpJoinState* st, uint64 a) {
     if (st->nstored[0] == 0) return;
+    if (st->probe.on) return mp_join_probe_a_row(st, a);
     MpRowWindow* w = &st->a_window;
     if (a < w->lo || a >= w->hi) resolve_a_window(st, a, Min(a + kMpEmitBatch, mp_join_shared(st)->results.rows[0]));
     deform_tuple(st, 0, mp_arena_row(&st->space, w->refs[a - w->lo]), st->a_values, st->a_isnull);
@@ -189,7 +199,7 @@ void mp_join_restart_emit(MpJoinState* st) {
 
 // SEMI / ANTI without a filter: whether A position a is emitted follows from its count.
 static bool decide_without_pairs(MpJoinState* st, TupleTableSlot* scan, uint64 a) {
-    bool matched = mp_join_a_range(&st->a_dir, a)->count > 0;
+    bool matched = a_range(st, a)->count > 0;
     if (matched != (st->info.jointype == JOIN_SEMI)) return false;
     fill_a_row(st, a);
     put_a(st, scan);
@@ -218,7 +228,7 @@ static bool next_passing_pair(MpJoinState* st, TupleTableSlot* scan) {
 
 static void start_a_row(MpJoinState* st, TupleTableSlot* scan) {
     MpJoinCursor* cur = &st->cur;
-    const mergepath::JoinRange* range = mp_join_a_range(&st->a_dir, cur->a);
+    const mergepath::JoinRange* range = a_range(st, cur->a);
     cur->b = range->lower;
     cur->b_end = range->lower + range->count;
     cur->a_matched = false;
@@ -320,6 +330,14 @@ static bool next_extra(MpJoinState* st, TupleTableSlot* scan) {
 static bool claim_batch(MpJoinState* st) {
     MpJoinShared* sh = mp_join_shared(st);
     MpJoinCursor* cur = &st->cur;
+    if (st->probe.on) {  // this participant's next outer rows, whatever the others do
+        if (!mp_join_probe_fill(st)) return false;
+        cur->a = 0;
+        cur->a_end = uint64(st->probe.rows);
+        cur->a_started = false;
+        cur->b_pos = cur->b_pos_end = 0;
+        return true;
+    }
     const uint64 rows_a = sh->results.rows[0];
     const uint64 total = rows_a + (st->library_match ? sh->results.rows[1] : 0);
     uint64 begin, end;

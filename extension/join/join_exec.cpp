@@ -17,6 +17,9 @@
 //      their B ranges, pair by pair, straight into the scan tuple, with the join
 //      filter and PostgreSQL's outer-join rules; then the rows without a match. The
 //      pair list is never built, so a billion-row result streams in constant memory.
+//   A join whose inner side is much smaller (a dimension) reads only B in step 1; in
+//   step 3 each participant streams its share of A past sorted B in small batches,
+//   never storing it (join_probe.cpp).
 //
 // A parallel-aware node runs the same steps with every participant reading its share
 // in step 1, one of them running step 2 for all, and each expanding the batches it
@@ -202,7 +205,9 @@ static void mp_join_end(CustomScanState* node) {
 }
 
 // Same inputs (no changed parameters): a serial node emits its results again (one that
-// spilled reads and sorts its inputs again: it keeps only its last range); a parallel
+// spilled reads and sorts its inputs again: it keeps only its last range; one whose
+// outer side streams keeps sorted B and reads A again, as it does when only A's
+// parameters changed); a parallel
 // node's shared state is reset (ReInitializeDSM) and it computes again, as does a node
 // whose inputs' parameters changed (they rescan on their next ExecProcNode).
 static void mp_join_rescan(CustomScanState* node) {
@@ -210,7 +215,12 @@ static void mp_join_rescan(CustomScanState* node) {
     PlanState* outer = outerPlanState(node);
     PlanState* inner = innerPlanState(node);
     if (st->step == MpJoinStep::Init) return;
-    if (!st->shared && !st->spill.sorted && outer->chgParam == NULL && inner->chgParam == NULL)
+    if (st->probe.on && !st->shared && inner->chgParam == NULL) {  // sorted B stays; A streams again
+        if (outer->chgParam == NULL) ExecReScan(outer);
+        mp_join_probe_restart(st);
+        return mp_join_restart_emit(st);
+    }
+    if (!st->shared && !st->spill.sorted && !st->probe.on && outer->chgParam == NULL && inner->chgParam == NULL)
         return mp_join_restart_emit(st);
     reset_run(st);
     mp_join_spill_end(st);

@@ -5,6 +5,10 @@
 //   Device: gpu | cpu                 where it sorts and searches (with ANALYZE: used)
 //   Keys: 64-bit                      the key width
 //   Parallel: ...                     a parallel-aware node: who reads, combines, emits
+//   Outer Side: streamed ...          the outer rows stream past the sorted inner side
+//                                     (join_probe.cpp); with ANALYZE and TIMING "Probe
+//                                     Time": reading them and finding their keys (a part
+//                                     of Expand Time)
 // and with ANALYZE: rows read from each input (all participants), rows with a NULL key,
 // the pairs expanded, rows removed by the join filter, participants and the combiner,
 // runs shipped while reading, an out-of-memory redo, and (with TIMING) milliseconds of
@@ -78,6 +82,7 @@ static void explain_times(MpJoinState* st, ExplainState* es) {
     ExplainPropertyFloat("Results Time", "ms", r->results_ms, 3, es);
     ExplainPropertyFloat("Sort Time", "ms", r->sort_ms, 3, es);
     ExplainPropertyFloat("Search Time", "ms", r->kernel_ms, 3, es);
+    if (st->info.probe) ExplainPropertyFloat("Probe Time", "ms", st->probe.probe_ms, 3, es);
     ExplainPropertyFloat("Expand Time", "ms", st->expand_ms, 3, es);
     ExplainPropertyFloat("Emit Time", "ms", st->emit_ms, 3, es);
     mp_stage_explain_memory(r, es);
@@ -90,6 +95,8 @@ void mp_explain_join(CustomScanState* node, List* ancestors, ExplainState* es) {
     ExplainPropertyText("Device", mp_device_name(st->report.device), es);
     ExplainPropertyText("Keys", psprintf("%d-bit", st->info.key_bits), es);
     if (st->info.parallel) ExplainPropertyText("Parallel", "every participant reads, one combines, all emit", es);
+    if (st->info.probe)
+        ExplainPropertyText("Outer Side", "streamed in batches, each key found in the sorted inner keys", es);
     if (st->info.spill)
         ExplainPropertyText("Memory Limit", "over it: both inputs sorted (tuplesort), joined key range by key range",
                             es);

@@ -11,6 +11,7 @@
 // GPU then sorts them while the input is still being read). A join over the memory
 // limit reads into sorts instead (join_spill.cpp): from the start when it was planned
 // so, or from the chunk or block of stored rows that takes a serial join to the limit.
+// A join whose outer side streams (join_probe.cpp) reads only B here.
 #include "join.h"
 
 #include "read_child.h"
@@ -55,7 +56,9 @@ MpJoinReadCounts mp_join_read_inputs(MpJoinState* st) {
     MpJoinReadCounts counts = {{0, 0}, 0};
     PlanState* children[2] = {outerPlanState(&st->css), innerPlanState(&st->css)};
     if (mp_join_spill_planned(st)) mp_join_spill_begin(st);
+    const bool streams_a = st->probe.on;  // A streams past sorted B later (join_probe.cpp)
     for (int side = 0; side < 2; side++) {
+        if (side == 0 && streams_a) continue;
         if (st->spill.sorting) {
             counts.rows[side] = mp_join_spill_read_side(st, children[side], side, &counts.null_key_rows);
             continue;
@@ -65,6 +68,8 @@ MpJoinReadCounts mp_join_read_inputs(MpJoinState* st) {
         mp_writer_flush(&st->writers[int(MpKeyStream::Main)][side]);
         mp_writer_flush(&st->writers[int(MpKeyStream::Nulls)][side]);
     }
+    if (streams_a && st->spill.sorting)  // B reached the limit: A goes into its sort too
+        counts.rows[0] = mp_join_spill_read_side(st, children[0], 0, &counts.null_key_rows);
     if (st->spill.sorting) mp_join_spill_finish_read(st);
     if (mp_join_timing_on(st)) st->read_ms += clock.lap_ms();
     return counts;

@@ -3,7 +3,7 @@
 // sorted on the GPU while reading), finish() sorts both sides and runs the vectorized
 // sorted search of every A key in sorted B; the ranges are then copied out for the
 // node to expand into pairs (B's sorted rows and flags at once, A's ranges by A row,
-// piece by piece). Chunks of the other stream (rows whose key has a NULL)
+// piece by piece; sorted B's keys too, for a join whose outer side streams). Chunks of the other stream (rows whose key has a NULL)
 // never match and are not the library's business.
 #include "pipeline.h"
 
@@ -14,9 +14,10 @@ namespace {
 template <class K>
 class MpKeyJoinPipeline final : public MpJoinPipeline {
 public:
-    MpKeyJoinPipeline(mergepath::Context* ctx, bool want_b_match) : MpJoinPipeline(ctx) {
+    MpKeyJoinPipeline(mergepath::Context* ctx, bool want_b_match, bool keep_b_keys) : MpJoinPipeline(ctx) {
         join_.reset(new mergepath::SqlJoin<K>(*ctx));
         join_->set_want_b_match(want_b_match);
+        join_->set_keep_b_keys(keep_b_keys);
         join_->set_ranges_by_a_row(true);  // the node emits A in row order (join_combine.cpp)
         ++mp_live_pipelines;
     }
@@ -36,6 +37,7 @@ public:
     void download_ranges_by_a_row(uint64_t first_row, size_t n, mergepath::JoinRange* out) override {
         join_->download_by_a_row(first_row, n, out);
     }
+    void download_b_keys(void* out) override { join_->download_b_keys(static_cast<K*>(out)); }
 
 private:
     std::unique_ptr<mergepath::SqlJoin<K>> join_;
@@ -43,11 +45,11 @@ private:
 
 }  // namespace
 
-MpJoinPipeline* mp_join_pipeline_new(int key_bits, mergepath::Context* ctx, bool want_b_match) {
+MpJoinPipeline* mp_join_pipeline_new(int key_bits, mergepath::Context* ctx, bool want_b_match, bool keep_b_keys) {
     switch (key_bits) {
-        case 32: return new MpKeyJoinPipeline<uint32_t>(ctx, want_b_match);
-        case 64: return new MpKeyJoinPipeline<uint64_t>(ctx, want_b_match);
-        case 128: return new MpKeyJoinPipeline<mergepath::Key128>(ctx, want_b_match);
+        case 32: return new MpKeyJoinPipeline<uint32_t>(ctx, want_b_match, keep_b_keys);
+        case 64: return new MpKeyJoinPipeline<uint64_t>(ctx, want_b_match, keep_b_keys);
+        case 128: return new MpKeyJoinPipeline<mergepath::Key128>(ctx, want_b_match, keep_b_keys);
         default: throw mergepath::Error("pg_mergepath: unsupported key width");
     }
 }

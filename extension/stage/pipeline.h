@@ -58,6 +58,8 @@ public:
     virtual void download_ranges(const mergepath::JoinRangesOut& out) = 0;
     // After finish(): the ranges of A rows [first_row, first_row + n), by A row number.
     virtual void download_ranges_by_a_row(uint64_t first_row, size_t n, mergepath::JoinRange* out) = 0;
+    // Sorted B's keys (the pipeline's key type) into out, when made with keep_b_keys.
+    virtual void download_b_keys(void* out) = 0;
 
 protected:
     using MpPipeline::MpPipeline;
@@ -80,8 +82,9 @@ MpResults<K> mp_results(MpPipeline* pipeline);
 // A set-operation pipeline for main keys of key_bits (32, 64, 128) on ctx.
 MpSetOpPipeline* mp_setop_pipeline_new(int key_bits, mergepath::Context* ctx, bool intersect, bool all,
                                        mergepath::SetOpShape shape);
-// A join pipeline (want_b_match: also flag the B keys that match some A key).
-MpJoinPipeline* mp_join_pipeline_new(int key_bits, mergepath::Context* ctx, bool want_b_match);
+// A join pipeline (want_b_match: also flag the B keys that match some A key;
+// keep_b_keys: keep sorted B's keys for download_b_keys).
+MpJoinPipeline* mp_join_pipeline_new(int key_bits, mergepath::Context* ctx, bool want_b_match, bool keep_b_keys);
 
 // Live pipelines of this backend (for pg_mergepath_status() and leak tests).
 extern int64_t mp_live_pipelines;

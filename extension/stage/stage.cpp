@@ -32,10 +32,11 @@ MpStage* mp_stage_create(MemoryContext cxt, int key_bits, bool intersect, bool a
     return stage;
 }
 
-MpStage* mp_stage_create_join(MemoryContext cxt, int key_bits, bool want_b_match) {
+MpStage* mp_stage_create_join(MemoryContext cxt, int key_bits, bool want_b_match, bool keep_b_keys) {
     MpStage* stage = mp_stage_create(cxt, key_bits, false, false, mergepath::SetOpShape::Rows);
     stage->kind = MpStageKind::Join;
     stage->want_b_match = want_b_match;
+    stage->keep_b_keys = keep_b_keys;
     return stage;
 }
 
@@ -44,7 +45,8 @@ static MpJoinPipeline* join_of(MpStage* stage) { return static_cast<MpJoinPipeli
 
 // The pipeline of the stage's kind (may throw).
 static MpPipeline* new_pipeline(const MpStage* stage, mergepath::Context* ctx) {
-    if (stage->kind == MpStageKind::Join) return mp_join_pipeline_new(stage->key_bits, ctx, stage->want_b_match);
+    if (stage->kind == MpStageKind::Join)
+        return mp_join_pipeline_new(stage->key_bits, ctx, stage->want_b_match, stage->keep_b_keys);
     return mp_setop_pipeline_new(stage->key_bits, ctx, stage->intersect, stage->all, stage->shape);
 }
 
@@ -288,6 +290,14 @@ void mp_stage_download_ranges(MpStage* stage, const mergepath::JoinRangesOut& ou
     MpJoinPipeline* pipeline = join_of(stage);
     MpStopwatch clock;
     if (!mp_try(&err, [&] { pipeline->download_ranges(out); })) mp_raise(&err, "reading the join's ranges");
+    stage->report.results_ms += clock.lap_ms();
+}
+
+void mp_stage_download_b_keys(MpStage* stage, void* out) {
+    MpError err;
+    MpJoinPipeline* pipeline = join_of(stage);
+    MpStopwatch clock;
+    if (!mp_try(&err, [&] { pipeline->download_b_keys(out); })) mp_raise(&err, "reading the join's inner keys");
     stage->report.results_ms += clock.lap_ms();
 }
 

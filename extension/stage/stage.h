@@ -49,6 +49,7 @@ struct MpStage {
     bool intersect, all;             // set operations
     mergepath::SetOpShape shape;     // set operations: their results (sql_setop.h)
     bool want_b_match;               // joins
+    bool keep_b_keys;                // joins: sorted B's keys kept (mp_stage_download_b_keys)
     int cpu_threads;                 // threads of its CPU backend (0: pg_mergepath.cpu_threads);
                                      // set before it opens, when processes share the cores
     bool budget_full;                // set before it opens: an earlier stage of the node found no
@@ -62,8 +63,9 @@ struct MpStage {
 
 // A closed stage whose C++ objects live as long as `cxt`.
 MpStage* mp_stage_create(MemoryContext cxt, int key_bits, bool intersect, bool all, mergepath::SetOpShape shape);
-// The same for a join (want_b_match: the B keys that match some A key are flagged).
-MpStage* mp_stage_create_join(MemoryContext cxt, int key_bits, bool want_b_match);
+// The same for a join (want_b_match: the B keys that match some A key are flagged;
+// keep_b_keys: sorted B's keys are kept for mp_stage_download_b_keys).
+MpStage* mp_stage_create_join(MemoryContext cxt, int key_bits, bool want_b_match, bool keep_b_keys);
 bool mp_stage_is_open(const MpStage* stage);
 // Acquires a context on `device` (auto may fall back to the CPU) and makes the pipeline.
 // With `keys` (0: not known yet), the memory they are expected to need is reserved in
@@ -97,6 +99,8 @@ MpResults<K> mp_stage_results(MpStage* stage);
 // Joins: the keys adopted per side, and (after finish) the sorted rows and B ranges.
 uint64 mp_stage_side_rows(MpStage* stage, int side);
 void mp_stage_download_ranges(MpStage* stage, const mergepath::JoinRangesOut& out);
+// A join's sorted B keys (key_bits / 8 bytes each, mp_stage_side_rows(stage, 1) of them).
+void mp_stage_download_b_keys(MpStage* stage, void* out);
 // A join's ranges of A rows [first_row, first_row + n), by A row number, into `out`.
 void mp_stage_download_ranges_by_a_row(MpStage* stage, uint64 first_row, uint64 n, mergepath::JoinRange* out);
 // Deletes the pipeline early (its results are no longer needed).

@@ -81,26 +81,31 @@ struct KeyDirectory {
     }
 };
 
-// Builds the directory of n sorted keys: fills first[0 .. buckets] (buckets from
-// key_directory_buckets(n)) and returns the view. The shift makes the span's largest
-// offset land in the last bucket at most.
+// The directory of n sorted keys whose first[] is already built (buckets from
+// key_directory_buckets(n)): the minimum, and the shift that makes the span's largest
+// offset land in the last bucket at most. Every reader of a shared directory makes its
+// own view this way.
 template <class K>
-KeyDirectory<K> key_directory_build(const K* sorted, uint64_t n, uint64_t buckets, uint64_t* first) {
+KeyDirectory<K> key_directory_view(const K* sorted, uint64_t n, uint64_t buckets, const uint64_t* first) {
     KeyDirectory<K> d;
     d.keys = sorted;
     d.n = n;
     d.first = first;
     d.buckets = buckets;
-    if (n == 0) {
-        for (uint64_t b = 0; b <= buckets; ++b) first[b] = 0;
-        return d;
-    }
+    if (n == 0) return d;
     d.min = sorted[0];
     unsigned __int128 span = key_as_u128(sorted[n - 1]) - key_as_u128(d.min);
     while (d.shift < 128 && (span >> d.shift) >= buckets) ++d.shift;
+    return d;
+}
+
+// Builds the directory of n sorted keys: fills first[0 .. buckets] and returns the view.
+template <class K>
+KeyDirectory<K> key_directory_build(const K* sorted, uint64_t n, uint64_t buckets, uint64_t* first) {
+    KeyDirectory<K> d = key_directory_view(sorted, n, buckets, first);
     uint64_t b = 0;
     for (uint64_t p = 0; p < n; ++p) {
-        uint64_t kb;
+        uint64_t kb = 0;
         d.bucket_of(sorted[p], &kb);
         while (b <= kb) first[b++] = p;
     }

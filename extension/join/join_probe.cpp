@@ -1,0 +1,174 @@
+// join_probe.cpp — a MergePath Join whose inner side (B) is much smaller than its outer
+// side (A), as a fact table joined with a dimension: only B goes through the stage (read
+// by every participant, sorted on the device with its row numbers; its sorted keys are
+// kept, with a radix directory over them: mergepath/key_directory.h), and A is never
+// stored. Each participant streams its share of A in batches of kMpProbeBatch rows:
+//   1. each row's stored columns are copied into the batch (values passed by reference
+//      into the batch's memory context, reset for the next batch) and its key encoded;
+//   2. every key's range of equal keys in sorted B is found through the directory, the
+//      batch's lookups prefetched together so that their cache misses overlap;
+//   3. the batch is emitted like a claimed batch of A rows (join_emit.cpp): the same
+//      pairs, join filter and outer-join rules.
+// What this saves against sorting both sides: A's keys, references and stored rows in
+// memory (gigabytes for a fact table, written into fresh shared memory by every
+// participant), their sort, and the ranges put back in A's row order. Memory: B and
+// one batch, whatever A's size.
+//
+// Join types: those whose result follows from each A row alone (INNER, LEFT, SEMI,
+// ANTI; join_path.cpp offers no other). An A row whose key has a NULL matches nothing:
+// kept (with an empty range) only when unmatched A rows are emitted. A serial join
+// whose B reaches pg_mergepath.memory_limit while being read spills like any other
+// (join_spill.cpp), A then read into its sort.
+#include "join.h"
+
+#include "read_child.h"
+#include "timing.h"
+
+#include "mergepath/key_directory.h"
+
+extern "C" {
+#include "utils/datum.h"
+}
+
+bool mp_join_probe_planned(const MpJoinState* st) {
+    return st->info.probe && !st->spill.sorting && !st->spill.sorted;
+}
+
+void mp_join_probe_start(MpJoinState* st) {
+    MpJoinProbe* p = &st->probe;
+    p->on = mp_join_probe_planned(st);
+    p->rows = 0;
+    p->done = false;
+    p->b_keys = NULL;
+    p->b_dir = NULL;
+    p->b_dir_buckets = 0;
+    p->batch_cxt = NULL;
+    p->values = NULL;
+    p->isnull = NULL;
+    if (!p->on) return;
+    p->batch_cxt = AllocSetContextCreate(st->run_cxt, "pg_mergepath Join outer batch", ALLOCSET_DEFAULT_SIZES);
+    const int n = Max(1, st->nstored[0]) * kMpProbeBatch;
+    p->values = (Datum*)MemoryContextAlloc(st->run_cxt, sizeof(Datum) * n);
+    p->isnull = (bool*)MemoryContextAlloc(st->run_cxt, sizeof(bool) * n);
+}
+
+void mp_join_probe_put_b(MpJoinState* st) {
+    MpJoinResults* r = &mp_join_shared(st)->results;
+    MpChunkQueue* queue = &mp_join_shared(st)->stage.queue;
+    const uint64 nb = r->rows[1];
+    const uint32 key_bytes = st->info.key_bits / 8;
+    void *keys, *dir;
+    r->b_dir_buckets = mergepath::key_directory_buckets(nb);
+    r->b_keys = mp_space_alloc_kept(&st->space, queue, Max(nb, 1) * key_bytes, &keys);
+    r->b_dir = mp_space_alloc_kept(&st->space, queue, (r->b_dir_buckets + 1) * sizeof(uint64), &dir);
+    if (nb > 0) mp_stage_download_b_keys(st->stage, keys);
+    mp_with_key_type(key_bytes, [&](auto k) {
+        using K = decltype(k);
+        mergepath::key_directory_build<K>((const K*)keys, nb, r->b_dir_buckets, (uint64*)dir);
+        return 0;
+    });
+}
+
+void mp_join_probe_take(MpJoinState* st) {
+    if (!st->probe.on) return;
+    const MpJoinResults* r = &mp_join_shared(st)->results;
+    st->probe.b_keys = mp_space_at(&st->space, r->b_keys);
+    st->probe.b_dir = (const uint64*)mp_space_at(&st->space, r->b_dir);
+    st->probe.b_dir_buckets = r->b_dir_buckets;
+}
+
+void mp_join_probe_restart(MpJoinState* st) {
+    st->probe.rows = 0;
+    st->probe.done = false;
+}
+
+void mp_join_probe_a_row(MpJoinState* st, uint64 a) {
+    const int n = st->nstored[0];
+    memcpy(st->a_values, st->probe.values + a * n, sizeof(Datum) * n);
+    memcpy(st->a_isnull, st->probe.isnull + a * n, sizeof(bool) * n);
+}
+
+// The outer row's stored columns into batch row i.
+static void keep_a_columns(MpJoinState* st, TupleTableSlot* slot, int i) {
+    const int n = st->nstored[0];
+    Datum* values = st->probe.values + i * n;
+    bool* isnull = st->probe.isnull + i * n;
+    for (int c = 0; c < n; c++) {
+        const int col = st->stored_columns[0][c];
+        Form_pg_attribute att = TupleDescAttr(st->stored_desc[0], c);
+        isnull[c] = slot->tts_isnull[col];
+        values[c] = isnull[c] || att->attbyval ? slot->tts_values[col]
+                                                : datumCopy(slot->tts_values[col], false, att->attlen);
+    }
+}
+
+// Rows read from the outer side, for EXPLAIN ANALYZE (a parallel node's in shared memory).
+static void count_outer(MpJoinState* st, uint64 rows, uint64 null_keys) {
+    if (st->shared) {
+        pg_atomic_fetch_add_u64(&st->shared->stage.rows_read[0], rows);
+        pg_atomic_fetch_add_u64(&st->shared->stage.null_rows, null_keys);
+        return;
+    }
+    st->counts.stage.rows_read[0] += rows;
+    st->counts.stage.null_rows += null_keys;
+}
+
+// Step 2: the batch's ranges in sorted B. Three passes, so that the cache misses of
+// one pass overlap: the directory entries, the first key of each bucket, the search.
+template <class K>
+static void search_batch(MpJoinState* st, const K* keys, const bool* keyed) {
+    MpJoinProbe* p = &st->probe;
+    const uint64 nb = mp_join_shared(st)->results.rows[1];
+    const auto dir = mergepath::key_directory_view<K>((const K*)p->b_keys, nb, p->b_dir_buckets, p->b_dir);
+    const uint64* entry[kMpProbeBatch];
+    for (int i = 0; i < p->rows; i++) {
+        entry[i] = keyed[i] ? dir.bucket_entry(keys[i]) : NULL;
+        if (entry[i]) __builtin_prefetch(entry[i]);
+    }
+    for (int i = 0; i < p->rows; i++)
+        if (entry[i]) __builtin_prefetch(&dir.keys[Min(*entry[i], nb - 1)]);
+    for (int i = 0; i < p->rows; i++) {
+        uint64 lower = 0, upper = 0;
+        if (entry[i]) dir.equal_range(keys[i], &lower, &upper);
+        p->ranges[i] = {lower, upper - lower};
+    }
+}
+
+// Step 1 and 2 for one batch; false when the outer side had no row left for it.
+template <class K>
+static bool fill_batch(MpJoinState* st) {
+    MpJoinProbe* p = &st->probe;
+    const MpJoinKeySide* side = &st->key_side[0];
+    const bool keeps_nulls = st->outer_side[0];
+    K keys[kMpProbeBatch];
+    bool keyed[kMpProbeBatch];
+    uint64 null_keys = 0;
+    MemoryContextReset(p->batch_cxt);
+    p->rows = 0;
+    uint64 pulled = mp_read_child(outerPlanState(&st->css), st->read_columns[0], [&](TupleTableSlot* slot) {
+        bool null_key = mp_join_key_has_null(side, slot->tts_isnull);
+        if (unlikely(null_key)) {
+            null_keys++;
+            if (!keeps_nulls) return true;
+        }
+        int i = p->rows++;
+        keyed[i] = !null_key;
+        if (likely(!null_key)) keys[i] = mp_encode_join_key<K>(side, slot->tts_values);
+        MemoryContext old = MemoryContextSwitchTo(p->batch_cxt);  // not around the child's own work
+        keep_a_columns(st, slot, i);
+        MemoryContextSwitchTo(old);
+        return p->rows < kMpProbeBatch;
+    });
+    p->done = p->rows < kMpProbeBatch;  // the child ended before the batch filled
+    count_outer(st, pulled, null_keys);
+    search_batch<K>(st, keys, keyed);
+    return p->rows > 0;
+}
+
+bool mp_join_probe_fill(MpJoinState* st) {
+    if (st->probe.done) return false;
+    MpStopwatch clock;
+    bool got = mp_with_key_type(st->info.key_bits / 8, [&](auto k) { return fill_batch<decltype(k)>(st); });
+    if (mp_join_timing_on(st)) st->probe.probe_ms += clock.lap_ms();
+    return got;
+}
