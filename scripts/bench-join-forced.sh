@@ -3,8 +3,10 @@
 # on the GPU host after `scripts/bench-device.sh --joins` in the same device call (it
 # reuses that run's server and tables):
 #   1. the fact x dimension join and the 10M inner join with our node forced (native join
-#      methods off; no memory limit: the join node does not spill), GPU and CPU backend, parallel and serial, with EXPLAIN ANALYZE: what
-#      the node does where the planner keeps the hash join;
+#      methods off; no memory limit: the join node does not spill), GPU and CPU backend,
+#      parallel and serial, the fact x dimension join also with both sides sorted
+#      (pg_mergepath.stream_outer = off), with EXPLAIN ANALYZE (FORCED_FACTDIM_ONLY=1:
+#      the fact x dimension runs alone);
 #   2. a join whose result has 1e9 rows (10M x 10M int8, 100 copies of each key per side)
 #      on the GPU, forced, with the backend's peak RSS, and stock's time for it.
 # Usage (carry [".device"]): bash scripts/bench-join-forced.sh > $OUT/forced.txt 2>&1
@@ -20,7 +22,11 @@ run() {
 }
 Q1="select count(*), sum(a.p1), sum(a.p2), sum(b.p1), sum(b.p2) from ${F}_a a join ${F}_b b on a.k = b.k"
 run "factdim gpu parallel" "set max_parallel_workers_per_gather=16; set pg_mergepath.device=gpu" "$Q1"
+run "factdim gpu parallel, both sides sorted (stream_outer off)" \
+  "set max_parallel_workers_per_gather=16; set pg_mergepath.device=gpu; set pg_mergepath.stream_outer=off" "$Q1"
 run "factdim cpu parallel" "set max_parallel_workers_per_gather=16; set pg_mergepath.device=cpu" "$Q1"
+run "factdim gpu serial" "set max_parallel_workers_per_gather=0; set pg_mergepath.device=gpu" "$Q1"
+[ -n "${FORCED_FACTDIM_ONLY:-}" ] && exit 0
 Q2="select count(*) from ${U}_a a join ${U}_b b on a.k = b.k"
 run "inner gpu serial" "set max_parallel_workers_per_gather=0; set pg_mergepath.device=gpu" "$Q2"
 echo "=== stock serial inner"

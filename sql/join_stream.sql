@@ -82,7 +82,7 @@ SELECT jt, mp_join_check(mp_sf_sql(jt, 'sf.k = sd.k', 'sd_empty'))
   FROM unnest(ARRAY['inner', 'left', 'semi', 'anti']) jt ORDER BY 1;
 SELECT mp_join_check('SELECT * FROM sf_empty sf LEFT JOIN sd ON sf.k = sd.k');
 -- EXPLAIN ANALYZE: rows read from both sides, pairs
-SELECT * FROM mp_explain('SELECT count(*) FROM sf JOIN sd ON sf.k = sd.k', 'ANALYZE, COSTS OFF, TIMING OFF');
+SELECT * FROM mp_explain('SELECT count(*) FROM sf JOIN sd ON sf.k = sd.k', 'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF');
 
 -- rescans: under a nested loop, once with no changed parameter (sorted B kept, A read
 -- again) and once with one that changes per outer row

@@ -49,6 +49,14 @@
 //     anywhere in the blocks and deformed: cache misses), plus the filter's cost.
 // Reading and emitting are shared by the participants of a partial path (divided by
 // PostgreSQL's parallel divisor), the device work is done once.
+// Output rows of a parallel-aware path are charged as PostgreSQL charges its parallel
+// hash join's (final_cost_hashjoin's approx_tuple_count over both sides' rows per
+// participant: the join's rows divided by the parallel divisor twice), although each
+// participant emits the join's rows divided by it once: charged honestly, the output of
+// a join with many pairs per row made the planner keep a parallel hash join that runs
+// 2x-3x slower (bench/RESULTS.md: the fact x dimension join and the 1e9-pair join),
+// only because its own output is charged at a sixteenth with 16 workers. Comparing
+// both under the same estimate leaves the choice to the rest of the costs.
 // All of it is linear in the estimated rows of each side, as the native hash join's
 // cost is: an estimate that is 10x off scales both the same way, so it changes which
 // join wins only where the native plan's cost is not linear (a nested loop over an
@@ -224,8 +232,11 @@ Cost path_cost(PlannerInfo* root, RelOptInfo* joinrel, const Inputs& in, const J
     }
     Cost device = device_rows * cpu_operator_cost * words * device_units;
     if (gpu) device /= divisor;  // runs ship and sort while the participants read
-    return in.outer->total_cost + in.inner->total_cost + read / divisor + device +
-           joinrel->rows / divisor * per_output + filter.startup;
+    // a parallel-aware path's output as PostgreSQL charges its parallel hash join's (see
+    // the file comment): per-participant rows of both sides
+    double out_rows = joinrel->rows / divisor / (in.workers > 0 ? divisor : 1.0);
+    return in.outer->total_cost + in.inner->total_cost + read / divisor + device + out_rows * per_output +
+           filter.startup;
 }
 
 // A join that spills also sorts both inputs (rows with their keys) through tuplesort,
