@@ -84,15 +84,13 @@ SELECT mp_join_check('SELECT * FROM sf_empty sf LEFT JOIN sd ON sf.k = sd.k');
 -- EXPLAIN ANALYZE: rows read from both sides, pairs
 SELECT * FROM mp_explain('SELECT count(*) FROM sf JOIN sd ON sf.k = sd.k', 'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF');
 
--- rescans: under a nested loop, once with no changed parameter (sorted B kept, A read
--- again) and once with one that changes per outer row
+-- rescans: under a nested loop over join_plan's jouter (5 rows), once with no changed
+-- parameter (sorted B kept, A read again) and once with one that changes per outer row
 SET enable_nestloop = on;
 SET enable_material = off;
-CREATE TABLE souter AS SELECT g AS o FROM generate_series(1, 4) g;
-ANALYZE souter;
-SELECT mp_join_check('SELECT o, x.p, x.q FROM souter JOIN (SELECT sf.p, sd.q FROM sf LEFT JOIN sd ON sf.k = sd.k) x ON true');
-SELECT mp_join_check('SELECT o, (SELECT count(*) FROM sf JOIN sd ON sf.k = sd.k WHERE sf.p > souter.o * 1000) FROM souter');
-SELECT mp_join_check('SELECT o, (SELECT count(*) FROM sf JOIN sd ON sf.k = sd.k AND sd.q > souter.o * 100) FROM souter');
+SELECT mp_join_check('SELECT o, x.p, x.q FROM jouter JOIN (SELECT sf.p, sd.q FROM sf LEFT JOIN sd ON sf.k = sd.k) x ON true');
+SELECT mp_join_check('SELECT o, (SELECT count(*) FROM sf JOIN sd ON sf.k = sd.k WHERE sf.p > jouter.o * 1000) FROM jouter');
+SELECT mp_join_check('SELECT o, (SELECT count(*) FROM sf JOIN sd ON sf.k = sd.k AND sd.q > jouter.o * 100) FROM jouter');
 RESET enable_material;
 SET enable_nestloop = off;
 
