@@ -128,6 +128,7 @@ SELECT jt, mp_join_check(mp_sf_sql(jt, cond))
   ORDER BY 1, 2;
 SET min_parallel_table_scan_size = '256kB';  -- sd is too small for a parallel scan now, sf is not
 SELECT mp_stream_plan(mp_sf_sql('inner', 'sf.k = sd.k'));
+SELECT * FROM mp_explain(mp_sf_sql('inner', 'sf.k = sd.k')) WHERE mp_explain ~ 'Gather|Parallel|Outer Side';
 SELECT jt, mp_join_check(mp_sf_sql(jt, cond))
   FROM unnest(ARRAY['inner', 'left', 'semi', 'anti']) jt,
        unnest(ARRAY['sf.k = sd.k', 'sf.k = sd.k AND sf.p % 7 < sd.q % 5']) cond

@@ -38,6 +38,8 @@ struct MpJoinInfo {
                           // key range by key range (serial only; join_spill.cpp)
     bool probe;           // the outer side streams past sorted B (join_probe.cpp): INNER, LEFT,
                           // SEMI, ANTI with an inner side much smaller than the outer one
+    bool own_inner;       // ... under a Gather, not parallel-aware: every participant reads
+                          // and sorts all of B itself, and streams its share of A
     int nkeys;
     List* key_columns[2];  // int list: the child's tlist column (0-based) of each key
     List* codecs[2];       // int list: MpCodec of each key column on each side
@@ -123,6 +125,10 @@ struct MpJoinProbe {
     mergepath::JoinRange ranges[kMpProbeBatch];  // each row's equal keys in sorted B
     int rows;                  // in the batch
     bool done;                 // the outer input has ended
+    bool spilled;              // an execution found B past the memory limit: both sides spilled
+    uint64 b_keys_held;        // B's keys read so far (the memory limit counts their copies)
+    // the directory's view (mergepath::KeyDirectory<K> of the node's key type), made once
+    alignas(8) char directory[64];  // 8, not more: the node is palloc'd (MAXALIGN)
     double probe_ms;           // reading the outer rows and finding their keys (EXPLAIN)
 };
 

@@ -27,9 +27,9 @@ void mp_join_start_run(MpJoinState* st) {
         st->run_cxt = AllocSetContextCreate(estate->es_query_cxt, "pg_mergepath Join", ALLOCSET_DEFAULT_SIZES);
     mp_join_probe_start(st);
     st->stage = mp_stage_create_join(st->run_cxt, st->info.key_bits, st->library_match, st->probe.on);
-    // a node that is not parallel-aware running in a worker (a streamed outer side's
-    // partial path over a whole inner side): every participant sorts, one core each
-    if (IsParallelWorker() && !st->shared) st->stage->cpu_threads = 1;
+    // a streamed outer side's partial path over a whole inner side (not parallel-aware):
+    // every participant sorts all of B, a worker on one core
+    if (st->info.own_inner && IsParallelWorker()) st->stage->cpu_threads = 1;
     st->space.cxt = st->run_cxt;
     st->space.dsa = st->shared ? estate->es_query_dsa : NULL;
     if (st->shared && !st->space.dsa)

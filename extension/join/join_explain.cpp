@@ -82,7 +82,7 @@ static void explain_times(MpJoinState* st, ExplainState* es) {
     ExplainPropertyFloat("Results Time", "ms", r->results_ms, 3, es);
     ExplainPropertyFloat("Sort Time", "ms", r->sort_ms, 3, es);
     ExplainPropertyFloat("Search Time", "ms", r->kernel_ms, 3, es);
-    if (st->info.probe) ExplainPropertyFloat("Probe Time", "ms", st->probe.probe_ms, 3, es);
+    if (st->info.probe && !st->probe.spilled) ExplainPropertyFloat("Probe Time", "ms", st->probe.probe_ms, 3, es);
     ExplainPropertyFloat("Expand Time", "ms", st->expand_ms, 3, es);
     ExplainPropertyFloat("Emit Time", "ms", st->emit_ms, 3, es);
     mp_stage_explain_memory(r, es);
@@ -96,7 +96,14 @@ void mp_explain_join(CustomScanState* node, List* ancestors, ExplainState* es) {
     ExplainPropertyText("Keys", psprintf("%d-bit", st->info.key_bits), es);
     if (st->info.parallel) ExplainPropertyText("Parallel", "every participant reads, one combines, all emit", es);
     if (st->info.probe)
-        ExplainPropertyText("Outer Side", "streamed in batches, each key found in the sorted inner keys", es);
+        ExplainPropertyText("Outer Side",
+                            es->analyze && st->probe.spilled
+                                ? "streamed as planned, but the inner side passed the memory limit: both sides spilled"
+                                : "streamed in batches, each key found in the sorted inner keys",
+                            es);
+    if (st->info.own_inner)
+        ExplainPropertyText("Parallel", "not parallel-aware: every participant sorts the whole inner side; the "
+                            "counts below are the leader's", es);
     if (st->info.spill)
         ExplainPropertyText("Memory Limit", "over it: both inputs sorted (tuplesort), joined key range by key range",
                             es);

@@ -23,7 +23,7 @@ static uint64 read_side(MpJoinState* st, PlanState* child, int side, uint64* nul
     MpRowArena* arena = &st->arena[side];
     const MpJoinKeySide* keys = &st->key_side[side];
     const bool stores = st->nstored[side] > 0, keeps_nulls = st->outer_side[side];
-    uint64 null_keys = 0, arena_held = arena->held_bytes;
+    uint64 null_keys = 0, keyed = 0, arena_held = arena->held_bytes;
     bool over_limit = false;
     uint64 rows = mp_read_child(child, st->read_columns[side], [&](TupleTableSlot* slot) {
         bool null_key = mp_join_key_has_null(keys, slot->tts_isnull);
@@ -32,11 +32,15 @@ static uint64 read_side(MpJoinState* st, PlanState* child, int side, uint64* nul
             if (!keeps_nulls) return true;
         }
         K key;
-        if (likely(!null_key)) key = mp_encode_join_key<K>(keys, slot->tts_values);
+        if (likely(!null_key)) {
+            key = mp_encode_join_key<K>(keys, slot->tts_values);
+            keyed++;
+        }
         bool pushed = mp_join_put_row(st, side, null_key ? NULL : &key, stores ? mp_arena_put(arena, slot) : 0);
         // what the node holds grows by chunks and by blocks of stored rows: checked at each
         if (likely(!pushed && arena->held_bytes == arena_held)) return true;
         arena_held = arena->held_bytes;
+        if (side == 1) st->probe.b_keys_held = keyed;
         over_limit = mp_join_spill_due(st);
         return !over_limit;
     });
@@ -68,8 +72,10 @@ MpJoinReadCounts mp_join_read_inputs(MpJoinState* st) {
         mp_writer_flush(&st->writers[int(MpKeyStream::Main)][side]);
         mp_writer_flush(&st->writers[int(MpKeyStream::Nulls)][side]);
     }
-    if (streams_a && st->spill.sorting)  // B reached the limit: A goes into its sort too
+    if (streams_a && st->spill.sorting) {  // B reached the limit: A goes into its sort too
+        st->probe.spilled = true;
         counts.rows[0] = mp_join_spill_read_side(st, children[0], 0, &counts.null_key_rows);
+    }
     if (st->spill.sorting) mp_join_spill_finish_read(st);
     if (mp_join_timing_on(st)) st->read_ms += clock.lap_ms();
     return counts;

@@ -206,7 +206,10 @@ Cost read_cost(const JoinClauses* jc, bool stores) {
     return cpu_operator_cost * (0.5 + 0.05 * jc->nkeys + (stores ? 0.5 : 0.0));
 }
 
-Cost path_cost(PlannerInfo* root, RelOptInfo* joinrel, const Inputs& in, const JoinClauses* jc, int key_bits) {
+// The path's total cost; *startup what is spent before the first row: everything, but
+// for a streamed outer side only the inner side's reading and sorting.
+Cost path_cost(PlannerInfo* root, RelOptInfo* joinrel, const Inputs& in, const JoinClauses* jc, int key_bits,
+               Cost* startup) {
     double divisor = in.workers > 0 ? mp_parallel_divisor(in.workers) : 1.0;
     double scale = in.workers > 0 ? divisor : 1.0;  // partial inputs' rows are per participant
     double rows[2] = {in.outer->rows * scale, in.inner->rows * (in.own_inner ? 1.0 : scale)};
@@ -224,19 +227,23 @@ Cost path_cost(PlannerInfo* root, RelOptInfo* joinrel, const Inputs& in, const J
         read = rows[0] * read_cost(jc, false) + rows[1] * read_cost(jc, stores[1]);
         device_rows = rows[1];
     }
+    const Cost inputs = in.outer->total_cost + in.inner->total_cost + filter.startup;
     if (in.own_inner) {  // all of the inner side in every participant, sorted on its CPU
-        read = rows[0] * read_cost(jc, false) / divisor + rows[1] * read_cost(jc, stores[1]);
-        Cost sort = rows[1] * cpu_operator_cost * words * (0.1 + 0.4);
-        return in.outer->total_cost + in.inner->total_cost + read + sort + joinrel->rows / divisor * per_output +
-               filter.startup;
+        Cost inner = rows[1] * read_cost(jc, stores[1]) + rows[1] * cpu_operator_cost * words * (0.1 + 0.4);
+        *startup = in.outer->startup_cost + in.inner->total_cost + inner + filter.startup;
+        return inputs + inner + rows[0] * read_cost(jc, false) / divisor + joinrel->rows / divisor * per_output;
     }
     Cost device = device_rows * cpu_operator_cost * words * device_units;
     if (gpu) device /= divisor;  // runs ship and sort while the participants read
     // a parallel-aware path's output as PostgreSQL charges its parallel hash join's (see
     // the file comment): per-participant rows of both sides
     double out_rows = joinrel->rows / divisor / (in.workers > 0 ? divisor : 1.0);
-    return in.outer->total_cost + in.inner->total_cost + read / divisor + device + out_rows * per_output +
-           filter.startup;
+    Cost total = inputs + read / divisor + device + out_rows * per_output;
+    *startup = total;
+    if (in.probe)
+        *startup = in.outer->startup_cost + in.inner->total_cost + rows[1] * read_cost(jc, stores[1]) / divisor +
+                   device + filter.startup;
+    return total;
 }
 
 // A join that spills also sorts both inputs (rows with their keys) through tuplesort,
@@ -266,9 +273,9 @@ CustomPath* make_path(PlannerInfo* root, RelOptInfo* joinrel, JoinType jointype,
     cp->path.parallel_safe = joinrel->consider_parallel && in.outer->parallel_safe && in.inner->parallel_safe;
     cp->path.parallel_workers = in.workers;
     cp->path.rows = clamp_row_est(joinrel->rows / divisor);
-    cp->path.total_cost = path_cost(root, joinrel, in, jc, key_bits);
+    cp->path.total_cost = path_cost(root, joinrel, in, jc, key_bits, &cp->path.startup_cost);
     if (in.spill) cp->path.total_cost += sort_cost(root, joinrel, in, key_bits);
-    cp->path.startup_cost = cp->path.total_cost;  // nothing comes out before both inputs are read
+    if (in.spill) cp->path.startup_cost = cp->path.total_cost;  // nothing comes out before both are sorted
     cp->path.pathkeys = NIL;
     cp->flags = CUSTOMPATH_SUPPORT_PROJECTION;  // the node projects its scan tuple itself
     cp->custom_paths = list_make2(in.outer, in.inner);
@@ -280,7 +287,7 @@ CustomPath* make_path(PlannerInfo* root, RelOptInfo* joinrel, JoinType jointype,
     }
     List* ints = list_make5(makeInteger(int(jointype)), makeInteger(key_bits), makeInteger(cp->path.parallel_aware),
                             makeInteger(jc->nkeys), makeInteger(in.spill ? 1 : 0));
-    ints = lappend(ints, makeInteger(in.probe ? 1 : 0));
+    ints = lappend(lappend(ints, makeInteger(in.probe ? 1 : 0)), makeInteger(in.own_inner ? 1 : 0));
     cp->custom_private = list_make5(ints, codecs[0], codecs[1], widths, jc->outer_keys);
     cp->custom_private = lappend(lappend(lappend(cp->custom_private, jc->inner_keys), jc->filter), jc->qual);
     cp->methods = &mp_join_path_methods;

@@ -42,7 +42,7 @@ List* mp_join_info_to_list(const MpJoinInfo* info) {
     List* ints = list_make5(makeInteger(int(info->jointype)), makeInteger(info->key_bits),
                             makeInteger(info->parallel ? 1 : 0), makeInteger(info->nkeys),
                             makeInteger(info->spill ? 1 : 0));
-    ints = lappend(ints, makeInteger(info->probe ? 1 : 0));
+    ints = lappend(lappend(ints, makeInteger(info->probe ? 1 : 0)), makeInteger(info->own_inner ? 1 : 0));
     return lappend(list_make5(ints, info->key_columns[0], info->key_columns[1], info->codecs[0], info->codecs[1]),
                    list_make3(info->key_widths, info->stored[0], info->stored[1]));
 }
@@ -56,6 +56,7 @@ void mp_join_info_from_list(List* list, MpJoinInfo* info) {
     info->nkeys = intVal(list_nth(ints, 3));
     info->spill = intVal(list_nth(ints, 4)) != 0;
     info->probe = intVal(list_nth(ints, 5)) != 0;
+    info->own_inner = intVal(list_nth(ints, 6)) != 0;
     for (int s = 0; s < 2; s++) {
         info->key_columns[s] = (List*)list_nth(list, 1 + s);
         info->codecs[s] = (List*)list_nth(list, 3 + s);
@@ -115,7 +116,8 @@ static List* make_scan_tlist(List* needed, List* child_tlists[2], List* stored[2
     return scan_tlist;
 }
 
-// Path custom_private (join_path.cpp): [ints: jointype, key_bits, parallel, nkeys, spill, probe],
+// Path custom_private (join_path.cpp): [ints: jointype, key_bits, parallel, nkeys, spill, probe,
+// own_inner],
 // codecs of each side, key widths, outer key exprs, inner key exprs, join filter, qual.
 static Plan* mp_plan_join_path(PlannerInfo*, RelOptInfo* rel, CustomPath* best_path, List* tlist, List* clauses,
                                List* custom_plans) {
@@ -134,6 +136,7 @@ static Plan* mp_plan_join_path(PlannerInfo*, RelOptInfo* rel, CustomPath* best_p
     info.nkeys = intVal(list_nth(ints, 3));
     info.spill = intVal(list_nth(ints, 4)) != 0;
     info.probe = intVal(list_nth(ints, 5)) != 0;
+    info.own_inner = intVal(list_nth(ints, 6)) != 0;
     info.codecs[0] = (List*)list_nth(priv, 1);
     info.codecs[1] = (List*)list_nth(priv, 2);
     info.key_widths = (List*)list_nth(priv, 3);

@@ -24,6 +24,8 @@
 #include "read_child.h"
 #include "timing.h"
 
+#include <type_traits>
+
 #include "mergepath/key_directory.h"
 
 extern "C" {
@@ -39,6 +41,7 @@ void mp_join_probe_start(MpJoinState* st) {
     p->on = mp_join_probe_planned(st);
     p->rows = 0;
     p->done = false;
+    p->b_keys_held = 0;
     p->b_keys = NULL;
     p->b_dir = NULL;
     p->b_dir_buckets = 0;
@@ -70,11 +73,21 @@ void mp_join_probe_put_b(MpJoinState* st) {
 }
 
 void mp_join_probe_take(MpJoinState* st) {
-    if (!st->probe.on) return;
+    MpJoinProbe* p = &st->probe;
+    if (!p->on) return;
     const MpJoinResults* r = &mp_join_shared(st)->results;
-    st->probe.b_keys = mp_space_at(&st->space, r->b_keys);
-    st->probe.b_dir = (const uint64*)mp_space_at(&st->space, r->b_dir);
-    st->probe.b_dir_buckets = r->b_dir_buckets;
+    p->b_keys = mp_space_at(&st->space, r->b_keys);
+    p->b_dir = (const uint64*)mp_space_at(&st->space, r->b_dir);
+    p->b_dir_buckets = r->b_dir_buckets;
+    mp_with_key_type(st->info.key_bits / 8, [&](auto k) {
+        using K = decltype(k);
+        using View = mergepath::KeyDirectory<K>;
+        static_assert(sizeof(View) <= sizeof(p->directory) && std::is_trivially_copyable<View>::value,
+                      "the probe keeps the directory's view");
+        View view = mergepath::key_directory_view<K>((const K*)p->b_keys, r->rows[1], p->b_dir_buckets, p->b_dir);
+        memcpy(p->directory, &view, sizeof(view));
+        return 0;
+    });
 }
 
 void mp_join_probe_restart(MpJoinState* st) {
@@ -118,8 +131,9 @@ static void count_outer(MpJoinState* st, uint64 rows, uint64 null_keys) {
 template <class K>
 static void search_batch(MpJoinState* st, const K* keys, const bool* keyed) {
     MpJoinProbe* p = &st->probe;
-    const uint64 nb = mp_join_shared(st)->results.rows[1];
-    const auto dir = mergepath::key_directory_view<K>((const K*)p->b_keys, nb, p->b_dir_buckets, p->b_dir);
+    mergepath::KeyDirectory<K> dir;
+    memcpy(&dir, p->directory, sizeof(dir));
+    const uint64 nb = dir.n;
     const uint64* entry[kMpProbeBatch];
     for (int i = 0; i < p->rows; i++) {
         entry[i] = keyed[i] ? dir.bucket_entry(keys[i]) : NULL;

@@ -219,6 +219,9 @@ bool mp_join_spill_due(MpJoinState* st) {
     uint64 limit = mp_memory_limit_bytes();
     if (st->shared || limit == 0 || st->spill.sorting) return false;
     uint64 held = mp_join_shared(st)->stage.queue.bytes + st->arena[0].held_bytes + st->arena[1].held_bytes;
+    // a streamed outer side keeps B's sorted keys and a directory over them (up to two
+    // words per key) besides
+    if (st->probe.on) held += st->probe.b_keys_held * (st->info.key_bits / 8 + 2 * sizeof(uint64));
     return held >= limit;
 }
 
