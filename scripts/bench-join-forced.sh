@@ -6,7 +6,7 @@
 #      methods off; no memory limit: the join node does not spill), GPU and CPU backend,
 #      parallel and serial, the fact x dimension join also with both sides sorted
 #      (pg_mergepath.stream_outer = off), with EXPLAIN ANALYZE (FORCED_FACTDIM_ONLY=1:
-#      the fact x dimension runs alone);
+#      the fact x dimension runs alone; FORCED_1E9_ONLY=1: part 2 alone);
 #   2. a join whose result has 1e9 rows (10M x 10M int8, 100 copies of each key per side)
 #      on the GPU, forced, with the backend's peak RSS, and stock's time for it.
 # Usage (carry [".device"]): bash scripts/bench-join-forced.sh > $OUT/forced.txt 2>&1
@@ -14,12 +14,14 @@ set -uo pipefail
 . /opt/pg/env
 F=mp_bench.factdim_100m_1m_m950
 U=mp_bench.int8_uniform_10m_n0
+FORCED_1E9_ONLY=${FORCED_1E9_ONLY:-}  # 1: part 2 alone (it makes its own tables)
 run() {
   echo "=== $1"
   psql -X -c "set jit=off" -c "set enable_hashjoin=off" -c "set enable_mergejoin=off" -c "set enable_nestloop=off" \
     -c "set pg_mergepath.min_rows=0" -c "set pg_mergepath.memory_limit=-1" -c "$2" -c "\\timing on" -c "$3" -c "$3" -c "explain (analyze, costs on) $3" 2>&1 |
     grep -v "^SET" | grep -vE "Buffers|^\s*$"
 }
+if [ -z "$FORCED_1E9_ONLY" ]; then
 Q1="select count(*), sum(a.p1), sum(a.p2), sum(b.p1), sum(b.p2) from ${F}_a a join ${F}_b b on a.k = b.k"
 run "factdim gpu parallel" "set max_parallel_workers_per_gather=16; set pg_mergepath.device=gpu" "$Q1"
 run "factdim gpu parallel, both sides sorted (stream_outer off)" \
@@ -32,6 +34,8 @@ run "inner gpu serial" "set max_parallel_workers_per_gather=0; set pg_mergepath.
 echo "=== stock serial inner"
 psql -X -c "set jit=off" -c "set pg_mergepath.enabled=off" -c "set max_parallel_workers_per_gather=0" \
   -c "\\timing on" -c "$Q2" -c "$Q2" | grep Time
+
+fi
 
 echo "=== 1e9-row result"
 psql -X -q -c "drop table if exists bil_a, bil_b" \
@@ -46,6 +50,9 @@ set pg_mergepath.device = gpu;
 select pg_backend_pid() as pid \gset
 \setenv BPID :pid
 explain (costs off) select count(*) from bil_a a join bil_b b on a.k = b.k;
+\timing on
+select count(*) from bil_a a join bil_b b on a.k = b.k;
+\timing off
 set enable_hashjoin = off;
 set enable_mergejoin = off;
 \timing on
