@@ -71,6 +71,10 @@ SELECT jt, cond, mp_join_check(mp_sf_sql(jt, cond))
 -- join filters: a left join keeps an outer row whose every match fails the filter
 SELECT jt, mp_join_check(mp_sf_sql(jt, 'sf.k = sd.k AND sf.p % 7 < sd.q % 5'))
   FROM unnest(ARRAY['inner', 'left', 'semi', 'anti']) jt ORDER BY 1;
+-- outer values passed by reference copied into the batch's blocks: small ones, and some
+-- larger than a block (60-90 kB, computed, so not TOASTed)
+SELECT mp_stream_plan('SELECT x.p, x.big, sd.q FROM (SELECT p, k, CASE WHEN p % 50 = 0 THEN repeat(s, 30000) ELSE s END AS big FROM sf) x LEFT JOIN sd ON x.k = sd.k');
+SELECT mp_join_check('SELECT x.p, x.big, sd.q FROM (SELECT p, k, CASE WHEN p % 50 = 0 THEN repeat(s, 30000) ELSE s END AS big FROM sf) x LEFT JOIN sd ON x.k = sd.k AND length(x.big) > sd.q % 3');
 -- a right join with the big side right is a left join streamed from that side
 SELECT mp_stream_plan('SELECT sd.q, sf.p FROM sd RIGHT JOIN sf ON sf.k = sd.k');
 SELECT mp_join_check('SELECT sd.q, sf.p FROM sd RIGHT JOIN sf ON sf.k = sd.k');

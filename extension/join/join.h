@@ -119,7 +119,9 @@ struct MpJoinProbe {
     const void* b_keys;        // sorted B's keys and their directory (the results)
     const uint64* b_dir;
     uint64 b_dir_buckets;
-    MemoryContext batch_cxt;   // the batch's values passed by reference, reset per batch
+    MemoryContext batch_cxt;   // the batch's values passed by reference, reset per batch:
+    char* bytes;               // copied one after another into blocks of it
+    uint64 bytes_used, bytes_capacity;
     Datum* values;             // [kMpProbeBatch][nstored[0]]: the batch's stored columns
     bool* isnull;
     mergepath::JoinRange ranges[kMpProbeBatch];  // each row's equal keys in sorted B

@@ -4,7 +4,8 @@
 // kept, with a radix directory over them: mergepath/key_directory.h), and A is never
 // stored. Each participant streams its share of A in batches of kMpProbeBatch rows:
 //   1. each row's stored columns are copied into the batch (values passed by reference
-//      into the batch's memory context, reset for the next batch) and its key encoded;
+//      one after another into large blocks of the batch's memory context, reset for the
+//      next batch: no allocation per row) and its key encoded;
 //   2. every key's range of equal keys in sorted B is found through the directory, the
 //      batch's lookups prefetched together so that their cache misses overlap;
 //   3. the batch is emitted like a claimed batch of A rows (join_emit.cpp): the same
@@ -46,6 +47,8 @@ void mp_join_probe_start(MpJoinState* st) {
     p->b_dir = NULL;
     p->b_dir_buckets = 0;
     p->batch_cxt = NULL;
+    p->bytes = NULL;
+    p->bytes_used = p->bytes_capacity = 0;
     p->values = NULL;
     p->isnull = NULL;
     if (!p->on) return;
@@ -101,6 +104,29 @@ void mp_join_probe_a_row(MpJoinState* st, uint64 a) {
     memcpy(st->a_isnull, st->probe.isnull + a * n, sizeof(bool) * n);
 }
 
+constexpr uint64 kMpBatchBlockBytes = uint64(64) << 10;
+
+// A value passed by reference copied into the batch's current block (a new block when
+// it is full). An expanded object is flattened by datumCopy instead.
+static Datum keep_by_reference(MpJoinProbe* p, Datum value, int16 typlen) {
+    if (typlen == -1 && VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(value))) {
+        MemoryContext old = MemoryContextSwitchTo(p->batch_cxt);
+        Datum copy = datumCopy(value, false, typlen);
+        MemoryContextSwitchTo(old);
+        return copy;
+    }
+    const uint64 size = MAXALIGN(datumGetSize(value, false, typlen));
+    if (p->bytes == NULL || p->bytes_used + size > p->bytes_capacity) {
+        p->bytes_capacity = Max(kMpBatchBlockBytes, size);
+        p->bytes = (char*)MemoryContextAlloc(p->batch_cxt, p->bytes_capacity);
+        p->bytes_used = 0;
+    }
+    char* at = p->bytes + p->bytes_used;
+    memcpy(at, DatumGetPointer(value), datumGetSize(value, false, typlen));
+    p->bytes_used += size;
+    return PointerGetDatum(at);
+}
+
 // The outer row's stored columns into batch row i.
 static void keep_a_columns(MpJoinState* st, TupleTableSlot* slot, int i) {
     const int n = st->nstored[0];
@@ -111,7 +137,7 @@ static void keep_a_columns(MpJoinState* st, TupleTableSlot* slot, int i) {
         Form_pg_attribute att = TupleDescAttr(st->stored_desc[0], c);
         isnull[c] = slot->tts_isnull[col];
         values[c] = isnull[c] || att->attbyval ? slot->tts_values[col]
-                                                : datumCopy(slot->tts_values[col], false, att->attlen);
+                                                : keep_by_reference(&st->probe, slot->tts_values[col], att->attlen);
     }
 }
 
@@ -158,6 +184,8 @@ static bool fill_batch(MpJoinState* st) {
     bool keyed[kMpProbeBatch];
     uint64 null_keys = 0;
     MemoryContextReset(p->batch_cxt);
+    p->bytes = NULL;  // its blocks went with the reset
+    p->bytes_used = p->bytes_capacity = 0;
     p->rows = 0;
     uint64 pulled = mp_read_child(outerPlanState(&st->css), st->read_columns[0], [&](TupleTableSlot* slot) {
         bool null_key = mp_join_key_has_null(side, slot->tts_isnull);
@@ -168,9 +196,7 @@ static bool fill_batch(MpJoinState* st) {
         int i = p->rows++;
         keyed[i] = !null_key;
         if (likely(!null_key)) keys[i] = mp_encode_join_key<K>(side, slot->tts_values);
-        MemoryContext old = MemoryContextSwitchTo(p->batch_cxt);  // not around the child's own work
         keep_a_columns(st, slot, i);
-        MemoryContextSwitchTo(old);
         return p->rows < kMpProbeBatch;
     });
     p->done = p->rows < kMpProbeBatch;  // the child ended before the batch filled
