@@ -11,7 +11,8 @@
 -- join filters on left and anti joins; text payloads on both sides; empty sides; a
 -- rescan (the join under a nested loop) with and without a changed parameter; a serial
 -- join whose inner side passes the memory limit while being read (it spills: the
--- outer side goes into its sort); a cancel; and pg_mergepath.stream_outer = off.
+-- outer side goes into its sort); sides of similar sizes over the memory limit whose
+-- inner side fits it alone; a cancel; and pg_mergepath.stream_outer = off.
 SET pg_mergepath.min_rows = 0;
 SET max_parallel_workers_per_gather = 0;
 SET enable_hashjoin = off;
@@ -118,6 +119,21 @@ SELECT mp_join_check('SELECT sf.* FROM sf WHERE NOT EXISTS (SELECT 1 FROM sd_row
 SELECT * FROM mp_explain('SELECT count(r.t) FROM sf LEFT JOIN sd_rows(30000) r ON sf.k = r.k',
                          'ANALYZE, COSTS OFF, TIMING OFF')
   WHERE mp_explain ~ 'Outer Side|Key Ranges|Input Rows';
+RESET pg_mergepath.memory_limit;
+
+-- sides of similar sizes whose inputs together would pass the memory limit while the
+-- inner side alone fits it: streamed rather than spilled
+CREATE TABLE sd3 AS SELECT (g * 3)::int8 AS k, g AS q FROM generate_series(1, 5000) g;
+ANALYZE sd3;
+SET pg_mergepath.memory_limit = '500kB';
+SELECT mp_stream_plan('SELECT sf.p, sd3.q FROM sf LEFT JOIN sd3 ON sf.k = sd3.k');
+SELECT jt, mp_join_check(format('SELECT sf.p, sd3.q FROM sf %s JOIN sd3 ON sf.k = sd3.k', jt))
+  FROM unnest(ARRAY['inner', 'left']) jt ORDER BY 1;
+SELECT * FROM mp_explain('SELECT sf.p, sd3.q FROM sf LEFT JOIN sd3 ON sf.k = sd3.k', 'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF')
+  WHERE mp_explain ~ 'Outer Side|Key Ranges|Input Rows';
+SET pg_mergepath.memory_limit = '100kB';  -- the inner side does not fit either: it spills
+SELECT * FROM mp_explain('SELECT sf.p, sd3.q FROM sf LEFT JOIN sd3 ON sf.k = sd3.k')
+  WHERE mp_explain ~ 'Outer Side|Memory Limit';
 RESET pg_mergepath.memory_limit;
 
 -- parallel: the inner side shared (parallel-aware), and whole in every participant
