@@ -23,18 +23,18 @@ SET enable_nestloop = off;
 -- how the plan joins: 'streamed serial', 'streamed parallel', 'streamed, inner side in
 -- every participant', 'both sides sorted', or 'native plan'
 CREATE FUNCTION mp_stream_plan(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE line text; ours bool := false; streamed bool := false; parallel_aware bool := false; gather bool := false;
+DECLARE line text; ours bool := false; streamed bool := false; parallel_aware bool := false; own_inner bool := false;
 BEGIN
   FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
     IF line LIKE '%Custom Scan (MergePath Join)%' THEN ours := true; END IF;
     IF line LIKE '%Parallel Custom Scan (MergePath Join)%' THEN parallel_aware := true; END IF;
-    IF line LIKE '%Gather%' THEN gather := true; END IF;
+    IF line LIKE '%Parallel: not parallel-aware%' THEN own_inner := true; END IF;
     IF line LIKE '%Outer Side: streamed%' THEN streamed := true; END IF;
   END LOOP;
   IF NOT ours THEN RETURN 'native plan'; END IF;
   IF NOT streamed THEN RETURN 'both sides sorted'; END IF;
   IF parallel_aware THEN RETURN 'streamed parallel'; END IF;
-  IF gather THEN RETURN 'streamed, inner side in every participant'; END IF;
+  IF own_inner THEN RETURN 'streamed, inner side in every participant'; END IF;
   RETURN 'streamed serial';
 END $$;
 
@@ -72,8 +72,8 @@ SELECT jt, cond, mp_join_check(mp_sf_sql(jt, cond))
 -- join filters: a left join keeps an outer row whose every match fails the filter
 SELECT jt, mp_join_check(mp_sf_sql(jt, 'sf.k = sd.k AND sf.p % 7 < sd.q % 5'))
   FROM unnest(ARRAY['inner', 'left', 'semi', 'anti']) jt ORDER BY 1;
--- outer values passed by reference copied into the batch's blocks: small ones, and some
--- larger than a block (60-90 kB, computed, so not TOASTed)
+-- outer values passed by reference copied into the batch's 64 kB blocks: small ones, and
+-- some near or past a block's size (60-90 kB, computed, so not TOASTed)
 SELECT mp_stream_plan('SELECT x.p, x.big, sd.q FROM (SELECT p, k, CASE WHEN p % 50 = 0 THEN repeat(s, 30000) ELSE s END AS big FROM sf) x LEFT JOIN sd ON x.k = sd.k');
 SELECT mp_join_check('SELECT x.p, x.big, sd.q FROM (SELECT p, k, CASE WHEN p % 50 = 0 THEN repeat(s, 30000) ELSE s END AS big FROM sf) x LEFT JOIN sd ON x.k = sd.k AND length(x.big) > sd.q % 3');
 -- a right join with the big side right is a left join streamed from that side
@@ -149,6 +149,12 @@ SELECT jt, mp_join_check(mp_sf_sql(jt, cond))
 SET min_parallel_table_scan_size = '256kB';  -- sd is too small for a parallel scan now, sf is not
 SELECT mp_stream_plan(mp_sf_sql('inner', 'sf.k = sd.k'));
 SELECT * FROM mp_explain(mp_sf_sql('inner', 'sf.k = sd.k')) WHERE mp_explain ~ 'Gather|Parallel|Outer Side';
+-- ... not under a memory limit that the inner side fits once but not once per participant
+-- (a serial streamed join over a Gather of the outer side instead)
+SET pg_mergepath.memory_limit = '200kB';
+SELECT mp_stream_plan(mp_sf_sql('inner', 'sf.k = sd.k'));
+SELECT mp_join_check(mp_sf_sql('left', 'sf.k = sd.k'));
+RESET pg_mergepath.memory_limit;
 SELECT jt, mp_join_check(mp_sf_sql(jt, cond))
   FROM unnest(ARRAY['inner', 'left', 'semi', 'anti']) jt,
        unnest(ARRAY['sf.k = sd.k', 'sf.k = sd.k AND sf.p % 7 < sd.q % 5']) cond

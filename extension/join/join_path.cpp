@@ -342,12 +342,14 @@ double estimated_input_bytes(RelOptInfo* joinrel, RelOptInfo* outerrel, RelOptIn
 }
 
 // The same when the outer side streams: the inner side's rows, their sorted keys kept
-// and the directory over them (up to two words per key); the outer side is never held.
-double estimated_probe_bytes(RelOptInfo* joinrel, RelOptInfo* innerrel, const JoinClauses* jc) {
+// and the directory over them (up to two words per key), and one batch of outer rows;
+// the outer side is never held.
+double estimated_probe_bytes(RelOptInfo* joinrel, RelOptInfo* outerrel, RelOptInfo* innerrel,
+                             const JoinClauses* jc) {
     const double key_bytes = mp_join_key_bits(jc->columns, jc->nkeys) / 8.0;
     double per_row = 2.0 * key_bytes + sizeof(uint64) + 2.0 * sizeof(uint64);
     if (side_stores(joinrel, innerrel)) per_row += innerrel->reltarget->width + 16.0;
-    return innerrel->rows * per_row;
+    return innerrel->rows * per_row + kMpProbeBatch * (outerrel->reltarget->width + 16.0);
 }
 
 // Whether the outer side may stream past the sorted inner one (see the file comment):
@@ -366,6 +368,7 @@ void consider_join(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel,
     JoinClauses jc;
     char* why_not = NULL;
     bool over_limit = false, probe = false;
+    double probe_bytes = 0;
     if (early) why_not = pstrdup(early);
     else if (split_clauses(joinrel, outerrel, innerrel, jointype, extra->restrictlist, &jc, &why_not)) {
         double rows = outerrel->rows + innerrel->rows;
@@ -374,8 +377,8 @@ void consider_join(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel,
         if (rows < mp_min_rows)
             why_not = psprintf("%.0f estimated input rows < pg_mergepath.min_rows (%d)", rows, mp_min_rows);
         over_limit = limit >= 0 && bytes > limit;
-        probe = may_stream_outer(jointype, outerrel, innerrel, over_limit) &&
-                (limit < 0 || estimated_probe_bytes(joinrel, innerrel, &jc) <= limit);
+        probe_bytes = estimated_probe_bytes(joinrel, outerrel, innerrel, &jc);
+        probe = may_stream_outer(jointype, outerrel, innerrel, over_limit) && (limit < 0 || probe_bytes <= limit);
         over_limit = over_limit && !probe;
     }
     if (why_not) {
@@ -389,6 +392,14 @@ void consider_join(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel,
     else elog(DEBUG1, "pg_mergepath: %s: no parallel MergePath Join: over pg_mergepath.memory_limit only a serial "
               "one spills", what);
     CustomPath* own_inner = probe ? own_inner_path(root, joinrel, outerrel, innerrel, jointype, &jc) : NULL;
+    // every participant of that path holds all of the inner side: within the limit only
+    // if all of them together fit it
+    if (own_inner && mp_memory_limit_bytes() > 0 &&
+        probe_bytes * (own_inner->path.parallel_workers + 1) > double(mp_memory_limit_bytes())) {
+        elog(DEBUG1, "pg_mergepath: %s: no partial path over a whole inner side: %d participants would each "
+             "hold it past pg_mergepath.memory_limit", what, own_inner->path.parallel_workers + 1);
+        own_inner = NULL;
+    }
     elog(DEBUG1, "pg_mergepath: %s: offering MergePath Join (%d keys, %d-bit%s), cost %.2f%s", what, jc.nkeys,
          mp_join_key_bits(jc.columns, jc.nkeys), over_limit ? ", spilling" : probe ? ", outer side streamed" : "",
          path->path.total_cost,

@@ -107,9 +107,11 @@ void mp_join_probe_a_row(MpJoinState* st, uint64 a) {
 constexpr uint64 kMpBatchBlockBytes = uint64(64) << 10;
 
 // A value passed by reference copied into the batch's current block (a new block when
-// it is full). An expanded object is flattened by datumCopy instead.
+// it is full). An expanded object is flattened by datumCopy instead, and a value larger
+// than a block gets an allocation of its own from it.
 static Datum keep_by_reference(MpJoinProbe* p, Datum value, int16 typlen) {
-    if (typlen == -1 && VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(value))) {
+    if ((typlen == -1 && VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(value))) ||
+        datumGetSize(value, false, typlen) > kMpBatchBlockBytes) {
         MemoryContext old = MemoryContextSwitchTo(p->batch_cxt);
         Datum copy = datumCopy(value, false, typlen);
         MemoryContextSwitchTo(old);
@@ -117,7 +119,7 @@ static Datum keep_by_reference(MpJoinProbe* p, Datum value, int16 typlen) {
     }
     const uint64 size = MAXALIGN(datumGetSize(value, false, typlen));
     if (p->bytes == NULL || p->bytes_used + size > p->bytes_capacity) {
-        p->bytes_capacity = Max(kMpBatchBlockBytes, size);
+        p->bytes_capacity = kMpBatchBlockBytes;
         p->bytes = (char*)MemoryContextAlloc(p->batch_cxt, p->bytes_capacity);
         p->bytes_used = 0;
     }
