@@ -49,6 +49,9 @@ struct MpJoinInfo {
 };
 
 List* mp_join_info_to_list(const MpJoinInfo* info);
+// Its scalar fields (join type, key bits, the flags) as an integer list: the first
+// element of both the path's and the plan's custom_private.
+List* mp_join_flags_to_list(const MpJoinInfo* info);
 // A key's expression without the binary-compatible casts over it (a Var for our keys).
 inline Node* mp_strip_relabel(Node* expr) {
     while (IsA(expr, RelabelType)) expr = (Node*)((RelabelType*)expr)->arg;
@@ -279,8 +282,7 @@ bool mp_join_spill_more(const MpJoinState* st);    // rows left for another rang
 void mp_join_spill_end(MpJoinState* st);           // the sorts freed (end, rescan)
 
 // join_probe.cpp
-bool mp_join_probe_planned(const MpJoinState* st);  // planned so and not spilled: set probe.on
-void mp_join_probe_start(MpJoinState* st);    // this execution's batch memory (in run_cxt)
+void mp_join_probe_start(MpJoinState* st);    // probe.on (planned so, not spilled), batch memory
 void mp_join_probe_put_b(MpJoinState* st);    // the combiner: sorted B's keys and their directory
 void mp_join_probe_take(MpJoinState* st);     // every emitter: this process's view of them
 bool mp_join_probe_fill(MpJoinState* st);     // the next batch of outer rows, searched; false at the end

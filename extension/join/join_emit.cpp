@@ -23,11 +23,11 @@
 // RIGHT, FULL) — the last emitter to run out of batches emits them (no one waits for
 // anyone: a participant that finds batches gone and others still busy just stops, and
 // the last of those takes the extras).
-#include "join.h"
-
+//
 // A join whose outer side streams (join_probe.cpp) claims the next batch of outer rows
 // it read and searched instead: its rows are A rows 0..n of the cursor, their ranges and
 // stored columns in the batch.
+#include "join.h"
 
 // ---- the scan tuple -----------------------------------------------------------------
 

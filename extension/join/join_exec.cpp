@@ -207,9 +207,9 @@ static void mp_join_end(CustomScanState* node) {
 // Same inputs (no changed parameters): a serial node emits its results again (one that
 // spilled reads and sorts its inputs again: it keeps only its last range; one whose
 // outer side streams keeps sorted B and reads A again, as it does when only A's
-// parameters changed); a parallel
-// node's shared state is reset (ReInitializeDSM) and it computes again, as does a node
-// whose inputs' parameters changed (they rescan on their next ExecProcNode).
+// parameters changed); a parallel node's shared state is reset (ReInitializeDSM) and it
+// computes again, as does a node whose inputs' parameters changed (they rescan on their
+// next ExecProcNode).
 static void mp_join_rescan(CustomScanState* node) {
     MpJoinState* st = (MpJoinState*)node;
     PlanState* outer = outerPlanState(node);

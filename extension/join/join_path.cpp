@@ -23,18 +23,19 @@
 // fits the memory limit) sorts only the inner side; the outer rows stream past it, never
 // stored (pg_mergepath.stream_outer, on). So does such a join of any two sides whose
 // inputs together would pass the memory limit while the inner side alone fits it: in
-// place of spilling (serial, through tuplesort), it stays in memory and parallel. Then only the inner side's rows are on the
-// device, each outer row costs what reading a row that stores nothing costs (its copy
-// into the batch and its lookup in the sorted inner keys replace sending its key to
-// the device: measured on 2 cores, 10M x 100k, the streamed join takes 1.1 s where
-// sorting both sides takes 2.5 s), and an output row 0.5 for the outer side's columns
-// (from the batch) and 1 for the inner side's (a small side: mostly in the cache)
-// instead of 2 each. Besides the parallel-aware path
+// place of spilling (serial, through tuplesort), it stays in memory and parallel. Then
+// only the inner side's rows are on the device, each outer row costs what reading a row
+// that stores nothing costs (its copy into the batch and its lookup in the sorted inner
+// keys replace sending its key to the device: measured on 2 cores, 10M x 100k, the
+// streamed join takes 1.1 s where sorting both sides takes 2.5 s), and an output row
+// 0.5 for the outer side's columns (from the batch) and 1 for the inner side's (a small
+// side: mostly in the cache) instead of 2 each. Besides the parallel-aware path
 // (participants share the inner side's reading and one sorts it), such a join has a
 // partial path over the outer side's partial path and the whole inner side, which every
 // participant reads and sorts itself on its CPU (the node is then not parallel-aware, as
 // a hash join over a private hash table): the only parallel plan when the inner table is
-// too small for a parallel scan.
+// too small for a parallel scan, offered only when all the participants' copies of the
+// inner side fit the memory limit together.
 //
 // Cost, in cpu_operator_cost units per row, calibrated against what PostgreSQL charges
 // its hash join (per inner row cpu_operator_cost + cpu_tuple_cost to build, per outer
@@ -221,30 +222,25 @@ Cost path_cost(PlannerInfo* root, RelOptInfo* joinrel, const Inputs& in, const J
     double device_units = gpu ? 0.1 : 0.1 + 0.4 / mp_cpu_thread_count();
     QualCost filter;
     cost_qual_eval(&filter, jc->filter, root);
-    Cost per_output = cpu_tuple_cost * 0.5 + filter.per_tuple + cpu_operator_cost * 2.0 * (stores[0] + stores[1]);
-    Cost read = rows[0] * read_cost(jc, stores[0]) + rows[1] * read_cost(jc, stores[1]);
-    double device_rows = rows[0] + rows[1];
-    if (in.probe) {
-        per_output = cpu_tuple_cost * 0.5 + filter.per_tuple + cpu_operator_cost * (0.5 * stores[0] + 1.0 * stores[1]);
-        read = rows[0] * read_cost(jc, false) + rows[1] * read_cost(jc, stores[1]);
-        device_rows = rows[1];
-    }
+    // a streamed outer side stores nothing and its pairs' columns cost less (file comment)
+    Cost per_output = cpu_tuple_cost * 0.5 + filter.per_tuple +
+                      cpu_operator_cost * (in.probe ? 0.5 * stores[0] + 1.0 * stores[1] : 2.0 * (stores[0] + stores[1]));
+    Cost outer_read = rows[0] * read_cost(jc, stores[0] && !in.probe);
+    Cost inner_read = rows[1] * read_cost(jc, stores[1]);
     const Cost inputs = in.outer->total_cost + in.inner->total_cost + filter.startup;
     if (in.own_inner) {  // all of the inner side in every participant, sorted on its CPU
-        Cost inner = rows[1] * read_cost(jc, stores[1]) + rows[1] * cpu_operator_cost * words * (0.1 + 0.4);
+        Cost inner = inner_read + rows[1] * cpu_operator_cost * words * (0.1 + 0.4);
         *startup = in.outer->startup_cost + in.inner->total_cost + inner + filter.startup;
-        return inputs + inner + rows[0] * read_cost(jc, false) / divisor + joinrel->rows / divisor * per_output;
+        return inputs + inner + outer_read / divisor + joinrel->rows / divisor * per_output;
     }
-    Cost device = device_rows * cpu_operator_cost * words * device_units;
+    Cost device = (in.probe ? rows[1] : rows[0] + rows[1]) * cpu_operator_cost * words * device_units;
     if (gpu) device /= divisor;  // runs ship and sort while the participants read
     // a parallel-aware path's output as PostgreSQL charges its parallel hash join's (see
     // the file comment): per-participant rows of both sides
     double out_rows = joinrel->rows / divisor / (in.workers > 0 ? divisor : 1.0);
-    Cost total = inputs + read / divisor + device + out_rows * per_output;
-    *startup = total;
-    if (in.probe)
-        *startup = in.outer->startup_cost + in.inner->total_cost + rows[1] * read_cost(jc, stores[1]) / divisor +
-                   device + filter.startup;
+    Cost total = inputs + (outer_read + inner_read) / divisor + device + out_rows * per_output;
+    *startup = in.probe ? in.outer->startup_cost + in.inner->total_cost + inner_read / divisor + device + filter.startup
+                        : total;
     return total;
 }
 
@@ -287,10 +283,15 @@ CustomPath* make_path(PlannerInfo* root, RelOptInfo* joinrel, JoinType jointype,
         codecs[1] = lappend_int(codecs[1], int(jc->columns[k].codec[1]));
         widths = lappend_int(widths, jc->columns[k].bits);
     }
-    List* ints = list_make5(makeInteger(int(jointype)), makeInteger(key_bits), makeInteger(cp->path.parallel_aware),
-                            makeInteger(jc->nkeys), makeInteger(in.spill ? 1 : 0));
-    ints = lappend(lappend(ints, makeInteger(in.probe ? 1 : 0)), makeInteger(in.own_inner ? 1 : 0));
-    cp->custom_private = list_make5(ints, codecs[0], codecs[1], widths, jc->outer_keys);
+    MpJoinInfo flags = {};
+    flags.jointype = jointype;
+    flags.key_bits = key_bits;
+    flags.parallel = cp->path.parallel_aware;
+    flags.nkeys = jc->nkeys;
+    flags.spill = in.spill;
+    flags.probe = in.probe;
+    flags.own_inner = in.own_inner;
+    cp->custom_private = list_make5(mp_join_flags_to_list(&flags), codecs[0], codecs[1], widths, jc->outer_keys);
     cp->custom_private = lappend(lappend(lappend(cp->custom_private, jc->inner_keys), jc->filter), jc->qual);
     cp->methods = &mp_join_path_methods;
     return cp;

@@ -38,18 +38,15 @@ const char* mp_join_type_name(JoinType jointype) {
     }
 }
 
-List* mp_join_info_to_list(const MpJoinInfo* info) {
+List* mp_join_flags_to_list(const MpJoinInfo* info) {
     List* ints = list_make5(makeInteger(int(info->jointype)), makeInteger(info->key_bits),
                             makeInteger(info->parallel ? 1 : 0), makeInteger(info->nkeys),
                             makeInteger(info->spill ? 1 : 0));
-    ints = lappend(lappend(ints, makeInteger(info->probe ? 1 : 0)), makeInteger(info->own_inner ? 1 : 0));
-    return lappend(list_make5(ints, info->key_columns[0], info->key_columns[1], info->codecs[0], info->codecs[1]),
-                   list_make3(info->key_widths, info->stored[0], info->stored[1]));
+    return lappend(lappend(ints, makeInteger(info->probe ? 1 : 0)), makeInteger(info->own_inner ? 1 : 0));
 }
 
-void mp_join_info_from_list(List* list, MpJoinInfo* info) {
-    List* ints = (List*)linitial(list);
-    List* rest = (List*)list_nth(list, 5);
+// The scalar fields back from mp_join_flags_to_list's list.
+static void flags_from_list(List* ints, MpJoinInfo* info) {
     info->jointype = JoinType(intVal(list_nth(ints, 0)));
     info->key_bits = intVal(list_nth(ints, 1));
     info->parallel = intVal(list_nth(ints, 2)) != 0;
@@ -57,6 +54,17 @@ void mp_join_info_from_list(List* list, MpJoinInfo* info) {
     info->spill = intVal(list_nth(ints, 4)) != 0;
     info->probe = intVal(list_nth(ints, 5)) != 0;
     info->own_inner = intVal(list_nth(ints, 6)) != 0;
+}
+
+List* mp_join_info_to_list(const MpJoinInfo* info) {
+    return lappend(list_make5(mp_join_flags_to_list(info), info->key_columns[0], info->key_columns[1],
+                              info->codecs[0], info->codecs[1]),
+                   list_make3(info->key_widths, info->stored[0], info->stored[1]));
+}
+
+void mp_join_info_from_list(List* list, MpJoinInfo* info) {
+    List* rest = (List*)list_nth(list, 5);
+    flags_from_list((List*)linitial(list), info);
     for (int s = 0; s < 2; s++) {
         info->key_columns[s] = (List*)list_nth(list, 1 + s);
         info->codecs[s] = (List*)list_nth(list, 3 + s);
@@ -116,27 +124,19 @@ static List* make_scan_tlist(List* needed, List* child_tlists[2], List* stored[2
     return scan_tlist;
 }
 
-// Path custom_private (join_path.cpp): [ints: jointype, key_bits, parallel, nkeys, spill, probe,
-// own_inner],
-// codecs of each side, key widths, outer key exprs, inner key exprs, join filter, qual.
+// Path custom_private (join_path.cpp): [mp_join_flags_to_list], codecs of each side, key
+// widths, outer key exprs, inner key exprs, join filter, qual.
 static Plan* mp_plan_join_path(PlannerInfo*, RelOptInfo* rel, CustomPath* best_path, List* tlist, List* clauses,
                                List* custom_plans) {
     if (clauses != NIL) elog(ERROR, "pg_mergepath: a join with restriction clauses of its own");
     List* priv = best_path->custom_private;
-    List* ints = (List*)linitial(priv);
     List* filter = (List*)list_nth(priv, 6);
     List* qual = (List*)list_nth(priv, 7);
     Plan* children[2] = {(Plan*)linitial(custom_plans), (Plan*)lsecond(custom_plans)};
     List* child_tlists[2] = {children[0]->targetlist, children[1]->targetlist};
 
     MpJoinInfo info;
-    info.jointype = JoinType(intVal(list_nth(ints, 0)));
-    info.key_bits = intVal(list_nth(ints, 1));
-    info.parallel = intVal(list_nth(ints, 2)) != 0;
-    info.nkeys = intVal(list_nth(ints, 3));
-    info.spill = intVal(list_nth(ints, 4)) != 0;
-    info.probe = intVal(list_nth(ints, 5)) != 0;
-    info.own_inner = intVal(list_nth(ints, 6)) != 0;
+    flags_from_list((List*)linitial(priv), &info);
     info.codecs[0] = (List*)list_nth(priv, 1);
     info.codecs[1] = (List*)list_nth(priv, 2);
     info.key_widths = (List*)list_nth(priv, 3);

@@ -33,13 +33,13 @@ extern "C" {
 #include "utils/datum.h"
 }
 
-bool mp_join_probe_planned(const MpJoinState* st) {
+static bool planned_to_stream(const MpJoinState* st) {
     return st->info.probe && !st->spill.sorting && !st->spill.sorted;
 }
 
 void mp_join_probe_start(MpJoinState* st) {
     MpJoinProbe* p = &st->probe;
-    p->on = mp_join_probe_planned(st);
+    p->on = planned_to_stream(st);
     p->rows = 0;
     p->done = false;
     p->b_keys_held = 0;
@@ -110,22 +110,22 @@ constexpr uint64 kMpBatchBlockBytes = uint64(64) << 10;
 // it is full). An expanded object is flattened by datumCopy instead, and a value larger
 // than a block gets an allocation of its own from it.
 static Datum keep_by_reference(MpJoinProbe* p, Datum value, int16 typlen) {
-    if ((typlen == -1 && VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(value))) ||
-        datumGetSize(value, false, typlen) > kMpBatchBlockBytes) {
+    const bool expanded = typlen == -1 && VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(value));
+    const Size bytes = expanded ? 0 : datumGetSize(value, false, typlen);
+    if (expanded || bytes > kMpBatchBlockBytes) {
         MemoryContext old = MemoryContextSwitchTo(p->batch_cxt);
         Datum copy = datumCopy(value, false, typlen);
         MemoryContextSwitchTo(old);
         return copy;
     }
-    const uint64 size = MAXALIGN(datumGetSize(value, false, typlen));
-    if (p->bytes == NULL || p->bytes_used + size > p->bytes_capacity) {
+    if (p->bytes == NULL || p->bytes_used + MAXALIGN(bytes) > p->bytes_capacity) {
         p->bytes_capacity = kMpBatchBlockBytes;
         p->bytes = (char*)MemoryContextAlloc(p->batch_cxt, p->bytes_capacity);
         p->bytes_used = 0;
     }
     char* at = p->bytes + p->bytes_used;
-    memcpy(at, DatumGetPointer(value), datumGetSize(value, false, typlen));
-    p->bytes_used += size;
+    memcpy(at, DatumGetPointer(value), bytes);
+    p->bytes_used += MAXALIGN(bytes);
     return PointerGetDatum(at);
 }
 
@@ -161,17 +161,17 @@ static void search_batch(MpJoinState* st, const K* keys, const bool* keyed) {
     MpJoinProbe* p = &st->probe;
     mergepath::KeyDirectory<K> dir;
     memcpy(&dir, p->directory, sizeof(dir));
-    const uint64 nb = dir.n;
-    const uint64* entry[kMpProbeBatch];
+    uint64 bucket[kMpProbeBatch];
+    bool in_span[kMpProbeBatch];
     for (int i = 0; i < p->rows; i++) {
-        entry[i] = keyed[i] ? dir.bucket_entry(keys[i]) : NULL;
-        if (entry[i]) __builtin_prefetch(entry[i]);
+        in_span[i] = keyed[i] && dir.bucket_of(keys[i], &bucket[i]);
+        if (in_span[i]) __builtin_prefetch(&dir.first[bucket[i]]);
     }
     for (int i = 0; i < p->rows; i++)
-        if (entry[i]) __builtin_prefetch(&dir.keys[Min(*entry[i], nb - 1)]);
+        if (in_span[i]) __builtin_prefetch(&dir.keys[Min(dir.first[bucket[i]], dir.n - 1)]);
     for (int i = 0; i < p->rows; i++) {
         uint64 lower = 0, upper = 0;
-        if (entry[i]) dir.equal_range(keys[i], &lower, &upper);
+        if (in_span[i]) dir.equal_range_in(bucket[i], keys[i], &lower, &upper);
         p->ranges[i] = {lower, upper - lower};
     }
 }

@@ -53,17 +53,16 @@ struct KeyDirectory {
         return true;
     }
 
-    // Where a lookup of `key` will read first (to prefetch a batch of needles ahead).
-    const uint64_t* bucket_entry(const K& key) const {
-        uint64_t b;
-        return bucket_of(key, &b) ? &first[b] : nullptr;
-    }
-
     // [*lower, *upper): the positions of the keys equal to `key`.
     void equal_range(const K& key, uint64_t* lower, uint64_t* upper) const {
         uint64_t b;
         *lower = *upper = 0;
-        if (!bucket_of(key, &b)) return;
+        if (bucket_of(key, &b)) equal_range_in(b, key, lower, upper);
+    }
+
+    // The same for a key whose bucket is known (bucket_of), e.g. found in an earlier
+    // pass over a batch of needles that prefetched first[b] and the bucket's first key.
+    void equal_range_in(uint64_t b, const K& key, uint64_t* lower, uint64_t* upper) const {
         uint64_t lo = first[b], hi = first[b + 1];
         while (lo < hi) {  // first position with !(keys[p] < key)
             uint64_t mid = lo + (hi - lo) / 2;
