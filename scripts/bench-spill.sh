@@ -10,16 +10,24 @@
 # Here, from the repo root: bash ../shared/device/prepare CUDA_ARCH=90 && bash scripts/bench-device.sh --prepare
 # Device call, carry [".device"]: bash scripts/bench-spill.sh
 # Environment: SPILL_ROWS (100M), SPILL_LIMIT (1GB), SPILL_OPS ("intersect_all except_all";
-# also "join": the inner join on the key, our node forced),
+# also "join": the inner join on the key, our node forced), SPILL_SHAPE (int8, or text:
+# bench/sql's text keys, image keys, which spill hash partitions),
 # SPILL_DEVICE (gpu), SPILL_VARIANTS (a regex on the variant names, default all). The server runs with shared_buffers = 1GB, so a sequential scan of
 # these tables goes through a small ring of buffers and the backend's RSS is its own
-# memory, not the tables' pages. Writes spill.md (the table) and spill.log into $OUT.
+# memory, not the tables' pages. "all MB" adds to the leader's the peak RSS of every
+# parallel worker of the query (sampled from /proc every 20 ms while it runs; shared
+# memory a worker touches counts in each process that touched it, so this over-counts);
+# "grown MB" is what the query added: the leader's peak less its RSS before the query,
+# plus each worker's peak less its RSS when first seen (the node's memory, without
+# what every PostgreSQL process holds anyway).
+# Writes spill.md (the table) and spill.log into $OUT.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 out=${OUT:-$root/bench-out}
 mkdir -p "$out"
 rows=${SPILL_ROWS:-100M}
+shape=${SPILL_SHAPE:-int8}
 limit=${SPILL_LIMIT:-1GB}
 device=${SPILL_DEVICE:-gpu}
 t0=$(date +%s)
@@ -37,34 +45,69 @@ runuser -u postgres -- env LD_LIBRARY_PATH="$LD_LIBRARY_PATH" pg_ctl -D /opt/pgd
   -o "-c listen_addresses=127.0.0.1 -c port=5432 -c unix_socket_directories=/tmp $opts" > /dev/null
 conn="host=127.0.0.1 port=5432 user=postgres dbname=postgres"
 
-log "generating $rows x $rows int8"
-.device/bin/mp_bench --conn "$conn" --rows "$rows" --shapes int8 --gen-only --jobs 16 --table-workers 16 \
+log "generating $rows x $rows $shape"
+.device/bin/mp_bench --conn "$conn" --rows "$rows" --shapes "$shape" --gen-only --jobs 16 --table-workers 16 \
   >> "$out/spill.log" 2>&1
-a=$(psql -X -At -d "$conn" -c "select 'mp_bench.' || relname from pg_class where relname ~ '^int8_uniform_.*_a\$' order by relpages desc limit 1")
+a=$(psql -X -At -d "$conn" -c "select 'mp_bench.' || relname from pg_class where relname ~ '^${shape}_uniform_.*_a\$' order by relpages desc limit 1")
 b=${a%_a}_b
 log "tables $a, $b"
 
-# One measured query in a fresh connection: "<count>|<checksum> <ms> <VmHWM kB>".
+# Every parallel worker seen until file $1 exists (one query runs at a time here),
+# sampled from /proc every 20 ms: "<sum of peak RSS kB> <sum of (peak - first RSS seen) kB>".
+sample_workers() {
+  local pid hwm rss peaks=0 grown=0
+  declare -A peak=() first=()
+  while [ ! -e "$1" ]; do
+    for pid in $(pgrep -f "parallel worker for PID" || true); do
+      read -r hwm rss < <(awk '/^VmHWM:/ { h = $2 } /^VmRSS:/ { r = $2 } END { print h, r }' "/proc/$pid/status" 2>/dev/null) || continue
+      [ -n "$hwm" ] || continue
+      [ -n "${first[$pid]:-}" ] || first[$pid]=$rss
+      [ "$hwm" -gt "${peak[$pid]:-0}" ] && peak[$pid]=$hwm
+    done
+    sleep 0.02
+  done
+  for pid in "${!peak[@]}"; do
+    peaks=$(( peaks + peak[$pid] ))
+    grown=$(( grown + peak[$pid] - first[$pid] ))
+  done
+  echo "$peaks $grown"
+}
+
+# One measured query in a fresh connection: "<count>|<checksum> <ms> <VmHWM kB> <VmRSS
+# before kB> <workers' peaks kB> <workers' growth kB>".
 measure() {  # settings sql
-  psql -X -At -v ON_ERROR_STOP=1 -d "$conn" <<SQL | awk '/^Time:/ { ms = $2; next } /^hwm / { hwm = $2; next } /\|/ { r = $0 } END { print r, ms, hwm }'
+  local stopfile workers sampler res
+  stopfile=$(mktemp -u)
+  workers=$(mktemp)
+  sample_workers "$stopfile" > "$workers" &
+  sampler=$!
+  res=$(psql -X -At -v ON_ERROR_STOP=1 -d "$conn" <<SQL | awk '/^Time:/ { ms = $2; next } /^hwm / { hwm = $2; next } /^rss / { rss = $2; next } /\|/ { r = $0 } END { print r, ms, hwm, rss }'
 $1
+select 'rss ' || (regexp_match(pg_read_file('/proc/' || pg_backend_pid() || '/status'), 'VmRSS:\s*(\d+) kB'))[1];
 \timing on
 $2
 \timing off
 select 'hwm ' || (regexp_match(pg_read_file('/proc/' || pg_backend_pid() || '/status'), 'VmHWM:\s*(\d+) kB'))[1];
 SQL
+)
+  touch "$stopfile"
+  wait "$sampler" || true
+  echo "$res $(cat "$workers")"
+  rm -f "$stopfile" "$workers"
 }
 
 # "JOIN": the inner join of the two tables on their key (the join node spills serially:
 # its variants run with the hash and merge joins off, so that the node is what is timed)
 ours_sql() {
   if [ "$1" = JOIN ]; then echo "select count(*), sum(hashint8(a.k)) from $a a join $b b on a.k = b.k;"
-  else echo "select count(*), sum(hashint8(k)) from (select k from $a $1 select k from $b) s;"; fi
+  else echo "select count(*), sum($checksum) from (select k from $a $1 select k from $b) s;"; fi
 }
+checksum="hashint8(k)"
+[ "$shape" = int8 ] || checksum="hashtext(k::text)"
 base="set pg_mergepath.device = $device; set max_parallel_workers_per_gather = 16;"
 
-echo "| query | variant | rows out | ms | peak RSS MB | answer |" > "$out/spill.md"
-echo "|---|---|---:|---:|---:|---|" >> "$out/spill.md"
+echo "| query | variant | rows out | ms | peak RSS MB | all MB | grown MB | answer |" > "$out/spill.md"
+echo "|---|---|---:|---:|---:|---:|---:|---|" >> "$out/spill.md"
 status=0
 for op in ${SPILL_OPS:-intersect_all except_all}; do
   sqlop=$(echo "$op" | tr '_a-z' ' A-Z')
@@ -84,11 +127,13 @@ for op in ${SPILL_OPS:-intersect_all except_all}; do
     force=
     [ "$op" = join ] && force="set enable_hashjoin = off; set enable_mergejoin = off;"
     res=$(measure "$base $force ${variant#*|}" "$(ours_sql "$sqlop")")
-    read -r answer ms hwm <<< "$res"
+    read -r answer ms hwm before workers grown <<< "$res"
+    all=$(( ${hwm:-0} + ${workers:-0} ))
+    node=$(( ${hwm:-0} - ${before:-0} + ${grown:-0} ))
     verdict=same
     [ "$answer" = "${ref%% *}" ] || { verdict="DIFFERENT (reference ${ref%% *})"; status=1; }
-    log "$sqlop $name: $answer, $ms ms, VmHWM $hwm kB, $verdict"
-    echo "| $sqlop | $name | ${answer%%|*} | $ms | $(( ${hwm:-0} / 1024 )) | $verdict |" >> "$out/spill.md"
+    log "$sqlop $name: $answer, $ms ms, VmHWM $hwm kB (before $before), workers' peaks $workers kB (grown $grown), $verdict"
+    echo "| $sqlop | $name | ${answer%%|*} | $ms | $(( ${hwm:-0} / 1024 )) | $(( all / 1024 )) | $(( node / 1024 )) | $verdict |" >> "$out/spill.md"
   done
   psql -X -At -d "$conn" >> "$out/spill.log" 2>&1 <<SQL || true
 $base set pg_mergepath.memory_limit = '$limit'; $( [ "$op" = join ] && echo "set enable_hashjoin = off; set enable_mergejoin = off;")

@@ -93,8 +93,8 @@ RESET temp_file_limit;
 SELECT count(*) AS files_after_error FROM pg_ls_tmpdir();
 
 -- parallel plans: every participant reads and spills its own sorted runs into the
--- query's file set, all claim key ranges, combine and emit them; image keys (they cannot spill)
--- keep the native plan above the limit
+-- query's file set, all claim key ranges, combine and emit them; image keys spill hash
+-- partitions instead (setop_image_spill)
 CREATE FUNCTION sp_tmp_entries() RETURNS bigint LANGUAGE sql AS $$
   SELECT count(*) FROM pg_ls_dir('base/pgsql_tmp', true, false)
 $$;

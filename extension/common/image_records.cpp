@@ -182,6 +182,31 @@ uint64 mp_image_write_record(const MpImagePlan* plan, const MpImageScratch* s, c
     return plan->hash_bits < 64 ? hash & ((uint64(1) << plan->hash_bits) - 1) : hash;
 }
 
+// A column's stored original at `at`: its bytes (a char(n) value's flag byte included).
+static uint32 original_size(const MpImageColumn& col, const char* at) {
+    uint32 flag = 0;
+    if (col.pad_to >= 0) {
+        if (*at == 0) return 1;  // rebuilt from the image: only the flag
+        flag = 1;
+        at++;
+    }
+    switch (col.rule) {
+        case MpImageRule::Float4: return flag + sizeof(float4);
+        case MpImageRule::Float8: return flag + sizeof(float8);
+        case MpImageRule::Interval: return flag + sizeof(Interval);
+        default: return flag + stored_varlena_size(at);  // bpchar, numeric, arrays
+    }
+}
+
+uint64 mp_image_record_size(const MpImagePlan* plan, const char* record) {
+    MpImageBytes image = mp_record_image(record);
+    const char* nulls = (const char*)image.bytes;
+    const char* at = nulls + image.len;  // the originals follow the image
+    for (int c = 0; c < plan->ncols; c++)
+        if (!((nulls[c / 8] >> (c % 8)) & 1) && plan->cols[c].keeps_original) at += original_size(plan->cols[c], at);
+    return uint64(at - record);
+}
+
 void mp_image_output(const MpImagePlan* plan, MpImageScratch* s, const char* record, TupleTableSlot* out) {
     MemoryContextReset(s->copies);
     MpImageBytes image = mp_record_image(record);

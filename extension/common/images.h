@@ -139,6 +139,9 @@ inline bool mp_image_less(const char* a, const char* b) {
     return x.len != y.len ? x.len < y.len : memcmp(x.bytes, y.bytes, x.len) < 0;
 }
 
+// The bytes of a record (its length, image and originals), read from the record.
+uint64 mp_image_record_size(const MpImagePlan* plan, const char* record);
+
 // Puts a record's row into the first ncols columns of `out` (values point into the
 // record, or into s->copies, which is reset first).
 void mp_image_output(const MpImagePlan* plan, MpImageScratch* s, const char* record, TupleTableSlot* out);

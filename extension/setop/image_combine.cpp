@@ -12,13 +12,13 @@
 // Sorted row numbers of one side -> the references of their records, in place: the
 // stage's host array of sorted row numbers is not read again (it goes with
 // mp_stage_release), so no second array of 8 bytes a row is needed.
-static const uint64* sorted_refs(MpSetOpState* st, int side, const uint64* rows, uint64 n) {
+static const uint64* sorted_refs(MpSetOpState* st, MemoryContext cxt, int side, const uint64* rows, uint64 n) {
     const MpAdoptedChunks* a = &st->adopted[side];
     if (a->rows != n)
         elog(ERROR, "pg_mergepath: %llu sorted rows for %llu adopted image keys", (unsigned long long)n,
              (unsigned long long)a->rows);
     MpRowDirectory dir;
-    mp_directory_fill(st->run_cxt, &st->space, &dir, a->first, a->chunk, a->count, false);
+    mp_directory_fill(cxt, &st->space, &dir, a->first, a->chunk, a->count, false);
     uint64* refs = const_cast<uint64*>(rows);
     mp_rows_to_refs(&dir, rows, refs, n);
     return refs;
@@ -28,8 +28,8 @@ static const uint64* sorted_refs(MpSetOpState* st, int side, const uint64* rows,
 // own memory, or participants' segments (all attached by now), not the query's area.
 static bool threads_may_resolve(const MpSetOpState* st) { return !st->space.dsa || st->queue->area == kNoChunk; }
 
-static void keep_local(MpSetOpState* st, const MpImageParts& parts, uint64* out) {
-    st->runs[0] = (MpResultRun*)MemoryContextAlloc(st->run_cxt, sizeof(MpResultRun) * parts.count);
+static void keep_local(MpSetOpState* st, MemoryContext cxt, const MpImageParts& parts, uint64* out) {
+    st->runs[0] = (MpResultRun*)MemoryContextAlloc(cxt, sizeof(MpResultRun) * parts.count);
     st->run_count[0] = 0;
     st->result_count[0] = 0;
     for (int p = 0; p < parts.count; p++) {
@@ -54,16 +54,27 @@ static void publish_shared(MpSetOpState* st, const MpImageParts& parts, MpChunkR
     mp_shared_results_ready(st->shared, r->count);
 }
 
-void mp_put_image_results(MpSetOpState* st) {
-    MpStopwatch clock;
+// The stage's sorted sides grouped into result references at `out` (|A| slots).
+static MpImageParts group_sorted(MpSetOpState* st, MemoryContext cxt, uint64* out) {
     MpResults<uint64_t> r = mp_stage_results<uint64_t>(st->stage);
     MpImageSides sides;
     for (int side = 0; side < 2; side++) {
         sides.hashes[side] = r.sorted_keys[side];
         sides.count[side] = r.side_count[side];
-        sides.refs[side] = sorted_refs(st, side, r.sorted_rows[side], r.side_count[side]);
+        sides.refs[side] = sorted_refs(st, cxt, side, r.sorted_rows[side], r.side_count[side]);
     }
-    const size_t bytes = sizeof(uint64) * Max(sides.count[0], 1);
+    MemoryContext old = MemoryContextSwitchTo(cxt);
+    MpImageParts parts = mp_image_groups(st, sides, threads_may_resolve(st), out);
+    MemoryContextSwitchTo(old);
+    mp_stage_release(st->stage);  // the sorted hashes and references are no longer needed
+    return parts;
+}
+
+static uint64 a_rows(MpSetOpState* st) { return mp_stage_results<uint64_t>(st->stage).side_count[0]; }
+
+void mp_put_image_results(MpSetOpState* st) {
+    MpStopwatch clock;
+    const size_t bytes = sizeof(uint64) * Max(a_rows(st), 1);
     void* address;
     MpChunkRef out_ref = kNoChunk;
     if (st->shared) {
@@ -72,11 +83,17 @@ void mp_put_image_results(MpSetOpState* st) {
     } else {
         address = MemoryContextAllocHuge(st->run_cxt, bytes);
     }
-    MpImageParts parts = mp_image_groups(st, sides, threads_may_resolve(st), (uint64*)address);
-    mp_stage_release(st->stage);  // the sorted hashes and references are no longer needed
+    MpImageParts parts = group_sorted(st, st->run_cxt, (uint64*)address);
     if (st->shared) publish_shared(st, parts, out_ref);
-    else keep_local(st, parts, (uint64*)address);
+    else keep_local(st, st->run_cxt, parts, (uint64*)address);
     double ms = clock.lap_ms();
     st->stage->report.group_ms = ms;
     st->stage->report.combine_ms += ms;
+}
+
+double mp_keep_image_results(MpSetOpState* st, MemoryContext cxt) {
+    MpStopwatch clock;
+    uint64* out = (uint64*)MemoryContextAllocHuge(cxt, sizeof(uint64) * Max(a_rows(st), 1));
+    keep_local(st, cxt, group_sorted(st, cxt, out), out);
+    return clock.lap_ms();
 }

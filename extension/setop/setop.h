@@ -184,9 +184,13 @@ void mp_take_shared_results(MpSetOpState* st);      // parallel: emit from DSM
 // image_combine.cpp (the combiner, after mp_combine): the result rows' records,
 // where the emitters read them (a parallel node's: announced ready)
 void mp_put_image_results(MpSetOpState* st);
+// ... or kept in `cxt` for this process alone (a key range of a node that spills);
+// returns the milliseconds grouping took
+double mp_keep_image_results(MpSetOpState* st, MemoryContext cxt);
 
 // setop_ranges.cpp: a serial node with lossless keys over pg_mergepath.memory_limit
 void mp_after_chunk_pushed(MpSetOpState* st);   // while reading: spill when due, else ship early
+bool mp_ranges_due_after_read(MpSetOpState* st);  // spilled, or (what it holds at the end) spills now
 void mp_ranges_finish_read(MpSetOpState* st);   // spilled: the rest written, the first results
 bool mp_ranges_next_results(MpSetOpState* st);  // the next results, range by range (false: done)
 void mp_ranges_restart(MpSetOpState* st);       // emit again from the first range (rescan)

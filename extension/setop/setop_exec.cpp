@@ -118,7 +118,7 @@ static void serial_compute(MpSetOpState* st) {
     st->counts.outside_rows += read.outside_rows;
     st->counts.alloc_us += read.alloc_us;
     st->counts.participants = 1;
-    if (st->ranges) return mp_ranges_finish_read(st);
+    if (mp_ranges_due_after_read(st)) return mp_ranges_finish_read(st);
     mp_combine(st, read.rows[0] + read.rows[1]);
     if (st->info.keys.images) return mp_put_image_results(st);
     if (!st->keys.lossless) return mp_keep_hashed_results(st);

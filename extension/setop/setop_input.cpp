@@ -71,14 +71,16 @@ static uint64 read_side_hashed(MpSetOpState* st, PlanState* child, int side) {
     });
 }
 
-// One input, image keys: the row's record into the arena, its hash and reference into a chunk.
+// One input, image keys: the row's record into the arena, its hash and reference into
+// a chunk. A new block of records counts like a pushed chunk: the memory held grew.
 static uint64 read_side_images(MpSetOpState* st, PlanState* child, int side) {
     MpChunkWriter* main = &st->writers[int(MpKeyStream::Main)][side];
     return read_side(st, child, [&](TupleTableSlot* slot) {
         uint64 bytes = mp_image_measure(&st->images, &st->image_scratch, slot);
-        uint64 ref;
+        uint64 ref, held = st->image_arena.held_bytes;
         char* record = mp_arena_reserve(&st->image_arena, bytes, &ref);
-        return mp_writer_put_ref(main, mp_image_write_record(&st->images, &st->image_scratch, record, bytes), ref);
+        uint64 hash = mp_image_write_record(&st->images, &st->image_scratch, record, bytes);
+        return mp_writer_put_ref(main, hash, ref) || st->image_arena.held_bytes != held;
     });
 }
 

@@ -203,10 +203,10 @@ Path* setop_path(PlannerInfo* root, RelOptInfo* rel, SetOpPath* sp, ProjectionPa
 
 // Estimated bytes the node holds for its inputs: keys (lossless), or records and
 // hashes (image keys), or stored rows and hashes (hashed keys). Checked against
-// pg_mergepath.memory_limit: only nodes with lossless keys spill (setop_ranges.cpp), so
-// image and hashed keys are not offered above the limit (a parallel node, which also
-// ships its keys to the device, not above half of it); a parallel node with lossless
-// keys above half of it is planned to spill from every participant (info.spill).
+// pg_mergepath.memory_limit: lossless keys spill sorted runs (setop_ranges.cpp), image
+// keys hash partitions (image_ranges.cpp); hashed keys do not spill, so they are not
+// offered above the limit. A parallel node above half of it is planned to spill from
+// every participant (info.spill).
 double estimated_input_bytes(const Inputs& in, const MpKeyChoice* keys) {
     // ranged keys: planned at full width, as stale statistics may widen every key
     double per_row = keys->lossless ? keys->full_bits / 8.0 : Max(in.left->pathtarget->width, 1) + 24.0;
@@ -225,8 +225,6 @@ Path* partial_setop_path(PlannerInfo* root, RelOptInfo* rel, SetOpPath* sp, Proj
     else if (!lrel || !rrel || lrel->partial_pathlist == NIL || rrel->partial_pathlist == NIL)
         why_not = "an input has no partial path";
     bool over_limit = mp_memory_limit_bytes() > 0 && 2 * estimated_input_bytes(serial, keys) > mp_memory_limit_bytes();
-    if (!why_not && over_limit && !keys->lossless)
-        why_not = "its estimated input exceeds half of pg_mergepath.memory_limit and image keys do not spill";
     if (why_not) {
         elog(DEBUG1, "pg_mergepath: %s: no parallel MergePath SetOp: %s", op, why_not);
         return NULL;
@@ -304,9 +302,9 @@ void consider_setop(PlannerInfo* root, RelOptInfo* rel, SetOpPath* sp, Projectio
         return;
     }
     double bytes = estimated_input_bytes(serial, &keys);
-    if (!keys.lossless && mp_memory_limit_bytes() > 0 && bytes > mp_memory_limit_bytes()) {
+    if (!keys.lossless && !keys.images && mp_memory_limit_bytes() > 0 && bytes > mp_memory_limit_bytes()) {
         elog(DEBUG1, "pg_mergepath: %s not replaced: its estimated input (%.0f kB) exceeds pg_mergepath.memory_limit "
-             "and only lossless keys spill", op, bytes / 1024);
+             "and hashed keys do not spill", op, bytes / 1024);
         return;
     }
     // Both paths are made before either is added: add_path may free the SetOpPath.

@@ -23,27 +23,9 @@
 // in every run by binary search, combines them on its own backend (the leader on the
 // GPU when a range is large enough) and emits their results.
 // Lossless keys only: their result rows are decoded from the keys, so nothing else is held.
-#include "setop.h"
+#include "setop_ranges.h"
 
 #include "mergepath/key_ranges.h"
-
-struct MpSetOpRanges {
-    MpSpill spill;
-    uint64 limit_bytes;
-    MemoryContext range_cxt;  // one range's chunks and stage, reset for the next
-    MpChunkSpace space;       // chunks of the range being combined
-    MpChunkQueue queue;
-    int stream;               // MpKeyStream being combined: Main's ranges, then Nulls'
-    int range, range_count;
-    int cpu_threads;          // of a range's stage (0: the setting; parallel: the cores shared)
-    bool budget_full;         // a range found no room in the shared GPU budget: the rest use the CPU
-    bool streaming;           // the current range is streamed
-    char key[sizeof(mergepath::Key128)];  // streaming: the key being emitted ...
-    uint64 copies_left;                   // ... and its copies not yet in a batch
-    char* batch;              // streaming: a batch of result keys
-    uint64 batch_cap;
-    MpResultRun batch_run;
-};
 
 // With pg_mergepath.device = auto, a range this small is combined on the CPU backend:
 // on the GPU each range pays a fixed cost (its stage, budget reservation, launches) of
@@ -51,7 +33,7 @@ struct MpSetOpRanges {
 // ranges).
 constexpr uint64 kMinGpuRangeKeys = uint64(1) << 20;
 
-static MpDevice range_device(uint64 keys) {
+MpDevice mp_range_device(uint64 keys) {
     if (mp_device_setting == MP_DEVICE_SETTING_AUTO && keys < kMinGpuRangeKeys) return MpDevice::Cpu;
     return mp_choose_device(keys);
 }
@@ -59,7 +41,7 @@ static MpDevice range_device(uint64 keys) {
 // Keys of both sides a range is planned to hold, and the most one may load.
 static uint64 range_target_bytes(const MpSetOpRanges* r) { return r->limit_bytes / 12; }
 static uint64 range_target_keys(const MpSetOpRanges* r, uint32 bytes) { return Max(range_target_bytes(r) / bytes, 1); }
-static uint64 range_load_cap(const MpSetOpRanges* r, uint32 bytes) { return Max(r->limit_bytes / 3 / bytes, 1); }
+static uint64 range_load_cap(const MpSetOpRanges* r, uint32 bytes) { return Max(mp_range_load_cap_bytes(r) / bytes, 1); }
 
 // The node's memory limit, or this participant's share of the leader's. A parallel
 // node planned to spill that runs with no limit (memory_limit = -1 set after planning)
@@ -70,18 +52,23 @@ static uint64 limit_bytes(const MpSetOpState* st) {
     return s->limit_bytes > 0 ? s->limit_bytes / uint64(Max(s->participants, 1)) : uint64(1) << 60;
 }
 
-// Bytes of key chunks this process holds: those pushed, and the writers' current ones.
+// Bytes of key chunks this process holds: those pushed, and what the writers' current
+// ones hold; image keys' records too (what their blocks hold). Only what is used
+// counts, so that a spill (which empties them) is not due again at once.
 static uint64 held_key_bytes(const MpSetOpState* st) {
     uint64 bytes = st->queue->bytes;
     for (int stream = 0; stream < 2; stream++)
-        for (int side = 0; side < 2; side++)
-            if (st->writers[stream][side].chunk) bytes += mp_chunk_bytes(st->writers[stream][side].chunk);
-    return bytes;
+        for (int side = 0; side < 2; side++) {
+            const MpChunkWriter* w = &st->writers[stream][side];
+            if (w->chunk) bytes += w->pos * (w->key_size + w->ref_size + w->range_size);
+        }
+    const MpRowArena* arena = &st->image_arena;
+    return bytes + (arena->block ? arena->held_bytes - (arena->capacity - arena->used) : 0);
 }
 
 // Key-chunk bytes this process holds before it spills them (0: it never spills).
 static uint64 spill_threshold(const MpSetOpState* st) {
-    if (!st->keys.lossless || (st->shared && !st->shared_spill)) return 0;
+    if ((!st->keys.lossless && !st->info.keys.images) || (st->shared && !st->shared_spill)) return 0;
     return limit_bytes(st) / 3;
 }
 
@@ -102,10 +89,12 @@ static void start_spilling(MpSetOpState* st) {
     r->batch = (char*)MemoryContextAlloc(st->run_cxt, r->batch_cap * sizeof(mergepath::Key128));
     mp_stage_close(st->stage);  // what it shipped is written out with the rest
     st->ranges = r;
+    if (st->info.keys.images) mp_image_ranges_start(st);
 }
 
 // Every chunk pushed so far (adopted by the dropped stage or not) becomes sorted runs.
 static void spill_queued(MpSetOpState* st) {
+    if (st->ranges->images) return mp_image_ranges_spill(st);
     mp_spill_chunks(&st->ranges->spill, st->queue->all);
     mp_queue_init(st->queue);
 }
@@ -119,7 +108,7 @@ void mp_after_chunk_pushed(MpSetOpState* st) {
     spill_queued(st);
 }
 
-static void set_results(MpSetOpState* st, int stream, MpResultRun* run) {
+void mp_ranges_set_results(MpSetOpState* st, int stream, MpResultRun* run) {
     for (int s = 0; s < 2; s++) {
         st->result_count[s] = s == stream && run ? run->count : 0;
         st->run_count[s] = s == stream && run && run->count ? 1 : 0;
@@ -152,6 +141,7 @@ static bool next_streamed_key(MpSetOpState* st) {
 // Streaming: the next batch of result keys; false when the range has no more.
 static bool streamed_batch(MpSetOpState* st) {
     MpSetOpRanges* r = st->ranges;
+    if (r->images) return mp_image_ranges_streamed_batch(st);
     const uint32 bytes = mp_stream_key_bytes(st, r->stream);
     uint64 n = 0;
     while (n < r->batch_cap && (r->copies_left > 0 || next_streamed_key(st))) {
@@ -159,7 +149,7 @@ static bool streamed_batch(MpSetOpState* st) {
         CHECK_FOR_INTERRUPTS();
     }
     r->batch_run = {r->batch, n};
-    set_results(st, r->stream, &r->batch_run);
+    mp_ranges_set_results(st, r->stream, &r->batch_run);
     return n > 0;
 }
 
@@ -186,39 +176,47 @@ static bool load_range(MpSetOpState* st, uint64* keys_out, uint64* a_keys) {
     return false;
 }
 
-// Frees the loaded range: its chunks and its stage.
-static void drop_range(MpSetOpRanges* r) {
+void mp_ranges_drop(MpSetOpRanges* r) {
     MemoryContextReset(r->range_cxt);
     mp_queue_init(&r->queue);
+}
+
+static void adopt_keys(MpSetOpState* st, MpChunkRef first) { mp_stage_adopt(st->stage, &st->ranges->space, first); }
+
+void mp_ranges_run_stage(MpSetOpState* st, mergepath::SetOpShape shape, uint64 keys,
+                         void (*adopt)(MpSetOpState*, MpChunkRef)) {
+    MpSetOpRanges* r = st->ranges;
+    st->stage = mp_stage_create(r->range_cxt, st->keys.key_bits, st->intersect, st->all, shape);
+    st->stage->cpu_threads = r->cpu_threads;
+    // once a range found no room in the shared GPU budget (NOTICE), the later ones run
+    // on the CPU backend at once: not one wait and one NOTICE per range
+    st->stage->budget_full = r->budget_full;
+    mp_stage_open(st->stage, mp_range_device(keys), keys);
+    r->budget_full = st->stage->report.budget_fallback;
+    adopt(st, mp_queue_take(&r->queue, &r->space));
+    mp_stage_finish(st->stage);
+    mp_stage_report_add(&st->report, &st->stage->report);
 }
 
 // The current range combined by a fresh stage; false when its result is empty.
 static bool combine_range(MpSetOpState* st) {
     MpSetOpRanges* r = st->ranges;
-    drop_range(r);  // the previous range's
+    if (r->images) return mp_image_ranges_combine(st);
+    mp_ranges_drop(r);  // the previous range's
     r->spill.report.ranges++;
     uint64 keys = 0, a_keys = 0;
     if (!load_range(st, &keys, &a_keys)) {
-        drop_range(r);
+        mp_ranges_drop(r);
         r->spill.report.streamed++;
         r->streaming = true;
         r->copies_left = 0;
         return streamed_batch(st);
     }
     if (a_keys == 0) {  // INTERSECT and EXCEPT of an empty A are empty
-        set_results(st, r->stream, NULL);
+        mp_ranges_set_results(st, r->stream, NULL);
         return false;
     }
-    st->stage = mp_stage_create(r->range_cxt, st->keys.key_bits, st->intersect, st->all, mergepath::SetOpShape::Keys);
-    st->stage->cpu_threads = r->cpu_threads;
-    // once a range found no room in the shared GPU budget (NOTICE), the later ones run
-    // on the CPU backend at once: not one wait and one NOTICE per range
-    st->stage->budget_full = r->budget_full;
-    mp_stage_open(st->stage, range_device(keys), keys);
-    r->budget_full = st->stage->report.budget_fallback;
-    mp_stage_adopt(st->stage, &r->space, mp_queue_take(&r->queue, &r->space));
-    mp_stage_finish(st->stage);
-    mp_stage_report_add(&st->report, &st->stage->report);
+    mp_ranges_run_stage(st, mergepath::SetOpShape::Keys, keys, adopt_keys);
     mp_keep_local_results(st);
     st->emit_pos = st->emit_end = 0;
     return mp_result_total(st) > 0;
@@ -248,6 +246,7 @@ static bool claim_range(MpSetOpState* st) {
 // Nulls'; a parallel participant claims its own.
 static bool next_range(MpSetOpState* st) {
     MpSetOpRanges* r = st->ranges;
+    if (r->images) return mp_image_ranges_next(st);
     if (st->shared_spill) return claim_range(st);
     if (++r->range < r->range_count) return true;
     if (r->stream == int(MpKeyStream::Nulls)) return false;
@@ -269,6 +268,7 @@ static void report_claims(MpSetOpState* st) {
     SpinLockRelease(&st->shared->mutex);
     st->ranges->spill.report.ranges = st->ranges->spill.report.streamed = 0;
     st->report = MpStageReport();
+    if (st->ranges->images) mp_image_ranges_export(st);  // what its splits wrote
 }
 
 bool mp_ranges_next_results(MpSetOpState* st) {
@@ -279,8 +279,8 @@ bool mp_ranges_next_results(MpSetOpState* st) {
         if (!next_range(st)) break;
         if (combine_range(st)) return true;
     }
-    drop_range(r);
-    set_results(st, 0, NULL);
+    mp_ranges_drop(r);
+    mp_ranges_set_results(st, 0, NULL);
     if (st->shared_spill) report_claims(st);
     return false;
 }
@@ -288,9 +288,13 @@ bool mp_ranges_next_results(MpSetOpState* st) {
 void mp_ranges_restart(MpSetOpState* st) {
     MpSetOpRanges* r = st->ranges;
     const int main = int(MpKeyStream::Main);
-    mp_spill_rewind(&r->spill, main);
-    mp_spill_rewind(&r->spill, int(MpKeyStream::Nulls));
-    start_stream(st, main);
+    if (r->images) {
+        mp_image_ranges_restart(st);
+    } else {
+        mp_spill_rewind(&r->spill, main);
+        mp_spill_rewind(&r->spill, int(MpKeyStream::Nulls));
+        start_stream(st, main);
+    }
     r->range = -1;
     r->streaming = false;
     r->copies_left = 0;
@@ -304,6 +308,11 @@ static void start_ranges(MpSetOpState* st) {
     mp_ranges_restart(st);
 }
 
+bool mp_ranges_due_after_read(MpSetOpState* st) {
+    if (!st->ranges && spill_due(st)) start_spilling(st);  // never checked: no chunk filled
+    return st->ranges != NULL;
+}
+
 void mp_ranges_finish_read(MpSetOpState* st) {
     spill_queued(st);  // what the writers pushed after the last spill
     start_ranges(st);
@@ -312,7 +321,11 @@ void mp_ranges_finish_read(MpSetOpState* st) {
 void mp_ranges_close(MpSetOpState* st) {
     if (!st->ranges) return;
     // a parallel node's report is the combiner's, harvested by the leader
-    if (!st->shared_spill) mp_spill_report_add(&st->spilled, &st->ranges->spill.report);
+    if (!st->shared_spill) {
+        mp_spill_report_add(&st->spilled, &st->ranges->spill.report);
+        mp_image_ranges_report(st, &st->spilled);
+    }
+    if (st->ranges->images) mp_image_ranges_close(st);
     mp_spill_close(&st->ranges->spill);
     st->ranges = NULL;
 }
@@ -320,7 +333,8 @@ void mp_ranges_close(MpSetOpState* st) {
 void mp_ranges_export(MpSetOpState* st) {
     if (!st->ranges) start_spilling(st);
     spill_queued(st);
-    mp_spill_export(&st->ranges->spill);
+    if (st->ranges->images) mp_image_ranges_export(st);
+    else mp_spill_export(&st->ranges->spill);
     pg_atomic_fetch_or_u64(&st->shared_spill->exported, uint64(1) << mp_spill_participant());
 }
 
@@ -337,13 +351,18 @@ static void start_claims(MpSetOpState* st) {
     st->report.device = mp_planning_device();
     r->stream = int(MpKeyStream::Main);
     r->range = -1;
-    set_results(st, 0, NULL);
+    mp_ranges_set_results(st, 0, NULL);
 }
 
 void mp_ranges_plan_shared(MpSetOpState* st) {
     MpSharedSpill* shared = st->shared_spill;
     if (!st->ranges) start_spilling(st);
     MpSetOpRanges* r = st->ranges;
+    if (r->images) {  // every participant reads each partition's files itself
+        shared->range_count[int(MpKeyStream::Main)] = r->range_count;
+        shared->range_count[int(MpKeyStream::Nulls)] = 0;
+        return start_claims(st);
+    }
     uint64 exported = pg_atomic_read_u64(&shared->exported);
     for (int p = 0; p < kMpMaxSpillParticipants; p++)
         if (exported & (uint64(1) << p)) mp_spill_import(&r->spill, &shared->fileset, p);
@@ -358,7 +377,7 @@ void mp_ranges_plan_shared(MpSetOpState* st) {
 
 void mp_ranges_join_shared(MpSetOpState* st) {
     if (!st->ranges) start_spilling(st);
-    mp_spill_import_plan(&st->ranges->spill, &st->shared_spill->fileset);
+    if (!st->ranges->images) mp_spill_import_plan(&st->ranges->spill, &st->shared_spill->fileset);
     start_claims(st);
 }
 
@@ -366,5 +385,6 @@ MpSpillReport mp_ranges_report(const MpSetOpState* st) {
     if (st->info.spill && st->shared) return st->spilled;  // the combiner's, wherever it ran (harvested)
     MpSpillReport total = st->spilled;
     if (st->ranges) mp_spill_report_add(&total, &st->ranges->spill.report);
+    mp_image_ranges_report(st, &total);
     return total;
 }

@@ -1,0 +1,387 @@
+// image_ranges.cpp — a MergePath SetOp node over image keys (images.h) whose records
+// outgrow pg_mergepath.memory_limit: hash partitions in temporary files
+// (stage/image_partitions.h), combined one piece at a time, the way a Grace hash join
+// recurses. Sorted runs, as lossless keys use (setop_ranges.cpp), would need a record
+// per key in every run; the images' order is their hashes' anyway.
+//  - While reading: once the records and key chunks held reach a third of the limit,
+//    every row held (chunks in the order they were pushed, then the writers' current
+//    ones) goes to its partition's file of its side, as its hash and record, and that
+//    memory is freed; again each time the limit's third is reached.
+//  - After reading: partition by partition (a parallel node's participants claim them,
+//    reading every participant's files of the partition), the piece's rows are loaded
+//    into a fresh arena and chunks, and a fresh stage sorts them by hash and
+//    image_groups.h groups them, exactly as an input held in memory; equal images share
+//    a hash, so each piece's result is final. Rows keep the order they were read in,
+//    so each group's first row is the one the in-memory node would emit.
+//  - A piece that passes the load cap (a third of the limit) is split by its rows'
+//    mixed hashes into smaller pieces (one pass writing new temporary files) and those
+//    are combined in turn; a piece whose rows all share one hash (one image repeated
+//    past the limit, or hashes kept short by debug_hash_bits) is streamed instead: one
+//    pass per distinct image in image order, each group's copies from its counts
+//    (mergepath::sql_setop_copies), emitted in batches that reference a copy of the
+//    group's first row.
+#include "setop_ranges.h"
+
+#include <algorithm>
+
+#include "mergepath/key_ranges.h"
+#include "timing.h"
+
+namespace {
+
+// Bytes a loaded row takes besides its record: its hash and reference in a chunk, the
+// sorted hash and row number downloaded, its result slot.
+constexpr uint64 kLoadedRowBytes = 40;
+// Most pieces one split writes (two files each, a BLCKSZ buffer per file).
+constexpr int kMaxSplitWays = 64;
+
+}  // namespace
+
+struct MpImageRanges {
+    MpPartitions parts;
+    MpPieceReader current;   // the piece being combined or streamed
+    bool has_current;
+    MpPieceReader* pending;  // pieces split off, still to combine: a stack
+    int pending_count, pending_cap;
+    char* scratch;           // a record read from a file
+    uint32 scratch_cap;
+    // streaming a piece of one mixed hash
+    uint64 stream_mixed;
+    char* group;             // the last group's first row (its image bounds the next pass)
+    uint32 group_len;
+    MemoryContext pass_cxt;  // one pass's candidates
+    MemoryContext batch_cxt; // the records the current batch references
+};
+
+namespace {
+
+// Partitions so that a piece is about half a load (an estimate twice too small still
+// fits), within what their file buffers may take (an 8th of the limit); every
+// participant of a parallel node computes the same from the plan.
+int partition_count(const MpSetOpState* st, uint64 limit_bytes) {
+    const Plan* plan = st->css.ss.ps.plan;
+    double bytes = 0;
+    for (const Plan* child : {outerPlan(plan), innerPlan(plan)})
+        bytes += child->plan_rows * (double(child->plan_width) + kLoadedRowBytes);
+    if (st->shared_spill) bytes *= st->shared_spill->participants;  // partial plans' rows are per participant
+    double piece = Max(double(limit_bytes) / 6, 1.0);
+    uint64 most = Max(limit_bytes / (16 * BLCKSZ), 2);
+    uint64 count = 2;
+    while (count < Min(most, uint64(1024)) && double(count) * piece < bytes) count *= 2;
+    return int(count);
+}
+
+uint64 ceil_div(uint64 a, uint64 b) { return (a + b - 1) / b; }
+
+char* copy_record(MemoryContext cxt, const char* record, uint32 len) {
+    char* copy = (char*)MemoryContextAllocHuge(cxt, Max(len, 1));
+    memcpy(copy, record, len);
+    return copy;
+}
+
+// A record of `len` bytes read into the scratch buffer.
+const char* read_to_scratch(MpImageRanges* ir, int side, uint32 len) {
+    if (len > ir->scratch_cap) {
+        if (ir->scratch) pfree(ir->scratch);
+        ir->scratch = (char*)MemoryContextAllocHuge(ir->parts.cxt, len);
+        ir->scratch_cap = len;
+    }
+    mp_piece_read_record(&ir->current, side, ir->scratch, len);
+    return ir->scratch;
+}
+
+// The main-stream chunks of one side in `all` (newest first), in the order they were pushed.
+int chunks_of_side(const MpChunkSpace* space, MpChunkRef all, int side, MpChunk** out) {
+    int n = 0;
+    for (MpChunkRef ref = all; ref != kNoChunk; ref = mp_chunk_at(space, ref)->next_all) {
+        MpChunk* c = mp_chunk_at(space, ref);
+        if (c->stream == uint32(MpKeyStream::Main) && int(c->side) == side) out[n++] = c;
+    }
+    std::reverse(out, out + n);
+    return n;
+}
+
+void spill_rows(MpSetOpState* st, int side, const uint64* hashes, const uint64* refs, uint64 n) {
+    MpPartitions* parts = &st->ranges->images->parts;
+    for (uint64 i = 0; i < n; i++) {
+        const char* record = (const char*)mp_space_at(&st->space, refs[i]);
+        mp_partitions_write(parts, side, hashes[i], record, uint32(mp_image_record_size(&st->images, record)));
+    }
+}
+
+void push_piece(MpImageRanges* ir, const MpPieceReader& piece) {
+    if (ir->pending_count == ir->pending_cap) {
+        ir->pending_cap = Max(8, 2 * ir->pending_cap);
+        ir->pending = ir->pending ? (MpPieceReader*)repalloc(ir->pending, sizeof(MpPieceReader) * ir->pending_cap)
+                                  : (MpPieceReader*)MemoryContextAlloc(ir->parts.cxt,
+                                                                       sizeof(MpPieceReader) * ir->pending_cap);
+    }
+    ir->pending[ir->pending_count++] = piece;
+}
+
+void close_current(MpImageRanges* ir) {
+    if (ir->has_current) mp_piece_close(&ir->current);
+    ir->has_current = false;
+}
+
+// What loading the current piece found.
+struct Loaded {
+    bool fits;
+    uint64 rows, a_rows;
+    uint64 bytes;          // what all its rows would take loaded
+    uint64 lo, hi;         // the smallest and largest mixed hash of its rows
+};
+
+// The current piece's rows into the range's arena and chunks, until they pass the cap;
+// past it, the rest is only measured.
+Loaded load_piece(MpSetOpState* st) {
+    MpSetOpRanges* r = st->ranges;
+    MpPieceReader* piece = &r->images->current;
+    const uint64 cap = mp_range_load_cap_bytes(r);
+    Loaded out = {true, 0, 0, 0, PG_UINT64_MAX, 0};
+    MpRowArena arena;
+    mp_arena_init_blocks(&arena, &r->space, &r->queue);
+    mp_piece_rewind(piece);
+    for (int side = 0; side < 2; side++) {
+        MpChunkWriter w;
+        mp_writer_init(&w, &r->space, &r->queue, NULL, int(MpKeyStream::Main), side, sizeof(uint64), true);
+        MpPartitionRow row;
+        for (uint64 n = 0; mp_piece_next(piece, side, &row); n++) {
+            if ((n & 1023) == 0) CHECK_FOR_INTERRUPTS();
+            uint64 mixed = mp_partition_mix(row.hash);
+            if (mixed < piece->lo || mixed > piece->hi) {
+                mp_piece_skip_record(piece, side, row.len);
+                continue;
+            }
+            out.lo = Min(out.lo, mixed);
+            out.hi = Max(out.hi, mixed);
+            out.bytes += row.len + kLoadedRowBytes;
+            out.fits = out.fits && out.bytes <= cap;
+            if (!out.fits) {
+                mp_piece_skip_record(piece, side, row.len);
+                continue;
+            }
+            uint64 ref;
+            mp_piece_read_record(piece, side, mp_arena_reserve(&arena, row.len, &ref), row.len);
+            mp_writer_put_ref(&w, row.hash, ref);
+            out.rows++;
+        }
+        mp_writer_flush(&w);
+        if (side == 0) out.a_rows = out.rows;
+    }
+    return out;
+}
+
+void adopt_images(MpSetOpState* st, MpChunkRef first) {
+    MpSetOpRanges* r = st->ranges;
+    mp_adopted_record(st->adopted, &r->space, r->range_cxt, first);
+    mp_stage_adopt(st->stage, &r->space, first);
+}
+
+// A piece too large to load: split into pieces of about half a load each over its
+// rows' mixed hashes, stacked so that the first is combined next.
+void split_current(MpSetOpState* st, const Loaded& loaded) {
+    MpSetOpRanges* r = st->ranges;
+    MpImageRanges* ir = r->images;
+    const uint64 by_memory = Max(r->limit_bytes / 8 / (2 * BLCKSZ), 2);
+    int ways = int(Min(Min(ceil_div(loaded.bytes, Max(mp_range_load_cap_bytes(r) / 2, 1)), by_memory),
+                       uint64(kMaxSplitWays)));
+    ways = Max(ways, 2);
+    MpPieceReader* out = (MpPieceReader*)palloc(sizeof(MpPieceReader) * ways);
+    int made = mp_piece_split(&ir->parts, &ir->current, loaded.lo, loaded.hi, ways, out, &ir->scratch,
+                              &ir->scratch_cap);
+    close_current(ir);
+    for (int i = made - 1; i >= 0; i--) push_piece(ir, out[i]);
+    pfree(out);
+}
+
+// One pass over the streamed piece: the smallest image above the last group's, its
+// rows per side and its first row on each. False when there is none.
+bool next_group_pass(MpSetOpState* st, uint64 count[2], const char* first[2], uint32 first_len[2]) {
+    MpImageRanges* ir = st->ranges->images;
+    MemoryContextReset(ir->pass_cxt);
+    const char* best = NULL;
+    count[0] = count[1] = 0;
+    first[0] = first[1] = NULL;
+    mp_piece_rewind(&ir->current);
+    MpPartitionRow row;
+    for (int side = 0; side < 2; side++) {
+        for (uint64 n = 0; mp_piece_next(&ir->current, side, &row); n++) {
+            if ((n & 1023) == 0) CHECK_FOR_INTERRUPTS();
+            if (mp_partition_mix(row.hash) != ir->stream_mixed) {
+                mp_piece_skip_record(&ir->current, side, row.len);
+                continue;
+            }
+            const char* record = read_to_scratch(ir, side, row.len);
+            if (ir->group && !mp_image_less(ir->group, record)) continue;  // done with already
+            if (!best || mp_image_less(record, best)) {                    // a smaller one
+                best = copy_record(ir->pass_cxt, record, row.len);
+                count[0] = count[1] = 0;
+                first[0] = first[1] = NULL;
+            }
+            if (!mp_images_equal(record, best) || count[side]++ > 0) continue;
+            first[side] = copy_record(ir->pass_cxt, record, row.len);
+            first_len[side] = row.len;
+        }
+    }
+    return best != NULL;
+}
+
+// The next group of the streamed piece with copies to emit: its first row kept in
+// ir->group, r->copies_left set. False when the piece has no more.
+bool next_streamed_group(MpSetOpState* st) {
+    MpSetOpRanges* r = st->ranges;
+    MpImageRanges* ir = r->images;
+    uint64 count[2];
+    const char* first[2];
+    uint32 first_len[2] = {0, 0};
+    while (next_group_pass(st, count, first, first_len)) {
+        int side = (st->info.first_side == 1 && count[1] > 0) || count[0] == 0 ? 1 : 0;
+        if (ir->group) pfree(ir->group);
+        ir->group = copy_record(ir->parts.cxt, first[side], first_len[side]);
+        ir->group_len = first_len[side];
+        r->copies_left = mergepath::sql_setop_copies(st->intersect, st->all, count[0], count[1]);
+        if (r->copies_left > 0) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+void mp_image_ranges_start(MpSetOpState* st) {
+    MpSetOpRanges* r = st->ranges;
+    MpImageRanges* ir = (MpImageRanges*)MemoryContextAllocZero(st->run_cxt, sizeof(MpImageRanges));
+    SharedFileSet* fileset = st->shared_spill ? &st->shared_spill->fileset : NULL;
+    mp_partitions_init(&ir->parts, st->run_cxt, partition_count(st, r->limit_bytes), fileset, mp_spill_participant());
+    ir->pass_cxt = AllocSetContextCreate(st->run_cxt, "pg_mergepath image pass", ALLOCSET_DEFAULT_SIZES);
+    ir->batch_cxt = AllocSetContextCreate(st->run_cxt, "pg_mergepath image batch", ALLOCSET_DEFAULT_SIZES);
+    r->images = ir;
+    r->range_count = ir->parts.count;
+    r->range = -1;
+}
+
+void mp_image_ranges_spill(MpSetOpState* st) {
+    MpStopwatch clock;
+    MpChunkQueue* queue = st->queue;
+    int total = 0;
+    for (MpChunkRef ref = queue->all; ref != kNoChunk; ref = mp_chunk_at(&st->space, ref)->next_all) total++;
+    MpChunk** chunks = (MpChunk**)palloc(sizeof(MpChunk*) * Max(total, 1));
+    for (int side = 0; side < 2; side++) {
+        int n = chunks_of_side(&st->space, queue->all, side, chunks);
+        for (int i = 0; i < n; i++)
+            spill_rows(st, side, (const uint64*)mp_chunk_keys(chunks[i]), mp_chunk_refs(chunks[i]), chunks[i]->count);
+        MpChunkWriter* w = &st->writers[int(MpKeyStream::Main)][side];
+        if (w->chunk) spill_rows(st, side, (const uint64*)w->keys, w->refs, w->pos);
+        w->pos = 0;  // its chunk is reused; its records are written out
+        CHECK_FOR_INTERRUPTS();
+    }
+    for (MpChunkRef ref = queue->all; ref != kNoChunk;) {  // chunks and record blocks
+        MpChunk* c = mp_chunk_at(&st->space, ref);
+        ref = c->next_all;
+        pfree(c);
+    }
+    pfree(chunks);
+    mp_queue_init(queue);
+    mp_arena_init_blocks(&st->image_arena, &st->space, queue);
+    memset(st->adopted, 0, sizeof(st->adopted));
+    st->ranges->images->parts.report.spill_ms += clock.lap_ms();
+}
+
+void mp_image_ranges_export(MpSetOpState* st) {
+    MpPartitions* parts = &st->ranges->images->parts;
+    mp_partitions_export(parts);
+    MpSharedSpill* s = st->shared_spill;
+    SpinLockAcquire(&s->mutex);
+    mp_spill_report_add(&s->report, &parts->report);
+    SpinLockRelease(&s->mutex);
+    parts->report = MpSpillReport();
+}
+
+bool mp_image_ranges_next(MpSetOpState* st) {
+    MpSetOpRanges* r = st->ranges;
+    MpImageRanges* ir = r->images;
+    close_current(ir);
+    if (ir->pending_count > 0) {
+        ir->current = ir->pending[--ir->pending_count];
+        ir->has_current = true;
+        return true;
+    }
+    uint64 exporters = 0;
+    if (st->shared_spill) {
+        int stream;
+        if (!mp_shared_spill_claim(st->shared_spill, &stream, &r->range)) return false;
+        exporters = pg_atomic_read_u64(&st->shared_spill->exported);
+    } else if (++r->range >= r->range_count) {
+        return false;
+    }
+    mp_piece_open_partition(&ir->parts, r->range, exporters, &ir->current);
+    ir->has_current = true;
+    return true;
+}
+
+bool mp_image_ranges_combine(MpSetOpState* st) {
+    MpSetOpRanges* r = st->ranges;
+    MpImageRanges* ir = r->images;
+    mp_ranges_drop(r);  // the previous piece's
+    if (ir->current.count[0] == 0) return false;  // no A row: INTERSECT and EXCEPT give nothing
+    Loaded loaded = load_piece(st);
+    if (!loaded.fits) {
+        mp_ranges_drop(r);
+        if (loaded.lo < loaded.hi) {
+            split_current(st, loaded);
+            return false;
+        }
+        r->spill.report.ranges++;
+        r->spill.report.streamed++;
+        r->streaming = true;
+        r->copies_left = 0;
+        ir->stream_mixed = loaded.lo;
+        if (ir->group) pfree(ir->group);
+        ir->group = NULL;
+        return mp_image_ranges_streamed_batch(st);
+    }
+    r->spill.report.ranges++;
+    if (loaded.a_rows == 0) return false;
+    memset(st->adopted, 0, sizeof(st->adopted));
+    mp_ranges_run_stage(st, mergepath::SetOpShape::SortedSides, loaded.rows, adopt_images);
+    double ms = mp_keep_image_results(st, r->range_cxt);
+    st->report.group_ms += ms;
+    st->report.combine_ms += ms;
+    st->emit_pos = st->emit_end = 0;
+    return mp_result_total(st) > 0;
+}
+
+bool mp_image_ranges_streamed_batch(MpSetOpState* st) {
+    MpSetOpRanges* r = st->ranges;
+    MpImageRanges* ir = r->images;
+    MemoryContextReset(ir->batch_cxt);  // the last batch is emitted
+    uint64* refs = (uint64*)r->batch;
+    uint64 n = 0;
+    while (n < r->batch_cap && (r->copies_left > 0 || next_streamed_group(st))) {
+        uint64 ref = (uint64)(uintptr_t)copy_record(ir->batch_cxt, ir->group, ir->group_len);
+        for (; r->copies_left > 0 && n < r->batch_cap; r->copies_left--) refs[n++] = ref;
+        CHECK_FOR_INTERRUPTS();
+    }
+    r->batch_run = {r->batch, n};
+    mp_ranges_set_results(st, int(MpKeyStream::Main), &r->batch_run);
+    return n > 0;
+}
+
+void mp_image_ranges_restart(MpSetOpState* st) {
+    MpSetOpRanges* r = st->ranges;
+    MpImageRanges* ir = r->images;
+    close_current(ir);
+    while (ir->pending_count > 0) mp_piece_close(&ir->pending[--ir->pending_count]);
+    r->range = -1;
+    r->range_count = ir->parts.count;
+}
+
+void mp_image_ranges_close(MpSetOpState* st) {
+    MpImageRanges* ir = st->ranges->images;
+    mp_image_ranges_restart(st);
+    mp_partitions_close(&ir->parts);
+}
+
+void mp_image_ranges_report(const MpSetOpState* st, MpSpillReport* total) {
+    if (st->ranges && st->ranges->images) mp_spill_report_add(total, &st->ranges->images->parts.report);
+}
