@@ -32,8 +32,17 @@ namespace {
 // Bytes a loaded row takes besides its record: its hash and reference in a chunk, the
 // sorted hash and row number downloaded, its result slot.
 constexpr uint64 kLoadedRowBytes = 40;
-// Most pieces one split writes (two files each, a BLCKSZ buffer per file).
+// Most pieces one split writes (two files each, a BLCKSZ buffer per file), and the
+// fewest any split or partitioning may use: a tiny limit then holds a little more in
+// file buffers than it says, rather than rewriting each row many times.
 constexpr int kMaxSplitWays = 64;
+constexpr uint64 kMinWays = 8;
+
+// A record kept across rows read (its buffer grown, never shrunk).
+struct KeptRecord {
+    char* data;
+    uint32 len, cap;
+};
 
 }  // namespace
 
@@ -47,9 +56,10 @@ struct MpImageRanges {
     uint32 scratch_cap;
     // streaming a piece of one mixed hash
     uint64 stream_mixed;
-    char* group;             // the last group's first row (its image bounds the next pass)
-    uint32 group_len;
-    MemoryContext pass_cxt;  // one pass's candidates
+    bool stream_done;        // a pass found no group left
+    KeptRecord group;        // the last group's first row (its image bounds the next pass)
+    bool has_group;
+    KeptRecord best, first[2];  // one pass's smallest image above it, its first row per side
     MemoryContext batch_cxt; // the records the current batch references
 };
 
@@ -65,7 +75,7 @@ int partition_count(const MpSetOpState* st, uint64 limit_bytes) {
         bytes += child->plan_rows * (double(child->plan_width) + kLoadedRowBytes);
     if (st->shared_spill) bytes *= st->shared_spill->participants;  // partial plans' rows are per participant
     double piece = Max(double(limit_bytes) / 6, 1.0);
-    uint64 most = Max(limit_bytes / (16 * BLCKSZ), 2);
+    uint64 most = Max(limit_bytes / (16 * BLCKSZ), kMinWays);
     uint64 count = 2;
     while (count < Min(most, uint64(1024)) && double(count) * piece < bytes) count *= 2;
     return int(count);
@@ -77,6 +87,16 @@ char* copy_record(MemoryContext cxt, const char* record, uint32 len) {
     char* copy = (char*)MemoryContextAllocHuge(cxt, Max(len, 1));
     memcpy(copy, record, len);
     return copy;
+}
+
+void keep_record(KeptRecord* k, MemoryContext cxt, const char* record, uint32 len) {
+    if (len > k->cap || !k->data) {
+        if (k->data) pfree(k->data);
+        k->cap = Max(len, 64);
+        k->data = (char*)MemoryContextAllocHuge(cxt, k->cap);
+    }
+    memcpy(k->data, record, len);
+    k->len = len;
 }
 
 // A record of `len` bytes read into the scratch buffer.
@@ -139,12 +159,15 @@ Loaded load_piece(MpSetOpState* st) {
     MpPieceReader* piece = &r->images->current;
     const uint64 cap = mp_range_load_cap_bytes(r);
     Loaded out = {true, 0, 0, 0, PG_UINT64_MAX, 0};
+    const uint64 first_block = Max(cap / 8, uint64(8192));  // blocks and chunks grow from here
     MpRowArena arena;
     mp_arena_init_blocks(&arena, &r->space, &r->queue);
+    arena.next_bytes = Min(arena.next_bytes, first_block);
     mp_piece_rewind(piece);
     for (int side = 0; side < 2; side++) {
         MpChunkWriter w;
         mp_writer_init(&w, &r->space, &r->queue, NULL, int(MpKeyStream::Main), side, sizeof(uint64), true);
+        w.next_bytes = Min(w.next_bytes, first_block);
         MpPartitionRow row;
         for (uint64 n = 0; mp_piece_next(piece, side, &row); n++) {
             if ((n & 1023) == 0) CHECK_FOR_INTERRUPTS();
@@ -183,10 +206,9 @@ void adopt_images(MpSetOpState* st, MpChunkRef first) {
 void split_current(MpSetOpState* st, const Loaded& loaded) {
     MpSetOpRanges* r = st->ranges;
     MpImageRanges* ir = r->images;
-    const uint64 by_memory = Max(r->limit_bytes / 8 / (2 * BLCKSZ), 2);
-    int ways = int(Min(Min(ceil_div(loaded.bytes, Max(mp_range_load_cap_bytes(r) / 2, 1)), by_memory),
-                       uint64(kMaxSplitWays)));
-    ways = Max(ways, 2);
+    const uint64 by_memory = Max(r->limit_bytes / 8 / (2 * BLCKSZ), kMinWays);
+    const uint64 needed = ceil_div(loaded.bytes, Max(mp_range_load_cap_bytes(r) / 2, 1));
+    int ways = int(Max(Min(Min(needed, by_memory), uint64(kMaxSplitWays)), uint64(2)));
     MpPieceReader* out = (MpPieceReader*)palloc(sizeof(MpPieceReader) * ways);
     int made = mp_piece_split(&ir->parts, &ir->current, loaded.lo, loaded.hi, ways, out, &ir->scratch,
                               &ir->scratch_cap);
@@ -195,14 +217,14 @@ void split_current(MpSetOpState* st, const Loaded& loaded) {
     pfree(out);
 }
 
-// One pass over the streamed piece: the smallest image above the last group's, its
-// rows per side and its first row on each. False when there is none.
-bool next_group_pass(MpSetOpState* st, uint64 count[2], const char* first[2], uint32 first_len[2]) {
+// One pass over the streamed piece: the smallest image above the last group's (in
+// ir->best), its rows per side and its first row on each (ir->first). False when
+// there is none.
+bool next_group_pass(MpSetOpState* st, uint64 count[2]) {
     MpImageRanges* ir = st->ranges->images;
-    MemoryContextReset(ir->pass_cxt);
-    const char* best = NULL;
+    MemoryContext cxt = ir->parts.cxt;
+    bool found = false;
     count[0] = count[1] = 0;
-    first[0] = first[1] = NULL;
     mp_piece_rewind(&ir->current);
     MpPartitionRow row;
     for (int side = 0; side < 2; side++) {
@@ -213,18 +235,17 @@ bool next_group_pass(MpSetOpState* st, uint64 count[2], const char* first[2], ui
                 continue;
             }
             const char* record = read_to_scratch(ir, side, row.len);
-            if (ir->group && !mp_image_less(ir->group, record)) continue;  // done with already
-            if (!best || mp_image_less(record, best)) {                    // a smaller one
-                best = copy_record(ir->pass_cxt, record, row.len);
+            if (ir->has_group && !mp_image_less(ir->group.data, record)) continue;  // done with already
+            if (!found || mp_image_less(record, ir->best.data)) {                   // a smaller one
+                keep_record(&ir->best, cxt, record, row.len);
                 count[0] = count[1] = 0;
-                first[0] = first[1] = NULL;
+                found = true;
             }
-            if (!mp_images_equal(record, best) || count[side]++ > 0) continue;
-            first[side] = copy_record(ir->pass_cxt, record, row.len);
-            first_len[side] = row.len;
+            if (!mp_images_equal(record, ir->best.data) || count[side]++ > 0) continue;
+            keep_record(&ir->first[side], cxt, record, row.len);
         }
     }
-    return best != NULL;
+    return found;
 }
 
 // The next group of the streamed piece with copies to emit: its first row kept in
@@ -233,16 +254,14 @@ bool next_streamed_group(MpSetOpState* st) {
     MpSetOpRanges* r = st->ranges;
     MpImageRanges* ir = r->images;
     uint64 count[2];
-    const char* first[2];
-    uint32 first_len[2] = {0, 0};
-    while (next_group_pass(st, count, first, first_len)) {
+    while (!ir->stream_done && next_group_pass(st, count)) {
         int side = (st->info.first_side == 1 && count[1] > 0) || count[0] == 0 ? 1 : 0;
-        if (ir->group) pfree(ir->group);
-        ir->group = copy_record(ir->parts.cxt, first[side], first_len[side]);
-        ir->group_len = first_len[side];
+        keep_record(&ir->group, ir->parts.cxt, ir->first[side].data, ir->first[side].len);
+        ir->has_group = true;
         r->copies_left = mergepath::sql_setop_copies(st->intersect, st->all, count[0], count[1]);
         if (r->copies_left > 0) return true;
     }
+    ir->stream_done = true;
     return false;
 }
 
@@ -253,7 +272,6 @@ void mp_image_ranges_start(MpSetOpState* st) {
     MpImageRanges* ir = (MpImageRanges*)MemoryContextAllocZero(st->run_cxt, sizeof(MpImageRanges));
     SharedFileSet* fileset = st->shared_spill ? &st->shared_spill->fileset : NULL;
     mp_partitions_init(&ir->parts, st->run_cxt, partition_count(st, r->limit_bytes), fileset, mp_spill_participant());
-    ir->pass_cxt = AllocSetContextCreate(st->run_cxt, "pg_mergepath image pass", ALLOCSET_DEFAULT_SIZES);
     ir->batch_cxt = AllocSetContextCreate(st->run_cxt, "pg_mergepath image batch", ALLOCSET_DEFAULT_SIZES);
     r->images = ir;
     r->range_count = ir->parts.count;
@@ -336,8 +354,8 @@ bool mp_image_ranges_combine(MpSetOpState* st) {
         r->streaming = true;
         r->copies_left = 0;
         ir->stream_mixed = loaded.lo;
-        if (ir->group) pfree(ir->group);
-        ir->group = NULL;
+        ir->stream_done = false;
+        ir->has_group = false;
         return mp_image_ranges_streamed_batch(st);
     }
     r->spill.report.ranges++;
@@ -358,7 +376,7 @@ bool mp_image_ranges_streamed_batch(MpSetOpState* st) {
     uint64* refs = (uint64*)r->batch;
     uint64 n = 0;
     while (n < r->batch_cap && (r->copies_left > 0 || next_streamed_group(st))) {
-        uint64 ref = (uint64)(uintptr_t)copy_record(ir->batch_cxt, ir->group, ir->group_len);
+        uint64 ref = (uint64)(uintptr_t)copy_record(ir->batch_cxt, ir->group.data, ir->group.len);
         for (; r->copies_left > 0 && n < r->batch_cap; r->copies_left--) refs[n++] = ref;
         CHECK_FOR_INTERRUPTS();
     }

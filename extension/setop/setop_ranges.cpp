@@ -52,11 +52,12 @@ static uint64 limit_bytes(const MpSetOpState* st) {
     return s->limit_bytes > 0 ? s->limit_bytes / uint64(Max(s->participants, 1)) : uint64(1) << 60;
 }
 
-// Bytes of key chunks this process holds: those pushed, and what the writers' current
-// ones hold; image keys' records too (what their blocks hold). Only what is used
-// counts, so that a spill (which empties them) is not due again at once.
+// Bytes of keys this process holds: in the chunks pushed and in the writers' current
+// ones; image keys' records too. What is written counts, not the chunks' and blocks'
+// room, so that a spill (which empties them) is not due again at once, and a small
+// input (one partly filled chunk per side) does not spill under a limit of a few MB.
 static uint64 held_key_bytes(const MpSetOpState* st) {
-    uint64 bytes = st->queue->bytes;
+    uint64 bytes = st->queue->used_bytes;
     for (int stream = 0; stream < 2; stream++)
         for (int side = 0; side < 2; side++) {
             const MpChunkWriter* w = &st->writers[stream][side];

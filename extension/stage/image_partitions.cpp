@@ -6,15 +6,22 @@
 
 namespace {
 
-const char* file_name(int participant, int side, int part) {
-    return psprintf("mpi%d.%d.%d", participant, side, part);
-}
+// A file's name in the query's file set (a fixed buffer: names are short).
+struct FileName {
+    char text[MAXPGPATH];
+    FileName(int participant, int side, int part) {
+        snprintf(text, sizeof(text), "mpi%d.%d.%d", participant, side, part);
+    }
+};
+
+// A row's header as written: the hash, then the record's length (no padding).
+constexpr size_t kRowHeaderBytes = sizeof(uint64) + sizeof(uint32);
 
 BufFile* create_file(MpPartitions* p, int side, int part) {
     MemoryContext old = MemoryContextSwitchTo(p->cxt);
     BufFile* file;
     if (p->fileset) {
-        file = BufFileCreateFileSet(&p->fileset->fs, file_name(p->participant, side, part));
+        file = BufFileCreateFileSet(&p->fileset->fs, FileName(p->participant, side, part).text);
     } else {
         PrepareTempTablespaces();
         file = BufFileCreateTemp(false);
@@ -37,7 +44,7 @@ void seek_start(BufFile* file) {
 // The file of (side, part) that `participant` exported, opened to read, or NULL.
 BufFile* open_exported(MpPartitions* p, int participant, int side, int part) {
     MemoryContext old = MemoryContextSwitchTo(p->cxt);
-    BufFile* file = BufFileOpenFileSet(&p->fileset->fs, file_name(participant, side, part), O_RDONLY, true);
+    BufFile* file = BufFileOpenFileSet(&p->fileset->fs, FileName(participant, side, part).text, O_RDONLY, true);
     MemoryContextSwitchTo(old);
     return file;
 }
@@ -52,9 +59,12 @@ void empty_reader(MpPieceReader* r, MemoryContext cxt, int files_per_side, bool 
 }
 
 void write_row(BufFile* file, const MpPartitionRow& row, const char* record, MpSpillReport* report) {
-    BufFileWrite(file, (void*)&row, sizeof(row));
+    char header[kRowHeaderBytes];
+    memcpy(header, &row.hash, sizeof(uint64));
+    memcpy(header + sizeof(uint64), &row.len, sizeof(uint32));
+    BufFileWrite(file, header, kRowHeaderBytes);
     BufFileWrite(file, (void*)record, row.len);
-    report->bytes += sizeof(row) + row.len;
+    report->bytes += kRowHeaderBytes + row.len;
 }
 
 }  // namespace
@@ -121,8 +131,13 @@ void mp_piece_rewind(MpPieceReader* r) {
 
 bool mp_piece_next(MpPieceReader* r, int side, MpPartitionRow* row) {
     while (r->at[side] < r->count[side]) {
-        size_t got = BufFileRead(r->files[side][r->at[side]], row, sizeof(*row));
-        if (got == sizeof(*row)) return true;
+        char header[kRowHeaderBytes];
+        size_t got = BufFileRead(r->files[side][r->at[side]], header, kRowHeaderBytes);
+        if (got == kRowHeaderBytes) {
+            memcpy(&row->hash, header, sizeof(uint64));
+            memcpy(&row->len, header + sizeof(uint64), sizeof(uint32));
+            return true;
+        }
         if (got != 0)
             ereport(ERROR, (errcode_for_file_access(), errmsg("pg_mergepath: a spilled image partition is truncated")));
         r->at[side]++;
@@ -175,8 +190,8 @@ int mp_piece_split(MpPartitions* p, MpPieceReader* r, uint64 lo, uint64 hi, int 
     }
     int kept = 0;
     for (int w = 0; w < ways; w++) {
-        if (out[w].count[0] + out[w].count[1] == 0) continue;
-        out[kept++] = out[w];
+        if (out[w].count[0] + out[w].count[1] == 0) mp_piece_close(&out[w]);
+        else out[kept++] = out[w];
     }
     return kept;
 }
@@ -185,6 +200,8 @@ void mp_piece_close(MpPieceReader* r) {
     for (int side = 0; side < 2; side++) {
         if (r->owned)
             for (int i = 0; i < r->count[side]; i++) BufFileClose(r->files[side][i]);
+        if (r->files[side]) pfree(r->files[side]);
+        r->files[side] = NULL;
         r->count[side] = r->at[side] = 0;
     }
 }

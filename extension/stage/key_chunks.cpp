@@ -56,7 +56,7 @@ MpChunkRef mp_space_alloc_kept(const MpChunkSpace* space, MpChunkQueue* queue, s
 void mp_queue_init(MpChunkQueue* queue) {
     SpinLockInit(&queue->mutex);
     queue->pushed = queue->all = queue->area = kNoChunk;
-    queue->bytes = 0;
+    queue->bytes = queue->used_bytes = 0;
 }
 
 // Lists the chunk among all of the queue (and those in the area); under the lock.
@@ -74,6 +74,7 @@ void mp_queue_push(MpChunkQueue* queue, const MpChunkSpace* space, MpChunkRef re
     chunk->next = queue->pushed;
     queue->pushed = ref;
     queue->bytes += sizeof(MpChunk) + mp_chunk_bytes(chunk);
+    queue->used_bytes += chunk->count * (chunk->key_size + chunk->ref_size + chunk->range_size);
     list_chunk(queue, chunk, ref);
     SpinLockRelease(&queue->mutex);
 }

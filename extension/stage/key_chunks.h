@@ -78,6 +78,7 @@ struct MpChunkQueue {
     MpChunkRef all;
     MpChunkRef area;    // those of `all` in the query's area, not in a participant's segment
     uint64 bytes;       // of the chunks pushed (headers included): what the node holds in keys
+    uint64 used_bytes;  // of their keys, references and ranges written (a last chunk is not full)
 };
 
 void mp_queue_init(MpChunkQueue* queue);
