@@ -6,8 +6,9 @@
 //   setop_input.cpp     step 1: reading the children into key chunks
 //   setop_combine.cpp   step 2: the stage sorts and combines; results put in place
 //   setop_parallel.cpp  the parallel-aware callbacks and a participant's way through
-//   setop_ranges.cpp    a serial node over pg_mergepath.memory_limit: spilled runs,
-//                       combined key range by key range
+//   setop_ranges.cpp    a node over pg_mergepath.memory_limit: spilled runs,
+//                       combined key range by key range (setop_ranges.h)
+//   image_ranges.cpp    ... image keys: hash partitions, combined piece by piece
 //   setop_output.cpp    step 3: emitting result rows
 //   image_combine.cpp   image keys: sorted rows -> records, groups, results in place
 //   image_groups.cpp    image keys: groups of equal images and their result rows
@@ -188,7 +189,7 @@ void mp_put_image_results(MpSetOpState* st);
 // returns the milliseconds grouping took
 double mp_keep_image_results(MpSetOpState* st, MemoryContext cxt);
 
-// setop_ranges.cpp: a serial node with lossless keys over pg_mergepath.memory_limit
+// setop_ranges.cpp: a node with lossless or image keys over pg_mergepath.memory_limit
 void mp_after_chunk_pushed(MpSetOpState* st);   // while reading: spill when due, else ship early
 bool mp_ranges_due_after_read(MpSetOpState* st);  // spilled, or (what it holds at the end) spills now
 void mp_ranges_finish_read(MpSetOpState* st);   // spilled: the rest written, the first results

@@ -22,7 +22,9 @@
 // participant, the combiner too, claims ranges from a shared cursor, finds their keys
 // in every run by binary search, combines them on its own backend (the leader on the
 // GPU when a range is large enough) and emits their results.
-// Lossless keys only: their result rows are decoded from the keys, so nothing else is held.
+// Lossless keys: their result rows are decoded from the keys, so nothing else is held.
+// Image keys follow the same flow (reading, spilling, claims, emitting) with hash
+// partitions in place of sorted runs and key ranges (image_ranges.cpp).
 #include "setop_ranges.h"
 
 #include "mergepath/key_ranges.h"
