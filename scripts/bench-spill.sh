@@ -17,9 +17,9 @@
 # memory, not the tables' pages. "all MB" adds to the leader's the peak RSS of every
 # parallel worker of the query (sampled from /proc every 20 ms while it runs; shared
 # memory a worker touches counts in each process that touched it, so this over-counts);
-# "grown MB" is what the query added: the leader's peak less its RSS before the query,
-# plus each worker's peak less its RSS when first seen (the node's memory, without
-# what every PostgreSQL process holds anyway).
+# "grown MB" is what the query added: with parallel workers, the growth of the private
+# memory (smaps_rollup's Anonymous, sampled) of the leader and of every worker, summed;
+# serial, the backend's peak RSS less its RSS before the query.
 # Writes spill.md (the table) and spill.log into $OUT.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -52,24 +52,32 @@ a=$(psql -X -At -d "$conn" -c "select 'mp_bench.' || relname from pg_class where
 b=${a%_a}_b
 log "tables $a, $b"
 
-# Every parallel worker seen until file $1 exists (one query runs at a time here),
-# sampled from /proc every 20 ms: "<sum of peak RSS kB> <sum of (peak - first RSS seen) kB>".
+# Every parallel worker seen until file $1 exists (one query runs at a time here), and
+# its leader, sampled from /proc every 20 ms: "<sum of the workers' peak RSS kB> <sum
+# over the leader and the workers of (peak - first) private anonymous memory kB>"
+# (/proc/PID/smaps_rollup's Anonymous: what the process allocated itself, not shared
+# memory nor file pages, which RSS also counts).
 sample_workers() {
-  local pid hwm rss peaks=0 grown=0
-  declare -A peak=() first=()
+  local pid hwm anon leader peaks=0 grown=0
+  declare -A peak=() first=() top=()
   while [ ! -e "$1" ]; do
+    leader=
     for pid in $(pgrep -f "parallel worker for PID" || true); do
-      read -r hwm rss < <(awk '/^VmHWM:/ { h = $2 } /^VmRSS:/ { r = $2 } END { print h, r }' "/proc/$pid/status" 2>/dev/null) || continue
+      hwm=$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || true)
       [ -n "$hwm" ] || continue
-      [ -n "${first[$pid]:-}" ] || first[$pid]=$rss
       [ "$hwm" -gt "${peak[$pid]:-0}" ] && peak[$pid]=$hwm
+      [ -n "$leader" ] || leader=$(tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -o 'PID [0-9]*' | cut -d' ' -f2)
+    done
+    for pid in ${!peak[@]} $leader; do
+      anon=$(awk '/^Anonymous:/ { print $2 }' "/proc/$pid/smaps_rollup" 2>/dev/null || true)
+      [ -n "$anon" ] || continue
+      [ -n "${first[$pid]:-}" ] || first[$pid]=$anon
+      [ "$anon" -gt "${top[$pid]:-0}" ] && top[$pid]=$anon
     done
     sleep 0.02
   done
-  for pid in "${!peak[@]}"; do
-    peaks=$(( peaks + peak[$pid] ))
-    grown=$(( grown + peak[$pid] - first[$pid] ))
-  done
+  for pid in "${!peak[@]}"; do peaks=$(( peaks + peak[$pid] )); done
+  for pid in "${!top[@]}"; do grown=$(( grown + top[$pid] - first[$pid] )); done
   echo "$peaks $grown"
 }
 
@@ -129,7 +137,8 @@ for op in ${SPILL_OPS:-intersect_all except_all}; do
     res=$(measure "$base $force ${variant#*|}" "$(ours_sql "$sqlop")")
     read -r answer ms hwm before workers grown <<< "$res"
     all=$(( ${hwm:-0} + ${workers:-0} ))
-    node=$(( ${hwm:-0} - ${before:-0} + ${grown:-0} ))
+    node=${grown:-0}  # a parallel plan's: the leader's and workers' private memory grown
+    [ "${workers:-0}" -gt 0 ] || node=$(( ${hwm:-0} - ${before:-0} ))  # serial: its peak RSS grown
     verdict=same
     [ "$answer" = "${ref%% *}" ] || { verdict="DIFFERENT (reference ${ref%% *})"; status=1; }
     log "$sqlop $name: $answer, $ms ms, VmHWM $hwm kB (before $before), workers' peaks $workers kB (grown $grown), $verdict"
