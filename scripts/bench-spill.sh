@@ -15,7 +15,7 @@
 # SPILL_DEVICE (gpu), SPILL_VARIANTS (a regex on the variant names, default all). The server runs with shared_buffers = 1GB, so a sequential scan of
 # these tables goes through a small ring of buffers and the backend's RSS is its own
 # memory, not the tables' pages. "all MB" adds to the leader's the peak RSS of every
-# parallel worker of the query (sampled from /proc every 20 ms while it runs; shared
+# parallel worker of the query (sampled from /proc every 50 ms while it runs; shared
 # memory a worker touches counts in each process that touched it, so this over-counts);
 # "grown MB" is what the query added: with parallel workers, the growth of the private
 # memory (smaps_rollup's Anonymous, sampled) of the leader and of every worker, summed;
@@ -53,28 +53,33 @@ b=${a%_a}_b
 log "tables $a, $b"
 
 # Every parallel worker seen until file $1 exists (one query runs at a time here), and
-# its leader, sampled from /proc every 20 ms: "<sum of the workers' peak RSS kB> <sum
+# its leader, sampled from /proc every 50 ms: "<sum of the workers' peak RSS kB> <sum
 # over the leader and the workers of (peak - first) private anonymous memory kB>"
 # (/proc/PID/smaps_rollup's Anonymous: what the process allocated itself, not shared
 # memory nor file pages, which RSS also counts).
 sample_workers() {
-  local pid hwm anon leader peaks=0 grown=0
+  local pid key value leader pids files peaks=0 grown=0
   declare -A peak=() first=() top=()
   while [ ! -e "$1" ]; do
-    leader=
-    for pid in $(pgrep -f "parallel worker for PID" || true); do
-      hwm=$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || true)
-      [ -n "$hwm" ] || continue
-      [ "$hwm" -gt "${peak[$pid]:-0}" ] && peak[$pid]=$hwm
-      [ -n "$leader" ] || leader=$(tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -o 'PID [0-9]*' | cut -d' ' -f2)
-    done
-    for pid in ${!peak[@]} $leader; do
-      anon=$(awk '/^Anonymous:/ { print $2 }' "/proc/$pid/smaps_rollup" 2>/dev/null || true)
-      [ -n "$anon" ] || continue
-      [ -n "${first[$pid]:-}" ] || first[$pid]=$anon
-      [ "$anon" -gt "${top[$pid]:-0}" ] && top[$pid]=$anon
-    done
-    sleep 0.02
+    pids=$(pgrep -f "parallel worker for PID" || true)
+    if [ -n "$pids" ]; then
+      [ -n "${leader:-}" ] || leader=$(ps -o args= -p "${pids%%$'\n'*}" 2>/dev/null | grep -o 'PID [0-9]*' | cut -d' ' -f2)
+      files=()
+      for pid in $pids; do files+=("/proc/$pid/status" "/proc/$pid/smaps_rollup"); done
+      [ -n "$leader" ] && files+=("/proc/$leader/smaps_rollup")
+      # one awk a sample: "<pid> hwm|anon <kB>" for every file still there
+      while read -r pid key value; do
+        if [ "$key" = hwm ]; then
+          [ "$value" -gt "${peak[$pid]:-0}" ] && peak[$pid]=$value
+        else
+          [ -n "${first[$pid]:-}" ] || first[$pid]=$value
+          [ "$value" -gt "${top[$pid]:-0}" ] && top[$pid]=$value
+        fi
+      done < <(awk '{ split(FILENAME, p, "/") }
+                    /^VmHWM:/ { print p[3], "hwm", $2 } /^Anonymous:/ { print p[3], "anon", $2 }' \
+               "${files[@]}" 2>/dev/null)
+    fi
+    sleep 0.05
   done
   for pid in "${!peak[@]}"; do peaks=$(( peaks + peak[$pid] )); done
   for pid in "${!top[@]}"; do grown=$(( grown + top[$pid] - first[$pid] )); done

@@ -7,8 +7,8 @@
 //    every row held (chunks in the order they were pushed, then the writers' current
 //    ones) goes to its partition's file of its side, as its hash and record, and that
 //    memory is freed; again each time the limit's third is reached.
-//  - After reading: partition by partition (a parallel node's participants claim them,
-//    reading every participant's files of the partition), the piece's rows are loaded
+//  - After reading: partition by partition (a parallel node's workers claim them,
+//    reading every participant's files of the partition; the leader only gathers), the piece's rows are loaded
 //    into a fresh arena and chunks, and a fresh stage sorts them by hash and
 //    image_groups.h groups them, exactly as an input held in memory; equal images share
 //    a hash, so each piece's result is final. Rows keep the order they were read in,
@@ -265,6 +265,19 @@ bool next_streamed_group(MpSetOpState* st) {
     return false;
 }
 
+// A parallel leader whose workers took part leaves the partitions to them and only
+// gathers their rows: while it combined a piece of its own, the workers' tuple queues
+// filled and they stopped (measured on the H100 host, 10M x 10M text under 512MB: 1.0-3.5
+// s with the leader claiming, 0.9-1.05 s without). Its pieces would be small, on the CPU
+// backend, like theirs. Alone (no worker started) it claims them all.
+bool leader_leaves_claims(MpSetOpState* st) {
+    if (IsParallelWorker()) return false;
+    SpinLockAcquire(&st->shared->mutex);
+    int participants = st->shared->participants;
+    SpinLockRelease(&st->shared->mutex);
+    return participants > 1;
+}
+
 }  // namespace
 
 void mp_image_ranges_start(MpSetOpState* st) {
@@ -326,6 +339,7 @@ bool mp_image_ranges_next(MpSetOpState* st) {
     }
     uint64 exporters = 0;
     if (st->shared_spill) {
+        if (leader_leaves_claims(st)) return false;
         int stream;
         if (!mp_shared_spill_claim(st->shared_spill, &stream, &r->range)) return false;
         exporters = pg_atomic_read_u64(&st->shared_spill->exported);
