@@ -55,6 +55,14 @@ static void explain_times(MpSetOpState* st, ExplainState* es) {
     mp_stage_explain_memory(r, es);
 }
 
+// How the participants of a parallel plan share the work.
+static const char* parallel_mode(const MpSetOpState* st) {
+    if (!st->info.spill) return "every participant reads, one combines, all emit";
+    if (st->info.keys.images)  // image_ranges.cpp: the leader only gathers once a worker took part
+        return "every participant reads and spills, the workers combine and emit hash partitions";
+    return "every participant reads and spills, all combine and emit key ranges";
+}
+
 void mp_explain_setop(CustomScanState* node, List* ancestors, ExplainState* es) {
     MpSetOpState* st = (MpSetOpState*)node;
     ExplainPropertyText("Operation", mp_setop_cmd_name(st->info.cmd), es);
@@ -63,10 +71,7 @@ void mp_explain_setop(CustomScanState* node, List* ancestors, ExplainState* es) 
     ExplainPropertyText("Keys", psprintf("%d-bit %s%s", st->keys.key_bits, kind,
                                          st->keys.ranged ? ", ranged by column statistics" : ""), es);
     if (st->info.parallel)
-        ExplainPropertyText("Parallel",
-                            st->info.spill ? "every participant reads and spills, all combine and emit key ranges"
-                                           : "every participant reads, one combines, all emit",
-                            es);
+        ExplainPropertyText("Parallel", parallel_mode(st), es);
     if (!es->analyze) return;
     explain_counts(st, es);
     if (es->timing) explain_times(st, es);
