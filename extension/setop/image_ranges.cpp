@@ -404,6 +404,7 @@ void mp_image_ranges_restart(MpSetOpState* st) {
     MpImageRanges* ir = r->images;
     close_current(ir);
     while (ir->pending_count > 0) mp_piece_close(&ir->pending[--ir->pending_count]);
+    ir->stream_done = ir->has_group = false;
     r->range = -1;
     r->range_count = ir->parts.count;
 }

@@ -59,7 +59,8 @@ static void explain_times(MpSetOpState* st, ExplainState* es) {
 static const char* parallel_mode(const MpSetOpState* st) {
     if (!st->info.spill) return "every participant reads, one combines, all emit";
     if (st->info.keys.images)  // image_ranges.cpp: the leader only gathers once a worker took part
-        return "every participant reads and spills, the workers combine and emit hash partitions";
+        return "every participant reads and spills, the workers (else the leader) combine and emit hash "
+               "partitions";
     return "every participant reads and spills, all combine and emit key ranges";
 }
 

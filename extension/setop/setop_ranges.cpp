@@ -349,6 +349,7 @@ static void start_claims(MpSetOpState* st) {
     SpinLockAcquire(&st->shared->mutex);
     int sharing = Max(st->shared->participants, 1);
     SpinLockRelease(&st->shared->mutex);
+    if (r->images && sharing > 1) sharing--;  // the leader only gathers (image_ranges.cpp)
     r->cpu_threads = Max(1, mp_cpu_thread_count() / sharing);
     st->report = MpStageReport();
     st->report.device = mp_planning_device();
