@@ -34,7 +34,7 @@ namespace {
 constexpr uint64 kLoadedRowBytes = 40;
 // Most pieces one split writes (two files each, a BLCKSZ buffer per file), and the
 // fewest any split or partitioning may use: a tiny limit then holds a little more in
-// file buffers than it says, rather than rewriting each row many times.
+// buffers than it says, rather than rewriting each row many times.
 constexpr int kMaxSplitWays = 64;
 constexpr uint64 kMinWays = 8;
 
@@ -66,8 +66,8 @@ struct MpImageRanges {
 namespace {
 
 // Partitions so that a piece is about half a load (an estimate twice too small still
-// fits), within what their file buffers may take (an 8th of the limit); every
-// participant of a parallel node computes the same from the plan.
+// fits), at most one per 128 kB of the limit; every participant of a parallel node
+// computes the same from the plan.
 int partition_count(const MpSetOpState* st, uint64 limit_bytes) {
     const Plan* plan = st->css.ss.ps.plan;
     double bytes = 0;
@@ -284,7 +284,10 @@ void mp_image_ranges_start(MpSetOpState* st) {
     MpSetOpRanges* r = st->ranges;
     MpImageRanges* ir = (MpImageRanges*)MemoryContextAllocZero(st->run_cxt, sizeof(MpImageRanges));
     SharedFileSet* fileset = st->shared_spill ? &st->shared_spill->fileset : NULL;
-    mp_partitions_init(&ir->parts, st->run_cxt, partition_count(st, r->limit_bytes), fileset, mp_spill_participant());
+    const int count = partition_count(st, r->limit_bytes);
+    // every partition's buffer of both sides within a 16th of the limit
+    const uint64 block = Max(Min(r->limit_bytes / 16 / (2 * uint64(count)), uint64(64) << 10), uint64(1) << 10);
+    mp_partitions_init(&ir->parts, st->run_cxt, count, uint32(block), fileset, mp_spill_participant());
     ir->batch_cxt = AllocSetContextCreate(st->run_cxt, "pg_mergepath image batch", ALLOCSET_DEFAULT_SIZES);
     r->images = ir;
     r->range_count = ir->parts.count;
@@ -319,8 +322,12 @@ void mp_image_ranges_spill(MpSetOpState* st) {
 }
 
 void mp_image_ranges_export(MpSetOpState* st) {
+    mp_partitions_export(&st->ranges->images->parts);
+    mp_image_ranges_report_shared(st);
+}
+
+void mp_image_ranges_report_shared(MpSetOpState* st) {
     MpPartitions* parts = &st->ranges->images->parts;
-    mp_partitions_export(parts);
     MpSharedSpill* s = st->shared_spill;
     SpinLockAcquire(&s->mutex);
     mp_spill_report_add(&s->report, &parts->report);

@@ -271,7 +271,7 @@ static void report_claims(MpSetOpState* st) {
     SpinLockRelease(&st->shared->mutex);
     st->ranges->spill.report.ranges = st->ranges->spill.report.streamed = 0;
     st->report = MpStageReport();
-    if (st->ranges->images) mp_image_ranges_export(st);  // what its splits wrote
+    if (st->ranges->images) mp_image_ranges_report_shared(st);  // what its splits wrote
 }
 
 bool mp_ranges_next_results(MpSetOpState* st) {

@@ -44,6 +44,7 @@ void mp_ranges_run_stage(MpSetOpState* st, mergepath::SetOpShape shape, uint64 k
 void mp_image_ranges_start(MpSetOpState* st);         // partitions chosen, nothing written yet
 void mp_image_ranges_spill(MpSetOpState* st);         // every record held so far into the partitions
 void mp_image_ranges_export(MpSetOpState* st);        // a parallel participant: its files into the file set
+void mp_image_ranges_report_shared(MpSetOpState* st); // ... and later what its splits wrote, into the report
 bool mp_image_ranges_next(MpSetOpState* st);          // the next piece to combine (false: none left)
 bool mp_image_ranges_combine(MpSetOpState* st);       // loads and combines it (false: no results from it)
 bool mp_image_ranges_streamed_batch(MpSetOpState* st);  // a piece of one hash: its next batch
