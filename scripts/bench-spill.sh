@@ -134,6 +134,7 @@ for op in ${SPILL_OPS:-intersect_all except_all}; do
   for variant in "limit $limit, parallel|set pg_mergepath.memory_limit = '$limit';" \
                  "limit $limit, serial|set pg_mergepath.memory_limit = '$limit'; set max_parallel_workers_per_gather = 0;" \
                  "no limit, parallel|set pg_mergepath.memory_limit = -1;" \
+                 "default limit, parallel|" \
                  "no limit, serial|set pg_mergepath.memory_limit = -1; set max_parallel_workers_per_gather = 0;"; do
     name=${variant%%|*}
     [[ $name =~ ${SPILL_VARIANTS:-.} ]] || continue

@@ -151,6 +151,25 @@ SELECT count(*) FROM (SELECT t FROM isp_l INTERSECT ALL SELECT t FROM isp_r) s;
 RESET statement_timeout;
 SELECT isp_tmp_entries() AS entries_after_cancel;
 
+-- a large parallel input over image keys partitions below the limit too (faster than
+-- holding its records in shared memory): the planner believes isp_big's statistics
+RESET pg_mergepath.memory_limit;
+CREATE TABLE isp_big AS SELECT * FROM isp_l;
+ANALYZE isp_big;
+UPDATE pg_class SET reltuples = 1e8 WHERE relname = 'isp_big';
+SELECT line FROM mp_explain('SELECT t FROM isp_big INTERSECT ALL SELECT t FROM isp_r', 'COSTS OFF') line
+WHERE line ~ 'Parallel';
+SELECT isp_check('SELECT t FROM isp_big INTERSECT ALL SELECT t FROM isp_r');
+SELECT isp_check('SELECT n::text FROM (SELECT n FROM isp_big INTERSECT SELECT n FROM isp_r) s');
+SELECT isp_check('SELECT t FROM isp_big EXCEPT ALL SELECT t FROM isp_r');
+-- held in memory when it is smaller, or with no limit
+SELECT line FROM mp_explain('SELECT t FROM isp_l INTERSECT ALL SELECT t FROM isp_r', 'COSTS OFF') line
+WHERE line ~ 'Parallel:';
+SET pg_mergepath.memory_limit = -1;
+SELECT line FROM mp_explain('SELECT t FROM isp_big INTERSECT ALL SELECT t FROM isp_r', 'COSTS OFF') line
+WHERE line ~ 'Parallel:';
+DROP TABLE isp_big;
+
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;

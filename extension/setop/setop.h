@@ -201,6 +201,12 @@ void mp_ranges_export(MpSetOpState* st);  // a parallel participant: its runs in
 void mp_ranges_plan_shared(MpSetOpState* st);  // the combiner: every participant's runs, ranges planned
 void mp_ranges_join_shared(MpSetOpState* st);  // the others: the combiner's plan; then all claim ranges
 
+// image_ranges.cpp: a parallel node over image keys whose estimated input exceeds this
+// is planned to partition (info.spill) even below pg_mergepath.memory_limit, and then
+// works within mp_image_spill_budget
+constexpr double kMpImagePartitionedBytes = 256.0 * 1024 * 1024;
+uint64 mp_image_spill_budget(const MpSetOpState* st, uint64 limit_bytes);
+
 // setop_parallel.cpp
 void mp_parallel_compute(MpSetOpState* st);
 Size mp_setop_estimate_dsm(CustomScanState* node, ParallelContext* pcxt);

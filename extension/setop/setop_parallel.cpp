@@ -29,6 +29,7 @@ void mp_setop_initialize_dsm(CustomScanState* node, ParallelContext* pcxt, void*
     }
     st->shared_spill = spill_after(st->shared);
     mp_shared_spill_init(st->shared_spill, pcxt->seg, pcxt->nworkers);
+    if (st->info.keys.images) st->shared_spill->limit_bytes = mp_image_spill_budget(st, st->shared_spill->limit_bytes);
 }
 
 // The leader adds what the participants of the last execution counted to its totals

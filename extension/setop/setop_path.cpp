@@ -206,7 +206,8 @@ Path* setop_path(PlannerInfo* root, RelOptInfo* rel, SetOpPath* sp, ProjectionPa
 // pg_mergepath.memory_limit: lossless keys spill sorted runs (setop_ranges.cpp), image
 // keys hash partitions (image_ranges.cpp); hashed keys do not spill, so they are not
 // offered above the limit. A parallel node above half of it is planned to spill from
-// every participant (info.spill).
+// every participant (info.spill); so is a parallel node over image keys above
+// kMpImagePartitionedBytes, within a budget of its own (mp_image_spill_budget).
 double estimated_input_bytes(const Inputs& in, const MpKeyChoice* keys) {
     // ranged keys: planned at full width, as stale statistics may widen every key
     double per_row = keys->lossless ? keys->full_bits / 8.0 : Max(in.left->pathtarget->width, 1) + 24.0;
@@ -224,7 +225,11 @@ Path* partial_setop_path(PlannerInfo* root, RelOptInfo* rel, SetOpPath* sp, Proj
         why_not = "its keys need hashing and verification (their rows stay in one process)";
     else if (!lrel || !rrel || lrel->partial_pathlist == NIL || rrel->partial_pathlist == NIL)
         why_not = "an input has no partial path";
-    bool over_limit = mp_memory_limit_bytes() > 0 && 2 * estimated_input_bytes(serial, keys) > mp_memory_limit_bytes();
+    const double bytes = estimated_input_bytes(serial, keys);
+    bool over_limit = mp_memory_limit_bytes() > 0 && 2 * bytes > mp_memory_limit_bytes();
+    // image keys: hash partitions are faster than holding the records in shared memory
+    // once the input is large, and hold a fraction of it (bench/RESULTS.md)
+    bool partitioned = keys->images && mp_memory_limit_bytes() > 0 && bytes > kMpImagePartitionedBytes;
     if (why_not) {
         elog(DEBUG1, "pg_mergepath: %s: no parallel MergePath SetOp: %s", op, why_not);
         return NULL;
@@ -233,8 +238,8 @@ Path* partial_setop_path(PlannerInfo* root, RelOptInfo* rel, SetOpPath* sp, Proj
     in.left = (Path*)linitial(lrel->partial_pathlist);
     in.right = (Path*)linitial(rrel->partial_pathlist);
     in.workers = mp_partial_workers(in.left, in.right);
-    in.spill = over_limit;
-    if (over_limit && in.workers >= kMpMaxSpillParticipants) {
+    in.spill = over_limit || partitioned;
+    if (in.spill && in.workers >= kMpMaxSpillParticipants) {
         elog(DEBUG1, "pg_mergepath: %s: no parallel MergePath SetOp: more than %d workers would spill", op,
              kMpMaxSpillParticipants - 1);
         return NULL;
