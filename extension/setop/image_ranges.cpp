@@ -290,10 +290,13 @@ bool leader_leaves_claims(MpSetOpState* st) {
 // the estimated input, at least 512 MB, at most the limit (measured on the H100 host,
 // 10M x 10M text under 512 MB: 0.8-0.9 s and 117-188 MB, against 1.2-1.4 s and 1.4 GB
 // held in memory).
+// A plan partitioned by choice that runs with no limit (a cached plan after SET
+// memory_limit = -1) takes the budget it would have had under the default.
 uint64 mp_image_spill_budget(const MpSetOpState* st, uint64 limit_bytes) {
-    const uint64 floor_bytes = uint64(512) << 20;
-    uint64 half = uint64(estimated_bytes(st) / 2);
-    return limit_bytes == 0 ? 0 : Min(limit_bytes, Max(half, floor_bytes));
+    const double floor_bytes = double(uint64(512) << 20);
+    const double wanted = Max(estimated_bytes(st) / 2, floor_bytes);  // in double: estimates may be huge
+    if (limit_bytes > 0 && wanted >= double(limit_bytes)) return limit_bytes;
+    return wanted >= double(uint64(1) << 62) ? uint64(1) << 62 : uint64(wanted);
 }
 
 void mp_image_ranges_start(MpSetOpState* st) {
@@ -301,8 +304,9 @@ void mp_image_ranges_start(MpSetOpState* st) {
     MpImageRanges* ir = (MpImageRanges*)MemoryContextAllocZero(st->run_cxt, sizeof(MpImageRanges));
     SharedFileSet* fileset = st->shared_spill ? &st->shared_spill->fileset : NULL;
     const int count = partition_count(st, r->limit_bytes);
-    // every partition's buffer of both sides within a 16th of the limit
-    const uint64 block = Max(Min(r->limit_bytes / 16 / (2 * uint64(count)), uint64(64) << 10), uint64(1) << 10);
+    // every partition's buffer of both sides within a 16th of the limit (BLCKSZ at least:
+    // the index of blocks stays below 0.2% of what is spilled)
+    const uint64 block = Max(Min(r->limit_bytes / 16 / (2 * uint64(count)), uint64(64) << 10), uint64(BLCKSZ));
     mp_partitions_init(&ir->parts, st->run_cxt, count, uint32(block), fileset, mp_spill_participant());
     ir->batch_cxt = AllocSetContextCreate(st->run_cxt, "pg_mergepath image batch", ALLOCSET_DEFAULT_SIZES);
     r->images = ir;

@@ -238,7 +238,7 @@ Path* partial_setop_path(PlannerInfo* root, RelOptInfo* rel, SetOpPath* sp, Proj
     in.left = (Path*)linitial(lrel->partial_pathlist);
     in.right = (Path*)linitial(rrel->partial_pathlist);
     in.workers = mp_partial_workers(in.left, in.right);
-    in.spill = over_limit || partitioned;
+    in.spill = over_limit || (partitioned && in.workers < kMpMaxSpillParticipants);
     if (in.spill && in.workers >= kMpMaxSpillParticipants) {
         elog(DEBUG1, "pg_mergepath: %s: no parallel MergePath SetOp: more than %d workers would spill", op,
              kMpMaxSpillParticipants - 1);

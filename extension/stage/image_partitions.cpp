@@ -87,17 +87,29 @@ void flush_all(MpPartitions* p) {
     }
 }
 
+// The index file: a head (per side and partition, its first block's number and its
+// count of blocks), then every block, so that a claimer reads only its partition's.
+// The index is freed: the exporter reads the blocks back from the file like the others.
 void write_index(MpPartitions* p) {
     MemoryContext old = MemoryContextSwitchTo(p->cxt);
     BufFile* file = BufFileCreateFileSet(&p->fileset->fs, FileName(p->participant).text);
     MemoryContextSwitchTo(old);
+    int64 first = 0;
     for (int i = 0; i < 2 * p->count; i++) {
+        BufFileWrite(file, &first, sizeof(int64));
         BufFileWrite(file, &p->index[i].count, sizeof(int));
+        first += p->index[i].count;
+    }
+    for (int i = 0; i < 2 * p->count; i++) {
         if (p->index[i].count > 0) BufFileWrite(file, p->index[i].blocks, sizeof(MpPartitionBlock) * p->index[i].count);
+        if (p->index[i].blocks) pfree(p->index[i].blocks);
+        p->index[i] = MpPartitionIndex();
     }
     BufFileExportFileSet(file);
     BufFileClose(file);
 }
+
+constexpr size_t kIndexHeadEntryBytes = sizeof(int64) + sizeof(int);
 
 BufFile* open_exported(MpPartitions* p, const char* name) {
     MemoryContext old = MemoryContextSwitchTo(p->cxt);
@@ -106,24 +118,34 @@ BufFile* open_exported(MpPartitions* p, const char* name) {
     return file;
 }
 
-// An exporter's index and files, opened on first use.
+// An exporter's index head and files, opened on first use.
 const MpPartitionIndex* exporter_index(MpPartitions* p, int participant) {
     if (p->exported_index[participant]) return p->exported_index[participant];
     MpPartitionIndex* index = (MpPartitionIndex*)MemoryContextAllocZero(p->cxt, sizeof(MpPartitionIndex) * 2 * p->count);
     BufFile* file = open_exported(p, FileName(participant).text);
     if (!file) io_error("find the index of");
     for (int i = 0; i < 2 * p->count; i++) {
+        read_exact(file, &index[i].first, sizeof(int64));
         read_exact(file, &index[i].count, sizeof(int));
-        if (index[i].count == 0) continue;
-        index[i].cap = index[i].count;
-        index[i].blocks = (MpPartitionBlock*)MemoryContextAlloc(p->cxt, sizeof(MpPartitionBlock) * index[i].count);
-        read_exact(file, index[i].blocks, sizeof(MpPartitionBlock) * index[i].count);
+        if (index[i].count < 0 || index[i].first < 0) io_error("read the index of");
     }
-    BufFileClose(file);
     for (int side = 0; side < 2; side++)
         p->exported_files[participant][side] = open_exported(p, FileName(participant, side).text);
+    p->exported_index_file[participant] = file;
     p->exported_index[participant] = index;
     return index;
+}
+
+// An exporter's blocks of index entry i, read from its index file.
+MpPartitionIndex exporter_blocks(MpPartitions* p, int participant, int i) {
+    MpPartitionIndex entry = p->exported_index[participant][i];
+    if (entry.count == 0) return entry;
+    BufFile* file = p->exported_index_file[participant];
+    const int64 at = int64(2 * p->count) * int64(kIndexHeadEntryBytes) + entry.first * int64(sizeof(MpPartitionBlock));
+    if (BufFileSeek(file, 0, off_t(at), SEEK_SET) != 0) io_error("seek in the index of");
+    entry.blocks = (MpPartitionBlock*)palloc(sizeof(MpPartitionBlock) * entry.count);
+    read_exact(file, entry.blocks, sizeof(MpPartitionBlock) * entry.count);
+    return entry;
 }
 
 void empty_reader(MpPieceReader* r, MemoryContext cxt, int extents_per_side, uint64 lo, uint64 hi) {
@@ -206,6 +228,10 @@ void mp_partitions_close(MpPartitions* p) {
             p->exported_files[e][side] = NULL;
         }
     }
+    for (int e = 0; e < kMpMaxSpillParticipants; e++) {
+        if (p->exported_index_file[e]) BufFileClose(p->exported_index_file[e]);
+        p->exported_index_file[e] = NULL;
+    }
     memset(p->exported_index, 0, sizeof(p->exported_index));
 }
 
@@ -223,9 +249,12 @@ void mp_piece_open_partition(MpPartitions* p, int part, uint64 exporters, MpPiec
     for (int side = 0; side < 2; side++) {
         const int i = side * p->count + part;
         if (exporters == 0 && p->files[side]) add_blocks(out, side, p->files[side], p->index[i]);
-        for (int e = 0; e < kMpMaxSpillParticipants; e++)
-            if ((exporters & (uint64(1) << e)) && p->exported_files[e][side])
-                add_blocks(out, side, p->exported_files[e][side], p->exported_index[e][i]);
+        for (int e = 0; e < kMpMaxSpillParticipants; e++) {
+            if (!(exporters & (uint64(1) << e)) || !p->exported_files[e][side]) continue;
+            MpPartitionIndex blocks = exporter_blocks(p, e, i);
+            add_blocks(out, side, p->exported_files[e][side], blocks);
+            if (blocks.blocks) pfree(blocks.blocks);
+        }
     }
     mp_piece_rewind(out);
 }
@@ -245,16 +274,18 @@ bool mp_piece_next(MpPieceReader* r, int side, MpPartitionRow* row) {
             r->left[side] = e.len;
             r->positioned[side] = true;
         }
-        if (r->left[side] != 0) {
+        const bool to_end = e.len < 0;
+        if (to_end || r->left[side] > 0) {
             char header[kRowHeaderBytes];
             size_t got = BufFileRead(e.file, header, kRowHeaderBytes);
             if (got == kRowHeaderBytes) {
                 memcpy(&row->hash, header, sizeof(uint64));
                 memcpy(&row->len, header + sizeof(uint64), sizeof(uint32));
-                if (r->left[side] > 0) r->left[side] -= int64(kRowHeaderBytes + row->len);
+                if (!to_end) r->left[side] -= int64(kRowHeaderBytes + row->len);
+                if (!to_end && r->left[side] < 0) io_error("read");  // a row past its block's end
                 return true;
             }
-            if (got != 0 || r->left[side] > 0) io_error("read");  // a block ends between rows
+            if (got != 0 || !to_end) io_error("read");  // a block ends between rows
         }
         r->at[side]++;
         r->positioned[side] = false;

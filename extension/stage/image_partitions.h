@@ -48,10 +48,12 @@ struct MpPartitionBlock {
     uint32 len;
 };
 
-// The blocks of one (side, partition) of one writer.
+// The blocks of one (side, partition) of one writer (an exporter's, as a claimer sees
+// it: only where they are in its index file, read when the partition is opened).
 struct MpPartitionIndex {
     MpPartitionBlock* blocks;
     int count, cap;
+    int64 first;  // an exporter's: the first block's number in its index file
 };
 
 struct MpPartitions {
@@ -66,8 +68,10 @@ struct MpPartitions {
     SharedFileSet* fileset;  // a parallel participant's, or NULL
     int participant;
     MpSpillReport report;    // files and bytes written (splits' too)
-    // a claimer's view of every exporter (parallel), filled on its first claim
+    // a claimer's view of every exporter (parallel), filled on its first claim: the
+    // head of its index (where each partition's blocks are), its index file, its files
     MpPartitionIndex* exported_index[kMpMaxSpillParticipants];
+    BufFile* exported_index_file[kMpMaxSpillParticipants];
     BufFile* exported_files[kMpMaxSpillParticipants][2];
 };
 
