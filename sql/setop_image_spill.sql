@@ -125,7 +125,9 @@ RESET temp_file_limit;
 SELECT count(*) AS files_after_error FROM pg_ls_tmpdir();
 
 -- parallel plans: every participant partitions its share into the query's file set,
--- all claim partitions and read every participant's files of each
+-- the workers claim partitions and read every participant's blocks of each. A parallel
+-- plan reads in no fixed order, so its printed forms are checked where every row of a
+-- group prints alike on the side printed (isp_r, read first by these INTERSECTs)
 CREATE FUNCTION isp_tmp_entries() RETURNS bigint LANGUAGE sql AS $$
   SELECT count(*) FROM pg_ls_dir('base/pgsql_tmp', true, false)
 $$;

@@ -5,11 +5,12 @@
 // per key in every run; the images' order is their hashes' anyway.
 //  - While reading: once the records and key chunks held reach a third of the limit,
 //    every row held (chunks in the order they were pushed, then the writers' current
-//    ones) goes to its partition's file of its side, as its hash and record, and that
-//    memory is freed; again each time the limit's third is reached.
-//  - After reading: partition by partition (a parallel node's workers claim them,
-//    reading every participant's files of the partition; the leader only gathers), the piece's rows are loaded
-//    into a fresh arena and chunks, and a fresh stage sorts them by hash and
+//    ones) goes to its side's partition, as its hash and record (buffered, written as
+//    blocks into one file per side), and that memory is freed; again each time the
+//    limit's third is reached.
+//  - After reading: partition by partition (a parallel node's workers claim them and
+//    read every participant's blocks of each; the leader only gathers), the piece's rows
+//    are loaded into a fresh arena and chunks, and a fresh stage sorts them by hash and
 //    image_groups.h groups them, exactly as an input held in memory; equal images share
 //    a hash, so each piece's result is final. Rows keep the order they were read in,
 //    so each group's first row is the one the in-memory node would emit.
@@ -272,10 +273,11 @@ bool next_streamed_group(MpSetOpState* st) {
 }
 
 // A parallel leader whose workers took part leaves the partitions to them and only
-// gathers their rows: while it combined a piece of its own, the workers' tuple queues
-// filled and they stopped (measured on the H100 host, 10M x 10M text under 512MB: 1.0-3.5
-// s with the leader claiming, 0.9-1.05 s without). Its pieces would be small, on the CPU
-// backend, like theirs. Alone (no worker started) it claims them all.
+// gathers their rows: while it combines a piece of its own, the workers' tuple queues
+// can fill and stop them (on the H100 host, 10M x 10M text under 512MB, before the
+// partitions went into two files a process: 1.0-3.5 s with the leader claiming,
+// 0.9-1.05 s without). Its pieces would be small, on the CPU backend, like theirs.
+// Alone (no worker started) it claims them all.
 bool leader_leaves_claims(MpSetOpState* st) {
     if (IsParallelWorker()) return false;
     SpinLockAcquire(&st->shared->mutex);

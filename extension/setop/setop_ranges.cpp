@@ -43,7 +43,9 @@ MpDevice mp_range_device(uint64 keys) {
 // Keys of both sides a range is planned to hold, and the most one may load.
 static uint64 range_target_bytes(const MpSetOpRanges* r) { return r->limit_bytes / 12; }
 static uint64 range_target_keys(const MpSetOpRanges* r, uint32 bytes) { return Max(range_target_bytes(r) / bytes, 1); }
-static uint64 range_load_cap(const MpSetOpRanges* r, uint32 bytes) { return Max(mp_range_load_cap_bytes(r) / bytes, 1); }
+static uint64 range_load_cap(const MpSetOpRanges* r, uint32 bytes) {
+    return Max(mp_range_load_cap_bytes(r) / bytes, 1);
+}
 
 // The node's memory limit, or this participant's share of the leader's. A parallel
 // node planned to spill that runs with no limit (memory_limit = -1 set after planning)

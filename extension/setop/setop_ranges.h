@@ -38,7 +38,8 @@ void mp_ranges_set_results(MpSetOpState* st, int stream, MpResultRun* run);
 // Frees the loaded range: its chunks and its stage.
 void mp_ranges_drop(MpSetOpRanges* r);
 // A fresh stage for the range, opened on its device, fed the range's chunks and finished.
-void mp_ranges_run_stage(MpSetOpState* st, mergepath::SetOpShape shape, uint64 keys, void (*adopt)(MpSetOpState*, MpChunkRef));
+void mp_ranges_run_stage(MpSetOpState* st, mergepath::SetOpShape shape, uint64 keys,
+                         void (*adopt)(MpSetOpState*, MpChunkRef));
 
 // image_ranges.cpp
 void mp_image_ranges_start(MpSetOpState* st);         // partitions chosen, nothing written yet

@@ -121,7 +121,8 @@ BufFile* open_exported(MpPartitions* p, const char* name) {
 // An exporter's index head and files, opened on first use.
 const MpPartitionIndex* exporter_index(MpPartitions* p, int participant) {
     if (p->exported_index[participant]) return p->exported_index[participant];
-    MpPartitionIndex* index = (MpPartitionIndex*)MemoryContextAllocZero(p->cxt, sizeof(MpPartitionIndex) * 2 * p->count);
+    MpPartitionIndex* index =
+        (MpPartitionIndex*)MemoryContextAllocZero(p->cxt, sizeof(MpPartitionIndex) * 2 * p->count);
     BufFile* file = open_exported(p, FileName(participant).text);
     if (!file) io_error("find the index of");
     for (int i = 0; i < 2 * p->count; i++) {
