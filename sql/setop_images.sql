@@ -56,10 +56,11 @@ SELECT t.typ, o.op, mp_check(format(
   t.cast_to, t.typ, o.op))
 FROM (VALUES ('float8', 'float8'), ('float8', 'float4'), ('numeric', 'numeric'), ('text', 'text'),
              ('text', 'varchar(3)'), ('bpchar', 'char(3)'), ('bpchar', 'bpchar'), ('interval', 'interval'),
-             ('bytea', 'bytea')) t(typ, cast_to),
+             ('bytea', 'bytea'), ('text', 'name')) t(typ, cast_to),
      (VALUES ('INTERSECT ALL'), ('INTERSECT'), ('EXCEPT ALL'), ('EXCEPT')) o(op)
 ORDER BY t.typ, t.cast_to, o.op;
 SELECT mp_keys('SELECT v::numeric FROM odd INTERSECT SELECT v::numeric FROM odd WHERE side = ''R''');
+SELECT mp_keys('SELECT v::name FROM odd INTERSECT SELECT v::name FROM odd WHERE side = ''R''');
 
 -- Printed forms: a group's rows print as its first row read, from the input the
 -- replaced (hashed) SetOp reads first.

@@ -100,6 +100,16 @@ Datum bits8_datum(int typlen, const char* at, const char** next) {
     }
 }
 
+// A name from its image (a varlena stored at `at`): its bytes, NUL-padded to NAMEDATALEN.
+Datum name_datum(MpImageScratch* s, const char* at, const char** next) {
+    uint32 size = stored_varlena_size(at);
+    uint32 header = VARATT_IS_1B(at) ? VARHDRSZ_SHORT : VARHDRSZ;
+    *next = at + size;
+    char* name = (char*)MemoryContextAllocZero(s->copies, NAMEDATALEN);
+    memcpy(name, at + header, Min(size - header, uint32(NAMEDATALEN - 1)));
+    return PointerGetDatum(name);
+}
+
 // A column's canonical value: its Datum when it prints as it is, else only skipped.
 Datum canonical_datum(const MpImageColumn& col, MpImageScratch* s, const char* at, const char** next) {
     switch (col.rule) {
@@ -109,6 +119,7 @@ Datum canonical_datum(const MpImageColumn& col, MpImageScratch* s, const char* a
         case MpImageRule::Interval: *next = at + sizeof(__int128); return 0;
         case MpImageRule::Uuid: *next = at + UUID_LEN; return PointerGetDatum(at);  // aligned as char
         case MpImageRule::Text: return varlena_datum(s, at, next);
+        case MpImageRule::Name: return name_datum(s, at, next);
         case MpImageRule::Bpchar:  // its address, for a char(n) value rebuilt from it
             *next = at + stored_varlena_size(at);
             return PointerGetDatum(at);

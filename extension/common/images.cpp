@@ -50,13 +50,15 @@ bool rule_of_type(Oid base, MpImageRule* rule) {
         case BYTEAOID: *rule = MpImageRule::Text; return true;
         case BPCHAROID: *rule = MpImageRule::Bpchar; return true;
         case NUMERICOID: *rule = MpImageRule::Numeric; return true;
+        case NAMEOID: *rule = MpImageRule::Name; return true;
         default: return false;
     }
 }
 
 // Rules whose canonical value is the value itself, so that the image prints the row.
 bool prints_as_image(MpImageRule rule) {
-    return rule == MpImageRule::Bits8 || rule == MpImageRule::Uuid || rule == MpImageRule::Text;
+    return rule == MpImageRule::Bits8 || rule == MpImageRule::Uuid || rule == MpImageRule::Text ||
+           rule == MpImageRule::Name;  // padded again from the image
 }
 
 MpImagePiece fixed(const char* data, uint32 len) { return {data, len, false, false, false}; }
@@ -131,6 +133,10 @@ MpImagePiece canonical(const MpImageColumn& col, const MpImageScratch* s, int c,
         case MpImageRule::Text: return varlena_piece(d, false);
         case MpImageRule::Bpchar: return varlena_piece(d, true);
         case MpImageRule::Numeric: return numeric_trimmed(s->zero, d);
+        case MpImageRule::Name: {
+            const char* name = NameStr(*DatumGetName(d));
+            return {name, uint32(strnlen(name, NAMEDATALEN)), true, false, false};
+        }
         case MpImageRule::Array: return array_image(col, s, c, d);
     }
     return {};

@@ -14,6 +14,7 @@
 //   uuid: its 16 bytes;  interval: interval_eq's 128-bit span (months as 30 days);
 //   text / varchar / bytea: the detoasted bytes (deterministic collations only: there
 //       texteq is byte equality);  bpchar: the bytes without trailing spaces (bpchareq);
+//   name: the bytes before its NUL padding (nameeq), printed by padding them again;
 //   numeric: the value with its display scale trimmed (trim_scale: 1.0 = 1.00; NaN,
 //       Infinity as one byte each);
 //   an array of one of those types (array_eq): the number of dimensions, each
@@ -48,6 +49,7 @@ enum class MpImageRule : uint8_t {
     Text,      // text, varchar, bytea
     Bpchar,
     Numeric,
+    Name,      // name: the bytes before its NUL padding (nameeq)
     Array,     // an array of a type above (array_eq: dimensions, lower bounds, elements)
 };
 
