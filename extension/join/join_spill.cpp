@@ -218,12 +218,8 @@ bool mp_join_spill_planned(const MpJoinState* st) { return st->info.spill && mp_
 bool mp_join_spill_due(MpJoinState* st) {
     uint64 limit = mp_memory_limit_bytes();
     if (st->shared || limit == 0 || st->spill.sorting) return false;
-    uint64 held = mp_join_shared(st)->stage.queue.used_bytes + st->arena[0].held_bytes + st->arena[1].held_bytes;
-    for (int side = 0; side < 2; side++)  // the chunks being filled
-        for (int stream = 0; stream < 2; stream++) {
-            const MpChunkWriter* w = &st->writers[stream][side];
-            if (w->chunk) held += w->pos * (w->key_size + w->ref_size + w->range_size);
-        }
+    uint64 held = mp_join_shared(st)->stage.queue.used_bytes + mp_writers_used_bytes(st->writers) +
+                  st->arena[0].held_bytes + st->arena[1].held_bytes;
     // a streamed outer side keeps B's sorted keys and a directory over them (up to two
     // words per key) besides
     if (st->probe.on) held += st->probe.b_keys_held * (st->info.key_bits / 8 + 2 * sizeof(uint64));

@@ -29,8 +29,8 @@
 // Memory: a node with lossless keys stays under pg_mergepath.memory_limit by spilling
 // sorted runs and combining them key range by key range (setop_ranges.cpp), one with
 // image keys by spilling hash partitions (image_ranges.cpp); hashed keys hold
-// everything, as HashSetOp does (the planner does not offer them above the limit); a GPU out of memory moves the work to the CPU backend with a
-// NOTICE (stage.cpp). The C++ objects belong to a per-execution memory context whose
+// everything, as HashSetOp does (the planner does not offer them above the limit); a
+// GPU out of memory moves the work to the CPU backend with a NOTICE (stage.cpp). The C++ objects belong to a per-execution memory context whose
 // reset callback deletes them, so ERROR, cancel, rescan and end all free them.
 #include "setop.h"
 

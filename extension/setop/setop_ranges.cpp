@@ -61,12 +61,7 @@ static uint64 limit_bytes(const MpSetOpState* st) {
 // room, so that a spill (which empties them) is not due again at once, and a small
 // input (one partly filled chunk per side) does not spill under a limit of a few MB.
 static uint64 held_key_bytes(const MpSetOpState* st) {
-    uint64 bytes = st->queue->used_bytes;
-    for (int stream = 0; stream < 2; stream++)
-        for (int side = 0; side < 2; side++) {
-            const MpChunkWriter* w = &st->writers[stream][side];
-            if (w->chunk) bytes += w->pos * (w->key_size + w->ref_size + w->range_size);
-        }
+    uint64 bytes = st->queue->used_bytes + mp_writers_used_bytes(st->writers);
     const MpRowArena* arena = &st->image_arena;
     return bytes + (arena->block ? arena->held_bytes - (arena->capacity - arena->used) : 0);
 }

@@ -25,22 +25,15 @@ void read_exact(BufFile* file, void* into, size_t bytes) {
     if (BufFileRead(file, into, bytes) != bytes) io_error("read");
 }
 
-BufFile* create_temp(MpPartitions* p) {
-    MemoryContext old = MemoryContextSwitchTo(p->cxt);
-    PrepareTempTablespaces();
-    BufFile* file = BufFileCreateTemp(false);
-    MemoryContextSwitchTo(old);
+// A file of this process: in the file set when a parallel participant's and `name` is
+// given, else temporary.
+BufFile* create_file(MpPartitions* p, const char* name) {
     p->report.runs++;
-    return file;
+    return mp_temp_file_create(p->cxt, name ? p->fileset : NULL, name);
 }
 
 BufFile* side_file(MpPartitions* p, int side) {
-    if (p->files[side]) return p->files[side];
-    if (!p->fileset) return p->files[side] = create_temp(p);
-    MemoryContext old = MemoryContextSwitchTo(p->cxt);
-    p->files[side] = BufFileCreateFileSet(&p->fileset->fs, FileName(p->participant, side).text);
-    MemoryContextSwitchTo(old);
-    p->report.runs++;
+    if (!p->files[side]) p->files[side] = create_file(p, p->fileset ? FileName(p->participant, side).text : NULL);
     return p->files[side];
 }
 
@@ -91,9 +84,7 @@ void flush_all(MpPartitions* p) {
 // count of blocks), then every block, so that a claimer reads only its partition's.
 // The index is freed: the exporter reads the blocks back from the file like the others.
 void write_index(MpPartitions* p) {
-    MemoryContext old = MemoryContextSwitchTo(p->cxt);
-    BufFile* file = BufFileCreateFileSet(&p->fileset->fs, FileName(p->participant).text);
-    MemoryContextSwitchTo(old);
+    BufFile* file = mp_temp_file_create(p->cxt, p->fileset, FileName(p->participant).text);
     int64 first = 0;
     for (int i = 0; i < 2 * p->count; i++) {
         BufFileWrite(file, &first, sizeof(int64));
@@ -111,12 +102,7 @@ void write_index(MpPartitions* p) {
 
 constexpr size_t kIndexHeadEntryBytes = sizeof(int64) + sizeof(int);
 
-BufFile* open_exported(MpPartitions* p, const char* name) {
-    MemoryContext old = MemoryContextSwitchTo(p->cxt);
-    BufFile* file = BufFileOpenFileSet(&p->fileset->fs, name, O_RDONLY, true);
-    MemoryContextSwitchTo(old);
-    return file;
-}
+BufFile* open_exported(MpPartitions* p, const char* name) { return mp_temp_file_open(p->cxt, p->fileset, name, true); }
 
 // An exporter's index head and files, opened on first use.
 const MpPartitionIndex* exporter_index(MpPartitions* p, int participant) {
@@ -327,7 +313,7 @@ int mp_piece_split(MpPartitions* p, MpPieceReader* r, uint64 lo, uint64 hi, int 
             mp_piece_read_record(r, side, *scratch, row.len);
             MpPieceReader* to = &out[Min(int((mixed - lo) / width), ways - 1)];
             if (!to->owned[side]) {
-                to->owned[side] = create_temp(p);
+                to->owned[side] = create_file(p, NULL);
                 to->extents[side][to->count[side]++] = {to->owned[side], 0, -1, 0};
             }
             write_row(to->owned[side], row, *scratch, &p->report);

@@ -145,6 +145,18 @@ void mp_writer_put_many(MpChunkWriter* w, const char* keys, uint64 n);
 // (the stage then merges it without sorting it); the current chunk is pushed first.
 void mp_writer_put_ascending(MpChunkWriter* w, const char* keys, uint64 n);
 
+// Bytes written so far in the writers' current chunks (keys, references, ranges), of a
+// node's [stream][side] writers: what they hold besides the chunks pushed.
+inline uint64 mp_writers_used_bytes(const MpChunkWriter (&writers)[2][2]) {
+    uint64 bytes = 0;
+    for (int stream = 0; stream < 2; stream++)
+        for (int side = 0; side < 2; side++) {
+            const MpChunkWriter* w = &writers[stream][side];
+            if (w->chunk) bytes += w->pos * (w->key_size + w->ref_size + w->range_size);
+        }
+    return bytes;
+}
+
 // Makes room for one more key (a new chunk when the current one is full). Returns true
 // when a chunk was pushed.
 inline bool mp_writer_make_room(MpChunkWriter* w) {

@@ -102,16 +102,8 @@ const char* file_name(int participant, int stream, int side) {
 }
 
 BufFile* create_file(MpSpill* spill, int stream, int side) {
-    MemoryContext old = MemoryContextSwitchTo(spill->cxt);
-    BufFile* file;
-    if (spill->fileset) {
-        file = BufFileCreateFileSet(&spill->fileset->fs, file_name(spill->participant, stream, side));
-    } else {
-        PrepareTempTablespaces();
-        file = BufFileCreateTemp(false);
-    }
-    MemoryContextSwitchTo(old);
-    return file;
+    return mp_temp_file_create(spill->cxt, spill->fileset,
+                               spill->fileset ? file_name(spill->participant, stream, side) : NULL);
 }
 
 MpRunCursor* add_run(MpSpill* spill, MpSpillSide* s, BufFile* file, const char* name, uint64 start, uint64 count) {
@@ -326,16 +318,12 @@ MpRunCursor merge_group(MpSpill* spill, int stream, int side, int first, int cou
 // The file of a merge pass: this process's own, or (a parallel combiner) a new file in
 // the query's file set, which the participants open by name.
 BufFile* create_merge_file(MpSpill* spill, int stream, int side, const char** name) {
-    MemoryContext old = MemoryContextSwitchTo(spill->cxt);
-    BufFile* out;
     if (spill->fileset) {
+        MemoryContext old = MemoryContextSwitchTo(spill->cxt);  // the name lives with the runs
         *name = psprintf("mpm%d.%d.%d", spill->merge_passes++, stream, side);
-        out = BufFileCreateFileSet(&spill->fileset->fs, *name);
-    } else {
-        PrepareTempTablespaces();
-        out = BufFileCreateTemp(false);
+        MemoryContextSwitchTo(old);
     }
-    MemoryContextSwitchTo(old);
+    BufFile* out = mp_temp_file_create(spill->cxt, spill->fileset, spill->fileset ? *name : NULL);
     remember_file(spill, out);
     return out;
 }
@@ -515,6 +503,26 @@ uint64 mp_spill_take_upto(MpSpill* spill, int stream, int side, const void* key,
     return mp_with_key_type(spill->key_size[stream], [&](auto k) {
         return take_upto<decltype(k)>(spill, stream, side, *(const decltype(k)*)key, below);
     });
+}
+
+BufFile* mp_temp_file_create(MemoryContext cxt, SharedFileSet* fileset, const char* name) {
+    MemoryContext old = MemoryContextSwitchTo(cxt);
+    BufFile* file;
+    if (fileset) {
+        file = BufFileCreateFileSet(&fileset->fs, name);
+    } else {
+        PrepareTempTablespaces();
+        file = BufFileCreateTemp(false);
+    }
+    MemoryContextSwitchTo(old);
+    return file;
+}
+
+BufFile* mp_temp_file_open(MemoryContext cxt, SharedFileSet* fileset, const char* name, bool missing_ok) {
+    MemoryContext old = MemoryContextSwitchTo(cxt);
+    BufFile* file = BufFileOpenFileSet(&fileset->fs, name, O_RDONLY, missing_ok);
+    MemoryContextSwitchTo(old);
+    return file;
 }
 
 void mp_spill_report_add(MpSpillReport* total, const MpSpillReport* part) {

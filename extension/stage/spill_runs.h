@@ -151,6 +151,12 @@ void mp_shared_spill_reset(MpSharedSpill* s);  // a rescan: the files deleted, n
 int mp_spill_participant(void);                // this process's number p
 
 void mp_spill_report_add(MpSpillReport* total, const MpSpillReport* part);
+
+// The files every spill uses, with their buffers in `cxt`: made named `name` in a
+// parallel query's file set, or (fileset NULL) a temporary file of this process in
+// temp_tablespaces; opened to read from the file set (NULL when missing and missing_ok).
+BufFile* mp_temp_file_create(MemoryContext cxt, SharedFileSet* fileset, const char* name);
+BufFile* mp_temp_file_open(MemoryContext cxt, SharedFileSet* fileset, const char* name, bool missing_ok);
 // Claims the next range of a parallel node: false when none is left.
 bool mp_shared_spill_claim(MpSharedSpill* s, int* stream, int* range);
 // EXPLAIN ANALYZE: "Spilled" (kB in runs), "Key Ranges" (and how many were streamed),

@@ -23,9 +23,7 @@ void read_exact(BufFile* file, void* into, size_t bytes) {
 
 // A file of the file set opened to read, remembered to be closed with the rest.
 BufFile* open_imported(MpSpill* spill, SharedFileSet* fileset, const char* name) {
-    MemoryContext old = MemoryContextSwitchTo(spill->cxt);
-    BufFile* file = BufFileOpenFileSet(&fileset->fs, name, O_RDONLY, false);
-    MemoryContextSwitchTo(old);
+    BufFile* file = mp_temp_file_open(spill->cxt, fileset, name, false);
     remember_file(spill, file);
     return file;
 }
