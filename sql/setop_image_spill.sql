@@ -98,14 +98,7 @@ SELECT isp_check('SELECT t FROM isp_l EXCEPT ALL SELECT t FROM isp_r');
 RESET pg_mergepath.debug_hash_bits;
 
 -- rescanned with the same inputs: emitted again from the first partition
-SET enable_hashjoin = off;
-SET enable_mergejoin = off;
-SET enable_material = off;
-SELECT count(*) = 2 * (SELECT count(*) FROM (SELECT t FROM isp_l INTERSECT ALL SELECT t FROM isp_r) s) AS twice
-FROM (VALUES (1), (2)) v(x), (SELECT t FROM isp_l INTERSECT ALL SELECT t FROM isp_r) s;
-RESET enable_hashjoin;
-RESET enable_mergejoin;
-RESET enable_material;
+SELECT mp_rescans_twice('SELECT t FROM isp_l INTERSECT ALL SELECT t FROM isp_r') AS twice;
 
 -- a cursor keeps its files until it closes; cancel and errors remove them
 BEGIN;

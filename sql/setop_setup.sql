@@ -115,3 +115,20 @@ BEGIN
   EXECUTE wrapped INTO ours;
   RETURN mp_agree(plan, native.n, native.h, ours.n, ours.h);
 END $$;
+
+-- q rescanned with the same inputs: the inner side of a nested-loop left join (no hash
+-- or merge join, no Material to keep its rows) under two outer rows, so its node emits
+-- its results again without reading its inputs again; true when the join got twice the
+-- rows of one run (a rescan that emitted nothing would give one NULL-extended row)
+CREATE FUNCTION mp_rescans_twice(q text) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+  once bigint;
+  twice bigint;
+BEGIN
+  EXECUTE format('SELECT count(*) FROM (%s) s', q) INTO once;
+  PERFORM set_config('enable_hashjoin', 'off', true);
+  PERFORM set_config('enable_mergejoin', 'off', true);
+  PERFORM set_config('enable_material', 'off', true);
+  EXECUTE format('SELECT count(*) FROM (VALUES (1), (2)) v(x) LEFT JOIN (%s) s ON true', q) INTO twice;
+  RETURN twice = 2 * once;
+END $$;

@@ -66,14 +66,7 @@ SELECT sp_check('SELECT k FROM sp_l WHERE m < 0 EXCEPT ALL SELECT k FROM sp_r');
 SELECT sp_check('SELECT k FROM sp_l EXCEPT ALL SELECT k FROM sp_r WHERE m < 0');
 
 -- rescanned with the same inputs: emitted again from the first range
-SET enable_hashjoin = off;
-SET enable_mergejoin = off;
-SET enable_material = off;
-SELECT count(*) = 2 * (SELECT count(*) FROM (SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r) s) AS twice
-FROM (VALUES (1), (2)) v(x), (SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r) s;
-RESET enable_hashjoin;
-RESET enable_mergejoin;
-RESET enable_material;
+SELECT mp_rescans_twice('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r') AS twice;
 
 -- a cursor keeps its files until it closes; cancel and errors remove them
 BEGIN;
