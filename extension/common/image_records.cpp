@@ -125,6 +125,7 @@ Datum canonical_datum(const MpImageColumn& col, MpImageScratch* s, const char* a
             return PointerGetDatum(at);
         case MpImageRule::Numeric:
         case MpImageRule::Array:
+        case MpImageRule::Record:
             *next = at + stored_varlena_size(at);
             return 0;
     }
@@ -164,7 +165,7 @@ Datum original_datum(const MpImageColumn& col, MpImageScratch* s, Datum canonica
             *next = at + sizeof(Interval);
             return PointerGetDatum(copy);
         }
-        default: return varlena_datum(s, at, next);  // bpchar, numeric, arrays
+        default: return varlena_datum(s, at, next);  // bpchar, numeric, arrays, composites
     }
 }
 
@@ -205,7 +206,7 @@ static uint32 original_size(const MpImageColumn& col, const char* at) {
         case MpImageRule::Float4: return flag + sizeof(float4);
         case MpImageRule::Float8: return flag + sizeof(float8);
         case MpImageRule::Interval: return flag + sizeof(Interval);
-        default: return flag + stored_varlena_size(at);  // bpchar, numeric, arrays
+        default: return flag + stored_varlena_size(at);  // bpchar, numeric, arrays, composites
     }
 }
 

@@ -8,6 +8,7 @@
 #include <cmath>
 
 extern "C" {
+#include "access/htup_details.h"
 #include "catalog/pg_type_d.h"
 #include "datatype/timestamp.h"
 #include "utils/builtins.h"
@@ -121,6 +122,7 @@ MpImagePiece numeric_trimmed(Datum zero, Datum d) {
 }
 
 MpImagePiece array_image(const MpImageColumn& col, const MpImageScratch* s, int c, Datum d);
+MpImagePiece record_image(const MpImageColumn& col, const MpImageScratch* s, int c, Datum d);
 
 MpImagePiece canonical(const MpImageColumn& col, const MpImageScratch* s, int c, Datum d) {
     char* room = s->buffers[c];
@@ -138,8 +140,19 @@ MpImagePiece canonical(const MpImageColumn& col, const MpImageScratch* s, int c,
             return {name, uint32(strnlen(name, NAMEDATALEN)), true, false, false};
         }
         case MpImageRule::Array: return array_image(col, s, c, d);
+        case MpImageRule::Record: return record_image(col, s, c, d);
     }
     return {};
+}
+
+// One element or attribute into an image: a NULL flag byte, then (not NULL) its
+// canonical value's length and bytes.
+void append_part(StringInfo buf, const MpImageColumn& col, const MpImageScratch* s, int c, Datum d, bool isnull) {
+    appendStringInfoChar(buf, isnull ? 1 : 0);
+    if (isnull) return;
+    MpImagePiece p = canonical(col, s, c, d);
+    appendBinaryStringInfo(buf, (const char*)&p.len, sizeof(p.len));
+    appendBinaryStringInfo(buf, p.data, int(p.len));
 }
 
 // The column of one element of an Array column.
@@ -166,12 +179,28 @@ MpImagePiece array_image(const MpImageColumn& col, const MpImageScratch* s, int 
     appendBinaryStringInfo(&buf, (const char*)ARR_DIMS(a), ndim * sizeof(int));
     appendBinaryStringInfo(&buf, (const char*)ARR_LBOUND(a), ndim * sizeof(int));
     MpImageColumn elem = element_column(col);
-    for (int i = 0; i < n; i++) {
-        appendStringInfoChar(&buf, nulls[i] ? 1 : 0);
-        if (nulls[i]) continue;
-        MpImagePiece p = canonical(elem, s, c, elems[i]);
-        appendBinaryStringInfo(&buf, (const char*)&p.len, sizeof(p.len));
-        appendBinaryStringInfo(&buf, p.data, int(p.len));
+    for (int i = 0; i < n; i++) append_part(&buf, elem, s, c, elems[i], nulls[i]);
+    return {buf.data, uint32(buf.len), true, false, false};
+}
+
+// record_eq's comparison value (see images.h): the attributes of the composite value
+// (detoasted) deformed by the row type, each by its own rule.
+MpImagePiece record_image(const MpImageColumn& col, const MpImageScratch* s, int c, Datum d) {
+    HeapTupleHeader header = DatumGetHeapTupleHeader(d);
+    HeapTupleData tuple;
+    tuple.t_len = HeapTupleHeaderGetDatumLength(header);
+    ItemPointerSetInvalid(&tuple.t_self);
+    tuple.t_tableOid = InvalidOid;
+    tuple.t_data = header;
+    int natts = col.rowdesc->natts;
+    Datum* values = (Datum*)palloc(sizeof(Datum) * Max(1, natts));
+    bool* nulls = (bool*)palloc(sizeof(bool) * Max(1, natts));
+    heap_deform_tuple(&tuple, col.rowdesc, values, nulls);
+    StringInfoData buf;
+    initStringInfo(&buf);
+    for (int k = 0; k < col.natts; k++) {
+        int i = col.att_index[k];
+        append_part(&buf, col.atts[k], s, c, values[i], nulls[i]);
     }
     return {buf.data, uint32(buf.len), true, false, false};
 }
@@ -194,7 +223,7 @@ MpImagePiece original(const MpImageColumn& col, const MpImageScratch* s, int c, 
         case MpImageRule::Bpchar:
             if (col.pad_to >= 0) return padded_original(col, d);
             return varlena_piece(d, false);
-        default: return varlena_piece(d, false);  // numeric, arrays
+        default: return varlena_piece(d, false);  // numeric, arrays, composites
     }
 }
 
@@ -204,9 +233,14 @@ Oid element_type_of(Oid base) {
     return OidIsValid(elem) ? getBaseType(elem) : InvalidOid;
 }
 
-// The rule of a type: its own, or Array for an array of a type that has one.
+// The rule of a type: its own, Array for an array of a type that has one, Record for a
+// named composite type (whose attributes are checked by record_has_images).
 bool rule_of(Oid base, MpImageRule* rule) {
     if (rule_of_type(base, rule)) return true;
+    if (get_typtype(base) == TYPTYPE_COMPOSITE) {
+        *rule = MpImageRule::Record;
+        return true;
+    }
     Oid elem = element_type_of(base);
     MpImageRule elem_rule;
     if (!OidIsValid(elem) || !rule_of_type(elem, &elem_rule)) return false;
@@ -214,10 +248,64 @@ bool rule_of(Oid base, MpImageRule* rule) {
     return true;
 }
 
+// Every attribute of the composite type `base` that is not dropped has an image under
+// its own collation (record_eq compares it by its type's default equality).
+bool record_has_images(Oid base, char** why_not) {
+    TupleDesc desc = lookup_rowtype_tupdesc(base, -1);
+    bool ok = true;
+    for (int i = 0; ok && i < desc->natts; i++) {
+        Form_pg_attribute att = TupleDescAttr(desc, i);
+        if (att->attisdropped) continue;
+        Oid att_base = getBaseType(att->atttypid);
+        MpImageRule rule;
+        if (!rule_of(att_base, &rule)) {
+            *why_not = psprintf("attribute \"%s\" of type %s has no canonical byte image", NameStr(att->attname),
+                                format_type_be(base));
+            ok = false;
+        } else if (OidIsValid(att->attcollation) && !get_collation_isdeterministic(att->attcollation)) {
+            *why_not = psprintf("attribute \"%s\" of type %s uses the nondeterministic collation \"%s\"",
+                                NameStr(att->attname), format_type_be(base), get_collation_name(att->attcollation));
+            ok = false;
+        } else if (rule == MpImageRule::Record) {
+            ok = record_has_images(att_base, why_not);
+        }
+    }
+    ReleaseTupleDesc(desc);
+    return ok;
+}
+
 void init_array_column(MpImageColumn* col, Oid base) {
     col->elem_type = element_type_of(base);
     rule_of_type(col->elem_type, &col->elem_rule);
     get_typlenbyvalalign(col->elem_type, &col->elem_typlen, &col->elem_byval, &col->elem_align);
+}
+
+void init_column(MpImageColumn* col, Oid type, int32 typmod);
+
+// A Record column: its row type (copied: it outlives the type cache's reference) and
+// a column for each attribute not dropped.
+void init_record_column(MpImageColumn* col, Oid base) {
+    col->rowdesc = lookup_rowtype_tupdesc_copy(base, -1);
+    col->atts = (MpImageColumn*)palloc0(sizeof(MpImageColumn) * Max(1, col->rowdesc->natts));
+    col->att_index = (int*)palloc(sizeof(int) * Max(1, col->rowdesc->natts));
+    col->natts = 0;
+    for (int i = 0; i < col->rowdesc->natts; i++) {
+        Form_pg_attribute att = TupleDescAttr(col->rowdesc, i);
+        if (att->attisdropped) continue;
+        col->att_index[col->natts] = i;
+        init_column(&col->atts[col->natts++], att->atttypid, -1);  // the record keeps its original
+    }
+}
+
+void init_column(MpImageColumn* col, Oid type, int32 typmod) {
+    Oid base = getBaseType(type);
+    if (!rule_of(base, &col->rule)) elog(ERROR, "pg_mergepath: type %s has no image", format_type_be(type));
+    col->typlen = get_typlen(base);
+    if (col->rule == MpImageRule::Array) init_array_column(col, base);
+    if (col->rule == MpImageRule::Record) init_record_column(col, base);
+    col->keeps_original = !prints_as_image(col->rule);
+    // bpchar's typmod is n + VARHDRSZ: every value of the column has n characters
+    col->pad_to = col->rule == MpImageRule::Bpchar && typmod >= VARHDRSZ ? typmod - VARHDRSZ : -1;
 }
 
 }  // namespace
@@ -236,7 +324,7 @@ bool mp_image_rule(Oid type, Oid eqop, Oid collation, MpImageRule* rule, char** 
         *why_not = psprintf("the collation \"%s\" is nondeterministic", get_collation_name(collation));
         return false;
     }
-    return true;
+    return *rule != MpImageRule::Record || record_has_images(base, why_not);
 }
 
 void mp_images_init(MpImagePlan* plan, int ncols, const Oid* types, const int32* typmods, const Oid* eqops,
@@ -251,11 +339,7 @@ void mp_images_init(MpImagePlan* plan, int ncols, const Oid* types, const int32*
         MpImageColumn& col = plan->cols[c];
         if (!mp_image_rule(types[c], eqops[c], collations[c], &col.rule, &why_not))
             elog(ERROR, "pg_mergepath: column %d has no image: %s", c + 1, why_not);
-        col.typlen = get_typlen(getBaseType(types[c]));
-        if (col.rule == MpImageRule::Array) init_array_column(&col, getBaseType(types[c]));
-        col.keeps_original = !prints_as_image(col.rule);
-        // bpchar's typmod is n + VARHDRSZ: every value of the column has n characters
-        col.pad_to = col.rule == MpImageRule::Bpchar && typmods[c] >= VARHDRSZ ? typmods[c] - VARHDRSZ : -1;
+        init_column(&col, types[c], typmods[c]);
         plan->self_printing = plan->self_printing && !col.keeps_original;
     }
 }

@@ -20,7 +20,12 @@
 //   an array of one of those types (array_eq): the number of dimensions, each
 //       dimension's length and lower bound, then for each element a NULL flag byte and,
 //       when not NULL, its canonical value's length (4 bytes) and bytes. An array
-//       always keeps its original (its image does not print it).
+//       always keeps its original (its image does not print it);
+//   a named composite type whose attributes all have one (record_eq: attributes by
+//       their type's default equality, under the attribute's collation, NULLs equal):
+//       for each attribute not dropped, a NULL flag byte and, when not NULL, its
+//       canonical value's length (4 bytes) and bytes (attributes that are arrays or
+//       composites themselves included). A composite always keeps its original.
 //
 // A row's record (image_records.cpp) is packed, with no alignment and no per-row
 // header beyond a length, so that the node holds little more than the key bytes read:
@@ -51,6 +56,7 @@ enum class MpImageRule : uint8_t {
     Numeric,
     Name,      // name: the bytes before its NUL padding (nameeq)
     Array,     // an array of a type above (array_eq: dimensions, lower bounds, elements)
+    Record,    // a named composite type (record_eq: attribute by attribute)
 };
 
 struct MpImageColumn {
@@ -64,6 +70,12 @@ struct MpImageColumn {
     int16 elem_typlen;
     bool elem_byval;
     char elem_align;
+    // Record: its row type and its attributes that are not dropped, each a column of
+    // its own (att_index: its place among the row type's attributes)
+    TupleDesc rowdesc;
+    int natts;
+    MpImageColumn* atts;
+    int* att_index;
 };
 
 // How the rows of one node become images (executor; built by mp_images_init).
