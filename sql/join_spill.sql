@@ -1,11 +1,12 @@
 -- join_spill: a MergePath Join over pg_mergepath.memory_limit (join_spill.cpp). Both
 -- inputs go through PostgreSQL's tuplesort by key (spilling to temporary files), then
 -- key range by key range into the stage. work_mem = 64kB with memory_limit = 0 (128 kB)
--- makes these ~200k-row inputs spill and split into hundreds of ranges; one key is
--- repeated on both sides far past a range (3000 x 50 pairs), NULL keys are on both
--- sides. Every join type, with and without a join filter, a 128-bit key, a join that
--- passes the limit only while reading (its inputs underestimated), a rescan and a
--- cancel; every answer compared with PostgreSQL's own join (join_basic's helpers).
+-- makes these ~200k-row inputs spill and split into hundreds of ranges; keys repeated
+-- past a range (777: 3000 x 50 pairs, 888: 100 x 2000, 999: 800 x 400) are split over
+-- several ranges (join_spill_key.cpp), NULL keys are on both sides. Every join type,
+-- with and without a join filter, a 128-bit key, a join that passes the limit only
+-- while reading (its inputs underestimated), a rescan and a cancel; every answer
+-- compared with PostgreSQL's own join (join_basic's helpers).
 SET pg_mergepath.min_rows = 0;
 SET max_parallel_workers_per_gather = 0;
 \set VERBOSITY terse
@@ -15,6 +16,11 @@ INSERT INTO js_a SELECT 777, 1, g FROM generate_series(1, 3000) g;
 CREATE TABLE js_b AS SELECT CASE WHEN g % 89 = 0 THEN NULL ELSE (g::int8 * 104729) % 40000 END::int8 AS k,
   (g % 3)::int8 AS k2, g AS pb, repeat('b', g % 40) || g AS t FROM generate_series(1, 150000) g;
 INSERT INTO js_b SELECT 777, 1, g, 'heavy' || g FROM generate_series(1, 50) g;
+-- 888: few rows on A, B's past a range; 999: both sides' past half a range
+INSERT INTO js_a SELECT 888, 2, g FROM generate_series(1, 100) g;
+INSERT INTO js_b SELECT 888, 2, g, repeat('h', 100) || g FROM generate_series(1, 2000) g;
+INSERT INTO js_a SELECT 999, 3, g FROM generate_series(1, 800) g;
+INSERT INTO js_b SELECT 999, 3, g, repeat('w', 100) || g FROM generate_series(1, 400) g;
 ANALYZE js_a, js_b;
 SET work_mem = '64kB';
 SET pg_mergepath.memory_limit = 0;
@@ -27,17 +33,26 @@ SET enable_nestloop = off;
 SELECT line FROM mp_explain('SELECT a.pa, b.pb FROM js_a a LEFT JOIN js_b b ON a.k = b.k') line
 WHERE line ~ 'Custom Scan|Memory Limit|Keys:';
 CREATE FUNCTION js_spilled(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE line text; m text[]; ranges bigint := 0; kb bigint := 0;
+DECLARE line text; m text[]; ranges bigint := 0; kb bigint := 0; split bigint := 0;
 BEGIN
   FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
     m := regexp_match(line, 'Key Ranges: (\d+)');
     IF m IS NOT NULL THEN ranges := m[1]::bigint; END IF;
     m := regexp_match(line, 'Spilled: (\d+) kB');
     IF m IS NOT NULL THEN kb := m[1]::bigint; END IF;
+    m := regexp_match(line, 'Keys Split Over Ranges: (\d+)');
+    IF m IS NOT NULL THEN split := m[1]::bigint; END IF;
   END LOOP;
-  RETURN format('ranges > 10: %s, spilled: %s', ranges > 10, kb > 0);
+  RETURN format('ranges > 10: %s, spilled: %s, keys split: %s', ranges > 10, kb > 0, split);
 END $$;
 SELECT js_spilled('SELECT a.pa, b.pb FROM js_a a JOIN js_b b ON a.k = b.k');
+-- keys split over ranges, with every column stored: 777 and 999 (A's rows past half a
+-- range: chunks of A x chunks of B), 888 (B's rows stream past A's); a semi join splits
+-- only 777 and 999 (B's first row of a key is enough); none with a join filter (a key's
+-- rows are loaded whole: whether a row matches depends on all of the other side's)
+SELECT js_spilled('SELECT a.*, b.* FROM js_a a JOIN js_b b ON a.k = b.k');
+SELECT js_spilled('SELECT a.* FROM js_a a WHERE EXISTS (SELECT 1 FROM js_b b WHERE a.k = b.k)');
+SELECT js_spilled('SELECT a.*, b.* FROM js_a a JOIN js_b b ON a.k = b.k AND a.pa <> b.pb');
 RESET enable_hashjoin;
 RESET enable_mergejoin;
 RESET enable_nestloop;

@@ -10,6 +10,7 @@
 //   join_parallel.cpp  the parallel-aware callbacks and a participant's way through
 //   join_spill.cpp     a serial join over pg_mergepath.memory_limit: both inputs sorted
 //                      by key through tuplesort, then combined key range by key range
+//   join_spill_key.cpp ... a key whose rows pass a range: spooled, split over ranges
 //   join_probe.cpp     a join whose inner side is much smaller: only it goes through the
 //                      stage; the outer side streams past it in small batches
 //   join_explain.cpp   EXPLAIN
@@ -95,6 +96,27 @@ struct MpJoinShared {
 
 // ---- executor state ------------------------------------------------------------------
 
+// A spilled join's key whose rows may not fit one range (join_spill_key.cpp): A's rows of
+// the key spooled (and, when they pass half a range, B's too), then loaded over several
+// ranges, each a cell of A's rows x B's rows of the key.
+enum class MpKeySpoolPhase : uint8_t {
+    None,     // no key spooled
+    StreamB,  // A's rows fit a range: each range holds them all and B's next rows from the sort
+    Grid,     // A's rows pass half a range: ranges over A chunk x B chunk, both spooled
+};
+struct MpKeySpool {
+    MpKeySpoolPhase phase;
+    int64 key[2];                // the key's words, as the sorts hold them
+    Tuplestorestate* rows[2];    // the key's rows of A (and, Grid, of B), in the sort's layout
+    TupleTableSlot* slot[2];
+    uint64 count[2];             // rows spooled
+    uint64 bytes[2];             // ... and what they hold once loaded
+    bool b_started;              // StreamB: a range held B rows of the key
+    uint64 a_read;               // Grid: A rows read in this pass over A (one pass per B chunk)
+    uint64 b_chunk_start, b_chunk_rows;  // Grid: the B chunk of this pass (rows: 0 = not yet cut)
+    uint64 keys_split;           // keys loaded over more than one range, every execution (EXPLAIN)
+};
+
 // A join that spills (join_spill.cpp): each side's rows with their keys appended, in a
 // tuplesort by key; `head` is the side's next row (in `slot`), not yet put in a range.
 struct MpJoinSpill {
@@ -112,6 +134,7 @@ struct MpJoinSpill {
     bool sorting;              // rows go into the sorts
     bool budget_full;          // a range found no room in the shared GPU budget: the rest use the CPU
     bool sorted;               // both inputs read and sorted
+    MpKeySpool spool;
 };
 
 // A join whose outer side streams (join_probe.cpp): a batch of outer rows read at a time,
@@ -280,6 +303,21 @@ void mp_join_spill_finish_read(MpJoinState* st);   // both sorts sorted, their f
 uint64 mp_join_spill_load_range(MpJoinState* st);  // the next key range into the writers; its rows
 bool mp_join_spill_more(const MpJoinState* st);    // rows left for another range
 void mp_join_spill_end(MpJoinState* st);           // the sorts freed (end, rescan)
+// for join_spill_key.cpp: the side's head row into the range (then the next head), a row
+// of the key `key` from `slot` into the range (its bytes), the side's next head
+uint64 mp_join_spill_load_head(MpJoinState* st, int side);
+uint64 mp_join_spill_load_row(MpJoinState* st, int side, TupleTableSlot* slot, const int64* key);
+void mp_join_spill_advance(MpJoinSpill* sp, int side);
+bool mp_join_spill_same_key(const MpJoinSpill* sp, int side, const int64* key);  // the head has `key`
+
+// join_spill_key.cpp
+// Loads the key `key` (both sides' smallest) into the range holding `*bytes` of `target`
+// (a join without a filter): all of it, or its first cell, or none (the range must close
+// first); returns the rows loaded.
+uint64 mp_key_spool_load(MpJoinState* st, const int64* key, uint64 target, uint64* bytes);
+bool mp_key_spool_active(const MpJoinState* st);  // a key spooled has rows for more ranges
+uint64 mp_key_spool_next(MpJoinState* st, uint64 target, uint64* bytes);  // its next range
+void mp_key_spool_end(MpJoinState* st);           // spools freed (end, rescan)
 
 // join_probe.cpp
 void mp_join_probe_start(MpJoinState* st);    // probe.on (planned so, not spilled), batch memory

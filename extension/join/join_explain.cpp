@@ -65,6 +65,8 @@ static void explain_counts(MpJoinState* st, ExplainState* es) {
     if (st->info.spill || st->spill.ranges > 0) {
         ExplainPropertyUInteger("Key Ranges", NULL, st->spill.ranges, es);
         ExplainPropertyUInteger("Spilled", "kB", st->spill.disk_kb, es);
+        if (st->spill.spool.keys_split > 0)
+            ExplainPropertyUInteger("Keys Split Over Ranges", NULL, st->spill.spool.keys_split, es);
     }
     mp_stage_explain_outcome(&st->report, es);
 }

@@ -13,8 +13,9 @@
 // straddle two ranges, so every pair and every unmatched row of a range is found
 // inside it). Rows whose key has a NULL sort last and make the last ranges (kept only
 // for the outer joins, as when reading).
-// One key's rows on both sides are loaded together even past the range's size (a key
-// repeated past the limit on both sides holds them all).
+// A key whose rows pass the range is split over several (join_spill_key.cpp), unless the
+// join has a filter: then one key's rows on both sides are loaded together even past the
+// range's size (a key repeated past the limit on both sides holds them all).
 #include "join.h"
 
 #include "read_child.h"
@@ -130,8 +131,84 @@ void move_held_rows(MpJoinState* st) {
     ExecDropSingleTupleTableSlot(row[1]);
 }
 
-// The side's next row out of its sort, as its head.
-void advance(MpJoinSpill* sp, int side) {
+// The side's head row into this range's writers and arena, as join_input.cpp puts a
+// row it reads; returns the bytes it holds there. `key`: the row's key words as the sort
+// holds them, or NULL (a key with a NULL).
+template <class K>
+uint64 load_row(MpJoinState* st, int side, TupleTableSlot* slot, const int64* key) {
+    MpJoinSpill* sp = &st->spill;
+    const bool stores = st->nstored[side] > 0;
+    MpRowArena* arena = &st->arena[side];
+    slot_getallattrs(slot);
+    uint64 bytes = sizeof(uint64) + (stores ? ((MinimalTupleTableSlot*)slot)->mintuple->t_len : 0);
+    uint64 ref = stores ? mp_arena_put_values(arena, slot->tts_values, slot->tts_isnull) : 0;
+    K k;
+    if (key) {
+        uint64 words[2];
+        for (int w = 0; w < sp->key_words; w++) words[w] = uint64(key[w]) ^ kSignBit;
+        key_of(words, &k);
+        bytes += sizeof(K);
+    }
+    mp_join_put_row(st, side, key ? &k : NULL, ref);
+    return bytes;
+}
+
+// The smallest key among the heads, both keyed.
+int smaller_head(const MpJoinSpill* sp) {
+    for (int w = 0; w < sp->key_words; w++)
+        if (sp->head_key[0][w] != sp->head_key[1][w]) return sp->head_key[0][w] < sp->head_key[1][w] ? 0 : 1;
+    return 0;
+}
+
+// The next range: every row of the smallest keys left on either side, key after key,
+// until `target` bytes are loaded; then rows with a NULL key. Without a join filter a
+// key's rows go through the key spool (join_spill_key.cpp), which splits a key past the
+// range over several; with one, a key's rows on both sides are loaded together even
+// past the range (whether a row matches depends on every row of the other side).
+// Returns the rows loaded.
+uint64 load_range(MpJoinState* st, uint64 target) {
+    MpJoinSpill* sp = &st->spill;
+    uint64 bytes = 0, rows = 0;
+    if (mp_key_spool_active(st)) {
+        rows = mp_key_spool_next(st, target, &bytes);
+        if (mp_key_spool_active(st)) return rows;  // the key goes on in the next range too
+    }
+    while (bytes < target && (sp->head[0] || sp->head[1])) {
+        CHECK_FOR_INTERRUPTS();
+        bool keyed[2] = {sp->head[0] && sp->head_keyed[0], sp->head[1] && sp->head_keyed[1]};
+        if (!keyed[0] && !keyed[1]) {  // only rows with a NULL key are left
+            bytes += mp_join_spill_load_head(st, sp->head[0] ? 0 : 1);
+            rows++;
+            continue;
+        }
+        int first = !keyed[0] ? 1 : !keyed[1] ? 0 : smaller_head(sp);
+        int64 key[2] = {sp->head_key[first][0], sp->key_words > 1 ? sp->head_key[first][1] : 0};
+        if (st->filter == NULL) {
+            rows += mp_key_spool_load(st, key, target, &bytes);
+            if (mp_key_spool_active(st)) break;  // the key goes on in the next ranges
+            continue;
+        }
+        for (int side = 0; side < 2; side++)
+            for (; mp_join_spill_same_key(sp, side, key); rows++) bytes += mp_join_spill_load_head(st, side);
+    }
+    return rows;
+}
+
+}  // namespace
+
+uint64 mp_join_spill_load_row(MpJoinState* st, int side, TupleTableSlot* slot, const int64* key) {
+    return mp_with_key_type(st->info.key_bits / 8,
+                            [&](auto k) { return load_row<decltype(k)>(st, side, slot, key); });
+}
+
+uint64 mp_join_spill_load_head(MpJoinState* st, int side) {
+    MpJoinSpill* sp = &st->spill;
+    uint64 bytes = mp_join_spill_load_row(st, side, sp->slot[side], sp->head_keyed[side] ? sp->head_key[side] : NULL);
+    mp_join_spill_advance(sp, side);
+    return bytes;
+}
+
+void mp_join_spill_advance(MpJoinSpill* sp, int side) {
     TupleTableSlot* slot = sp->slot[side];
     sp->head[side] = tuplesort_gettupleslot(sp->sort[side], true, false, slot, NULL);
     if (!sp->head[side]) return;
@@ -141,63 +218,10 @@ void advance(MpJoinSpill* sp, int side) {
     for (int w = 0; w < sp->key_words; w++) sp->head_key[side][w] = DatumGetInt64(slot->tts_values[first + w]);
 }
 
-bool same_key(const MpJoinSpill* sp, int side, const int64* key) {
+bool mp_join_spill_same_key(const MpJoinSpill* sp, int side, const int64* key) {
     return sp->head[side] && sp->head_keyed[side] && sp->head_key[side][0] == key[0] &&
            (sp->key_words == 1 || sp->head_key[side][1] == key[1]);
 }
-
-// The side whose head has the smaller key (both keyed).
-int smaller_head(const MpJoinSpill* sp) {
-    for (int w = 0; w < sp->key_words; w++)
-        if (sp->head_key[0][w] != sp->head_key[1][w]) return sp->head_key[0][w] < sp->head_key[1][w] ? 0 : 1;
-    return 0;
-}
-
-// The side's head row into this range's writers and arena, as join_input.cpp puts a
-// row it reads; returns the bytes it holds there. Then the next head.
-template <class K>
-uint64 load_head(MpJoinState* st, int side) {
-    MpJoinSpill* sp = &st->spill;
-    TupleTableSlot* slot = sp->slot[side];
-    const bool stores = st->nstored[side] > 0;
-    MpRowArena* arena = &st->arena[side];
-    uint64 bytes = sizeof(uint64) + (stores ? ((MinimalTupleTableSlot*)slot)->mintuple->t_len : 0);
-    uint64 ref = stores ? mp_arena_put_values(arena, slot->tts_values, slot->tts_isnull) : 0;
-    K key;
-    if (sp->head_keyed[side]) {
-        uint64 words[2];
-        for (int w = 0; w < sp->key_words; w++) words[w] = uint64(sp->head_key[side][w]) ^ kSignBit;
-        key_of(words, &key);
-        bytes += sizeof(K);
-    }
-    mp_join_put_row(st, side, sp->head_keyed[side] ? &key : NULL, ref);
-    advance(sp, side);
-    return bytes;
-}
-
-// The next range: every row of the smallest keys left on either side, key after key,
-// until `target` bytes are loaded; then rows with a NULL key. Returns the rows loaded.
-template <class K>
-uint64 load_range(MpJoinState* st, uint64 target) {
-    MpJoinSpill* sp = &st->spill;
-    uint64 bytes = 0, rows = 0;
-    while (bytes < target && (sp->head[0] || sp->head[1])) {
-        CHECK_FOR_INTERRUPTS();
-        bool keyed[2] = {sp->head[0] && sp->head_keyed[0], sp->head[1] && sp->head_keyed[1]};
-        if (!keyed[0] && !keyed[1]) {  // only rows with a NULL key are left
-            bytes += load_head<K>(st, sp->head[0] ? 0 : 1);
-            rows++;
-            continue;
-        }
-        int first = !keyed[0] ? 1 : !keyed[1] ? 0 : smaller_head(sp);
-        int64 key[2] = {sp->head_key[first][0], sp->key_words > 1 ? sp->head_key[first][1] : 0};
-        for (int side = 0; side < 2; side++)
-            for (; same_key(sp, side, key); rows++) bytes += load_head<K>(st, side);
-    }
-    return rows;
-}
-
-}  // namespace
 
 // A third of the limit for each side's sort, a third for the range being combined.
 int mp_join_spill_sort_kb(void) {
@@ -250,7 +274,7 @@ void mp_join_spill_finish_read(MpJoinState* st) {
         TuplesortInstrumentation stats;
         tuplesort_get_stats(sp->sort[side], &stats);
         if (stats.spaceType == SORT_SPACE_TYPE_DISK) sp->disk_kb += uint64(stats.spaceUsed);
-        advance(sp, side);
+        mp_join_spill_advance(sp, side);
     }
     sp->sorted = true;
 }
@@ -258,8 +282,7 @@ void mp_join_spill_finish_read(MpJoinState* st) {
 uint64 mp_join_spill_load_range(MpJoinState* st) {
     MpStopwatch clock;
     uint64 target = Max(mp_memory_limit_bytes() / 3, uint64(1) << 16);
-    uint64 rows =
-        mp_with_key_type(st->info.key_bits / 8, [&](auto k) { return load_range<decltype(k)>(st, target); });
+    uint64 rows = load_range(st, target);
     for (int side = 0; side < 2; side++) {
         mp_writer_flush(&st->writers[int(MpKeyStream::Main)][side]);
         mp_writer_flush(&st->writers[int(MpKeyStream::Nulls)][side]);
@@ -272,10 +295,13 @@ uint64 mp_join_spill_load_range(MpJoinState* st) {
     return rows;
 }
 
-bool mp_join_spill_more(const MpJoinState* st) { return st->spill.head[0] || st->spill.head[1]; }
+bool mp_join_spill_more(const MpJoinState* st) {
+    return st->spill.head[0] || st->spill.head[1] || mp_key_spool_active(st);
+}
 
 void mp_join_spill_end(MpJoinState* st) {
     MpJoinSpill* sp = &st->spill;
+    mp_key_spool_end(st);
     for (int side = 0; side < 2; side++) {
         if (sp->sort[side]) tuplesort_end(sp->sort[side]);
         if (sp->in[side]) ExecDropSingleTupleTableSlot(sp->in[side]);
