@@ -142,6 +142,59 @@ SELECT mp_keys('SELECT ROW(v, 1) FROM odd WHERE typ = ''text'' INTERSECT SELECT 
 RESET client_min_messages;
 SELECT mp_check('SELECT ROW(v)::mp_img_ci_rec FROM odd WHERE typ = ''text'' INTERSECT ALL SELECT ROW(''A'')::mp_img_ci_rec');
 
+-- A composite or array type with a default operator class of its own groups by that
+-- class's equality, not record_eq's or array_eq's: no image (here "=" compares only
+-- the first attribute, or the first element); in a transaction, rolled back.
+BEGIN;
+CREATE TYPE mp_img_own AS (a int, b text);
+CREATE TYPE mp_img_outer AS (p mp_img_own, k int);
+CREATE FUNCTION mp_own_cmp(mp_img_own, mp_img_own) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT btint4cmp($1.a, $2.a)';
+CREATE FUNCTION mp_own_eq(mp_img_own, mp_img_own) RETURNS bool LANGUAGE sql IMMUTABLE AS 'SELECT $1.a = $2.a';
+CREATE FUNCTION mp_own_lt(mp_img_own, mp_img_own) RETURNS bool LANGUAGE sql IMMUTABLE AS 'SELECT $1.a < $2.a';
+CREATE FUNCTION mp_own_hash(mp_img_own) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT hashint4($1.a)';
+CREATE FUNCTION mp_own_hashx(mp_img_own, int8) RETURNS int8 LANGUAGE sql IMMUTABLE AS 'SELECT hashint4extended($1.a, $2)';
+CREATE OPERATOR = (LEFTARG = mp_img_own, RIGHTARG = mp_img_own, FUNCTION = mp_own_eq, HASHES, MERGES);
+CREATE OPERATOR < (LEFTARG = mp_img_own, RIGHTARG = mp_img_own, FUNCTION = mp_own_lt);
+CREATE OPERATOR CLASS mp_own_ops DEFAULT FOR TYPE mp_img_own USING btree AS
+  OPERATOR 1 <, OPERATOR 3 =, FUNCTION 1 mp_own_cmp(mp_img_own, mp_img_own);
+CREATE OPERATOR CLASS mp_own_hops DEFAULT FOR TYPE mp_img_own USING hash AS
+  OPERATOR 1 =, FUNCTION 1 mp_own_hash(mp_img_own), FUNCTION 2 mp_own_hashx(mp_img_own, int8);
+CREATE FUNCTION mp_own_arr_eq(int[], int[]) RETURNS bool LANGUAGE sql IMMUTABLE AS 'SELECT $1[1] IS NOT DISTINCT FROM $2[1]';
+CREATE FUNCTION mp_own_arr_cmp(int[], int[]) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT btint4cmp(coalesce($1[1], 0), coalesce($2[1], 0))';
+CREATE FUNCTION mp_own_arr_hash(int[]) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT hashint4(coalesce($1[1], 0))';
+CREATE FUNCTION mp_own_arr_hashx(int[], int8) RETURNS int8 LANGUAGE sql IMMUTABLE AS 'SELECT hashint4extended(coalesce($1[1], 0), $2)';
+CREATE OPERATOR public.=== (LEFTARG = int[], RIGHTARG = int[], FUNCTION = mp_own_arr_eq, HASHES, MERGES);
+CREATE OPERATOR CLASS mp_own_arr_ops DEFAULT FOR TYPE int[] USING btree AS
+  OPERATOR 3 ===, FUNCTION 1 mp_own_arr_cmp(int[], int[]);
+CREATE OPERATOR CLASS mp_own_arr_hops DEFAULT FOR TYPE int[] USING hash AS
+  OPERATOR 1 ===, FUNCTION 1 mp_own_arr_hash(int[]), FUNCTION 2 mp_own_arr_hashx(int[], int8);
+SELECT mp_keys('SELECT ROW(1, ''x'')::mp_img_own INTERSECT SELECT ROW(1, ''z'')::mp_img_own');
+SELECT mp_keys('SELECT ROW(ROW(1, ''x''), 1)::mp_img_outer INTERSECT SELECT ROW(ROW(1, ''z''), 1)::mp_img_outer');
+SELECT mp_keys('SELECT ARRAY[1, 2] INTERSECT SELECT ARRAY[1, 3]');
+SELECT mp_check('SELECT ROW(g % 3, g::text)::mp_img_own FROM generate_series(1, 9) g INTERSECT ALL SELECT ROW(g % 2, ''z'')::mp_img_own FROM generate_series(1, 5) g');
+SELECT mp_check('SELECT ROW(ROW(g % 3, g::text), 1)::mp_img_outer FROM generate_series(1, 9) g EXCEPT SELECT ROW(ROW(1, ''z''), 1)::mp_img_outer');
+SELECT mp_check('SELECT ARRAY[g % 3, g] FROM generate_series(1, 9) g INTERSECT SELECT ARRAY[g % 2, 0] FROM generate_series(1, 5) g');
+ROLLBACK;
+
+-- A prepared plan over a composite is made again after ALTER TYPE: an attribute added
+-- without an image (jsonb) moves it off image keys, a dropped one is no longer compared.
+CREATE TYPE mp_img_alter AS (a int, b numeric);
+CREATE TABLE alter_l (v mp_img_alter);
+CREATE TABLE alter_r (v mp_img_alter);
+INSERT INTO alter_l VALUES (ROW(1, 1.0)), (ROW(2, 2)), (ROW(3, 3));
+INSERT INTO alter_r VALUES (ROW(1, 1.00)), (ROW(2, 2.5)), (ROW(3, 3));
+PREPARE mp_alter_q AS SELECT v::text FROM (SELECT v FROM alter_l INTERSECT SELECT v FROM alter_r) s ORDER BY 1;
+EXECUTE mp_alter_q;
+ALTER TYPE mp_img_alter ADD ATTRIBUTE j jsonb;
+UPDATE alter_r SET v.j = '{"x": 1}' WHERE (v).a = 3;
+EXECUTE mp_alter_q;
+SELECT mp_keys('SELECT v FROM alter_l INTERSECT SELECT v FROM alter_r');
+ALTER TYPE mp_img_alter DROP ATTRIBUTE j;
+ALTER TYPE mp_img_alter DROP ATTRIBUTE b;
+EXECUTE mp_alter_q;
+SELECT mp_keys('SELECT v FROM alter_l INTERSECT SELECT v FROM alter_r');
+DEALLOCATE mp_alter_q;
+
 -- TOASTed values: compressed inline and stored out of line, 1 MB each.
 CREATE TABLE big_text_l (t text);
 CREATE TABLE big_text_r (t text);

@@ -9,6 +9,7 @@
 
 extern "C" {
 #include "access/htup_details.h"
+#include "catalog/pg_operator_d.h"
 #include "catalog/pg_type_d.h"
 #include "datatype/timestamp.h"
 #include "utils/builtins.h"
@@ -248,8 +249,17 @@ bool rule_of(Oid base, MpImageRule* rule) {
     return true;
 }
 
+// `eqop` is the equality the rule stands for: record_eq's and array_eq's operators for
+// composites and arrays (whose type may have a user's default operator class of its own,
+// which would then group them), a base type's default.
+bool builtin_equality(MpImageRule rule, Oid base, Oid eqop) {
+    if (rule == MpImageRule::Record) return eqop == RECORD_EQ_OP;
+    if (rule == MpImageRule::Array) return eqop == ARRAY_EQ_OP;
+    return eqop == lookup_type_cache(base, TYPECACHE_EQ_OPR)->eq_opr;
+}
+
 // Every attribute of the composite type `base` that is not dropped has an image under
-// its own collation (record_eq compares it by its type's default equality).
+// its own collation and by its type's default equality (as record_eq compares it).
 bool record_has_images(Oid base, char** why_not) {
     TupleDesc desc = lookup_rowtype_tupdesc(base, -1);
     bool ok = true;
@@ -261,6 +271,10 @@ bool record_has_images(Oid base, char** why_not) {
         if (!rule_of(att_base, &rule)) {
             *why_not = psprintf("attribute \"%s\" of type %s has no canonical byte image", NameStr(att->attname),
                                 format_type_be(base));
+            ok = false;
+        } else if (!builtin_equality(rule, att_base, lookup_type_cache(att->atttypid, TYPECACHE_EQ_OPR)->eq_opr)) {
+            *why_not = psprintf("attribute \"%s\" of type %s is compared by an equality of its own",
+                                NameStr(att->attname), format_type_be(base));
             ok = false;
         } else if (OidIsValid(att->attcollation) && !get_collation_isdeterministic(att->attcollation)) {
             *why_not = psprintf("attribute \"%s\" of type %s uses the nondeterministic collation \"%s\"",
@@ -316,7 +330,7 @@ bool mp_image_rule(Oid type, Oid eqop, Oid collation, MpImageRule* rule, char** 
         *why_not = psprintf("type %s has no canonical byte image", format_type_be(type));
         return false;
     }
-    if (lookup_type_cache(base, TYPECACHE_EQ_OPR)->eq_opr != eqop) {
+    if (!builtin_equality(*rule, base, eqop)) {
         *why_not = psprintf("type %s is grouped by an equality other than its default", format_type_be(type));
         return false;
     }
@@ -325,6 +339,16 @@ bool mp_image_rule(Oid type, Oid eqop, Oid collation, MpImageRule* rule, char** 
         return false;
     }
     return *rule != MpImageRule::Record || record_has_images(base, why_not);
+}
+
+void mp_image_plan_depends(PlannerInfo* root, Oid type) {
+    Oid base = getBaseType(type);
+    if (get_typtype(base) != TYPTYPE_COMPOSITE) return;
+    root->glob->relationOids = lappend_oid(root->glob->relationOids, get_typ_typrelid(base));
+    TupleDesc desc = lookup_rowtype_tupdesc(base, -1);
+    for (int i = 0; i < desc->natts; i++)
+        if (!TupleDescAttr(desc, i)->attisdropped) mp_image_plan_depends(root, TupleDescAttr(desc, i)->atttypid);
+    ReleaseTupleDesc(desc);
 }
 
 void mp_images_init(MpImagePlan* plan, int ncols, const Oid* types, const int32* typmods, const Oid* eqops,

@@ -91,6 +91,10 @@ struct MpImagePlan {
 // (with a palloc'd reason) when its equality is not byte equality of a canonical form.
 bool mp_image_rule(Oid type, Oid eqop, Oid collation, MpImageRule* rule, char** why_not);
 
+// Planner: a plan over image keys of a composite column is made again when the type (or
+// a composite inside it) changes (ALTER TYPE: its rule may change, attributes are added).
+void mp_image_plan_depends(PlannerInfo* root, Oid type);
+
 // Executor: the plan for the node's columns (in CurrentMemoryContext); typmods: of the
 // node's output columns (-1 where unknown).
 void mp_images_init(MpImagePlan* plan, int ncols, const Oid* types, const int32* typmods, const Oid* eqops,

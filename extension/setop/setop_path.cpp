@@ -297,6 +297,8 @@ void consider_setop(PlannerInfo* root, RelOptInfo* rel, SetOpPath* sp, Projectio
         elog(DEBUG1, "pg_mergepath: %s not replaced: its keys need hashing and pg_mergepath.hashed_keys is off", op);
         return;
     }
+    if (keys.images)
+        for (int c = 0; c < cols.ncols; c++) mp_image_plan_depends(root, cols.types[c]);
     if (keys.lossless && mp_ranged_keys) narrow_to_statistics(root, left, right, &cols, &keys, op);
     Inputs serial = {left, right, left->rows + right->rows, 0, false};
     double min_rows = min_input_rows(&keys);
