@@ -16,7 +16,7 @@ INSERT INTO js_a SELECT 777, 1, g FROM generate_series(1, 3000) g;
 CREATE TABLE js_b AS SELECT CASE WHEN g % 89 = 0 THEN NULL ELSE (g::int8 * 104729) % 40000 END::int8 AS k,
   (g % 3)::int8 AS k2, g AS pb, repeat('b', g % 40) || g AS t FROM generate_series(1, 150000) g;
 INSERT INTO js_b SELECT 777, 1, g, 'heavy' || g FROM generate_series(1, 50) g;
--- 888: few rows on A, B's past a range; 999: both sides' past half a range
+-- 888: few rows on A, B's past a range; 999: A's past a quarter of a range, B's past half
 INSERT INTO js_a SELECT 888, 2, g FROM generate_series(1, 100) g;
 INSERT INTO js_b SELECT 888, 2, g, repeat('h', 100) || g FROM generate_series(1, 2000) g;
 INSERT INTO js_a SELECT 999, 3, g FROM generate_series(1, 800) g;
@@ -46,7 +46,7 @@ BEGIN
   RETURN format('ranges > 10: %s, spilled: %s, keys split: %s', ranges > 10, kb > 0, split);
 END $$;
 SELECT js_spilled('SELECT a.pa, b.pb FROM js_a a JOIN js_b b ON a.k = b.k');
--- keys split over ranges, with every column stored: 777 and 999 (A's rows past half a
+-- keys split over ranges, with every column stored: 777 and 999 (A's rows past a quarter of a
 -- range: chunks of A x chunks of B), 888 (B's rows stream past A's); a semi join splits
 -- only 777 and 999 (B's first row of a key is enough); none with a join filter (a key's
 -- rows are loaded whole: whether a row matches depends on all of the other side's)

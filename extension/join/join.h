@@ -101,8 +101,8 @@ struct MpJoinShared {
 // ranges, each a cell of A's rows x B's rows of the key.
 enum class MpKeySpoolPhase : uint8_t {
     None,     // no key spooled
-    StreamB,  // A's rows fit a range: each range holds them all and B's next rows from the sort
-    Grid,     // A's rows pass half a range: ranges over A chunk x B chunk, both spooled
+    StreamB,  // A's rows fit a quarter of a range: each range holds them all and B's next rows
+    Grid,     // A's rows pass it: ranges over A chunk x B chunk, both spooled
 };
 struct MpKeySpool {
     MpKeySpoolPhase phase;
@@ -111,7 +111,7 @@ struct MpKeySpool {
     TupleTableSlot* slot[2];
     uint64 count[2];             // rows spooled
     uint64 bytes[2];             // ... and what they hold once loaded
-    bool b_started;              // StreamB: a range held B rows of the key
+    uint64 key_ranges;           // ranges that held rows of the key so far
     uint64 a_read;               // Grid: A rows read in this pass over A (one pass per B chunk)
     uint64 b_chunk_start, b_chunk_rows;  // Grid: the B chunk of this pass (rows: 0 = not yet cut)
     uint64 keys_split;           // keys loaded over more than one range, every execution (EXPLAIN)
@@ -309,6 +309,7 @@ uint64 mp_join_spill_load_head(MpJoinState* st, int side);
 uint64 mp_join_spill_load_row(MpJoinState* st, int side, TupleTableSlot* slot, const int64* key);
 void mp_join_spill_advance(MpJoinSpill* sp, int side);
 bool mp_join_spill_same_key(const MpJoinSpill* sp, int side, const int64* key);  // the head has `key`
+uint64 mp_join_spill_range_bytes(void);  // what a range loads (a third of the limit, 64 kB at least)
 
 // join_spill_key.cpp
 // Loads the key `key` (both sides' smallest) into the range holding `*bytes` of `target`

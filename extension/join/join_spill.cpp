@@ -223,7 +223,8 @@ bool mp_join_spill_same_key(const MpJoinSpill* sp, int side, const int64* key) {
            (sp->key_words == 1 || sp->head_key[side][1] == key[1]);
 }
 
-// A third of the limit for each side's sort, a third for the range being combined.
+// A third of the limit for each side's sort, a third for the range being combined (up to
+// half of it with a key's rows, and the key spools besides: join_spill_key.cpp).
 int mp_join_spill_sort_kb(void) {
     return int(Max(uint64(64), Min(mp_memory_limit_bytes() / 3 / 1024, uint64(MAX_KILOBYTES))));
 }
@@ -281,7 +282,7 @@ void mp_join_spill_finish_read(MpJoinState* st) {
 
 uint64 mp_join_spill_load_range(MpJoinState* st) {
     MpStopwatch clock;
-    uint64 target = Max(mp_memory_limit_bytes() / 3, uint64(1) << 16);
+    uint64 target = mp_join_spill_range_bytes();
     uint64 rows = load_range(st, target);
     for (int side = 0; side < 2; side++) {
         mp_writer_flush(&st->writers[int(MpKeyStream::Main)][side]);
@@ -294,6 +295,8 @@ uint64 mp_join_spill_load_range(MpJoinState* st) {
     if (mp_join_timing_on(st)) st->read_ms += clock.lap_ms();
     return rows;
 }
+
+uint64 mp_join_spill_range_bytes(void) { return Max(mp_memory_limit_bytes() / 3, uint64(1) << 16); }
 
 bool mp_join_spill_more(const MpJoinState* st) {
     return st->spill.head[0] || st->spill.head[1] || mp_key_spool_active(st);

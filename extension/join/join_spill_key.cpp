@@ -3,13 +3,17 @@
 // so a key's pairs can be cut into cells, A chunk x B chunk, each loaded, combined and
 // emitted as a range of its own, and memory stays bounded by the range whatever the key's
 // repetition.
-//   - A's rows of the key are spooled first (a tuplestore, spilling past a twelfth of the
-//     limit). When they fit half a range (StreamB), each range holds all of them and B's
-//     next rows of the key straight from B's sort, up to the range's size: cells A x B
-//     chunk j.
-//   - When they do not (Grid), B's rows of the key are spooled too, and the cells run
-//     B chunk by B chunk, each with a pass over A's chunks (a second read pointer marks
-//     where the B chunk starts).
+//   - A's rows of the key are spooled first (a tuplestore holding half a range in memory,
+//     as it counts: about twice the bytes the rows hold once loaded). When they fit a
+//     quarter of a range (StreamB: their spool stays in memory), each range holds all of
+//     them and B's next rows of the key straight from B's sort, up to the range's size:
+//     cells A x B chunk j.
+//   - When they do not (Grid), B's rows of the key are spooled too (a quarter of a range
+//     in memory, the rest in a temporary file, as A's), and the cells run B chunk by B
+//     chunk (half a range each), each with a pass over A's chunks (half a range each; a
+//     second read pointer marks where the B chunk starts).
+// Memory: the sorts a third of the limit each, a range up to half of it, the spools a
+// sixth and a twelfth.
 // Every pair comes out of exactly one cell, and no row of the key is unmatched unless the
 // other side has none (then a side's rows are loaded once, alone). Semi and anti joins
 // emit A's rows once: their cells use only B's first row of the key (a semi join emits
@@ -27,6 +31,13 @@ bool emits_a_once(const MpJoinState* st) {
 }
 
 uint64 chunk_budget(uint64 target) { return Max(target / 2, uint64(1)); }
+uint64 a_fits_budget(uint64 target) { return target / 4; }  // A's rows stream with B's
+
+// A side's spool memory (kB): half a range for A's, a quarter for B's.
+int spool_kb(int side) {
+    uint64 target = mp_join_spill_range_bytes();
+    return int(Max(uint64(64), Min((side == 0 ? target / 2 : target / 4) / 1024, uint64(MAX_KILOBYTES))));
+}
 
 // The bytes a row of the side's sort holds once loaded (as load_row counts them).
 uint64 loaded_bytes(const MpJoinState* st, int side, TupleTableSlot* slot) {
@@ -38,9 +49,8 @@ uint64 loaded_bytes(const MpJoinState* st, int side, TupleTableSlot* slot) {
 // pointer: its chunk's start).
 void make_spool(MpJoinState* st, int side) {
     MpKeySpool* ks = &st->spill.spool;
-    int kb = int(Max(uint64(64), Min(mp_memory_limit_bytes() / 12 / 1024, uint64(MAX_KILOBYTES))));
     MemoryContext old = MemoryContextSwitchTo(st->css.ss.ps.state->es_query_cxt);
-    ks->rows[side] = tuplestore_begin_heap(false, false, kb);
+    ks->rows[side] = tuplestore_begin_heap(false, false, spool_kb(side));
     if (side == 1) tuplestore_alloc_read_pointer(ks->rows[1], 0);
     if (!ks->slot[side]) ks->slot[side] = MakeSingleTupleTableSlot(st->spill.desc[side], &TTSOpsMinimalTuple);
     MemoryContextSwitchTo(old);
@@ -82,8 +92,11 @@ uint64 load_spooled(MpJoinState* st, int side) {
 }
 
 void finish_key(MpJoinState* st) {
+    MpKeySpool* ks = &st->spill.spool;
     for (int side = 0; side < 2; side++) empty_spool(st, side);
-    st->spill.spool.phase = MpKeySpoolPhase::None;
+    if (ks->key_ranges > 1) ks->keys_split++;
+    ks->key_ranges = 0;
+    ks->phase = MpKeySpoolPhase::None;
 }
 
 // StreamB: all of A's rows of the key, then B's next ones from its sort up to the range's
@@ -94,6 +107,7 @@ uint64 stream_b(MpJoinState* st, uint64 target, uint64* bytes) {
     MpJoinSpill* sp = &st->spill;
     MpKeySpool* ks = &sp->spool;
     uint64 rows = 0, b_bytes = 0;
+    ks->key_ranges++;
     tuplestore_rescan(ks->rows[0]);
     for (uint64 i = 0; i < ks->count[0]; i++, rows++) *bytes += load_spooled(st, 0);
     while (mp_join_spill_same_key(sp, 1, ks->key) && (*bytes < target || b_bytes < chunk_budget(target))) {
@@ -104,11 +118,7 @@ uint64 stream_b(MpJoinState* st, uint64 target, uint64* bytes) {
         rows++;
     }
     const bool more_b = mp_join_spill_same_key(sp, 1, ks->key);
-    if (more_b && !emits_a_once(st)) {
-        if (!ks->b_started) ks->keys_split++;
-        ks->b_started = true;
-        return rows;
-    }
+    if (more_b && !emits_a_once(st)) return rows;
     if (more_b) spool_side(st, 1, 0);  // a semi or anti join has its answer for the key: skip B's rest
     finish_key(st);
     return rows;
@@ -120,6 +130,7 @@ uint64 grid_cell(MpJoinState* st, uint64 target, uint64* bytes) {
     MpKeySpool* ks = &st->spill.spool;
     const uint64 budget = chunk_budget(target);
     uint64 rows = 0;
+    ks->key_ranges++;
     Tuplestorestate* b = ks->rows[1];
     tuplestore_copy_read_pointer(b, 1, 0);  // the chunk's start
     const bool cut = ks->b_chunk_rows == 0;
@@ -159,11 +170,10 @@ uint64 mp_key_spool_load(MpJoinState* st, const int64* key, uint64 target, uint6
     ks->key[0] = key[0];
     ks->key[1] = key[1];
     spool_side(st, 0, UINT64_MAX);
-    if (ks->bytes[0] > chunk_budget(target)) {  // A's rows alone pass half a range
+    if (ks->bytes[0] > a_fits_budget(target)) {  // A's rows alone pass a quarter of a range
         spool_side(st, 1, emits_a_once(st) ? 1 : UINT64_MAX);
         ks->phase = MpKeySpoolPhase::Grid;
         ks->a_read = ks->b_chunk_start = ks->b_chunk_rows = 0;
-        ks->keys_split++;
         tuplestore_rescan(ks->rows[0]);
         tuplestore_select_read_pointer(ks->rows[1], 0);
         tuplestore_rescan(ks->rows[1]);
@@ -171,7 +181,6 @@ uint64 mp_key_spool_load(MpJoinState* st, const int64* key, uint64 target, uint6
         return *bytes > 0 ? 0 : grid_cell(st, target, bytes);  // the range so far closes first
     }
     ks->phase = MpKeySpoolPhase::StreamB;
-    ks->b_started = false;
     if (*bytes > 0 && *bytes + ks->bytes[0] > target) return 0;  // the next range starts with the key
     return stream_b(st, target, bytes);
 }
@@ -192,5 +201,6 @@ void mp_key_spool_end(MpJoinState* st) {
         ks->slot[side] = NULL;
         ks->count[side] = ks->bytes[side] = 0;
     }
+    ks->key_ranges = 0;
     ks->phase = MpKeySpoolPhase::None;
 }
