@@ -48,11 +48,13 @@ END $$;
 SELECT js_spilled('SELECT a.pa, b.pb FROM js_a a JOIN js_b b ON a.k = b.k');
 -- keys split over ranges, with every column stored: 777 and 999 (A's rows past a quarter of a
 -- range: chunks of A x chunks of B), 888 (B's rows stream past A's); a semi join splits
--- only 777 and 999 (B's first row of a key is enough); none with a join filter (a key's
--- rows are loaded whole: whether a row matches depends on all of the other side's)
+-- only 777 and 999 (B's first row of a key is enough); an inner join with a filter all
+-- three (the filter judges each pair alone); an outer join with one none (a key's rows
+-- are loaded whole: whether a row is emitted depends on all of the other side's)
 SELECT js_spilled('SELECT a.*, b.* FROM js_a a JOIN js_b b ON a.k = b.k');
 SELECT js_spilled('SELECT a.* FROM js_a a WHERE EXISTS (SELECT 1 FROM js_b b WHERE a.k = b.k)');
 SELECT js_spilled('SELECT a.*, b.* FROM js_a a JOIN js_b b ON a.k = b.k AND a.pa <> b.pb');
+SELECT js_spilled('SELECT a.*, b.* FROM js_a a LEFT JOIN js_b b ON a.k = b.k AND a.pa <> b.pb');
 RESET enable_hashjoin;
 RESET enable_mergejoin;
 RESET enable_nestloop;

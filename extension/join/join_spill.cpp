@@ -13,9 +13,10 @@
 // straddle two ranges, so every pair and every unmatched row of a range is found
 // inside it). Rows whose key has a NULL sort last and make the last ranges (kept only
 // for the outer joins, as when reading).
-// A key whose rows pass the range is split over several (join_spill_key.cpp), unless the
-// join has a filter: then one key's rows on both sides are loaded together even past the
-// range's size (a key repeated past the limit on both sides holds them all).
+// A key whose rows pass the range is split over several (join_spill_key.cpp), unless an
+// outer, semi or anti join has a filter: then one key's rows on both sides are loaded
+// together even past the range's size (a key repeated past the limit on both sides
+// holds them all).
 #include "join.h"
 
 #include "read_child.h"
@@ -160,12 +161,15 @@ int smaller_head(const MpJoinSpill* sp) {
     return 0;
 }
 
+// A key's rows may be split over ranges (join_spill_key.cpp) when every pair of them can
+// be judged alone: a join without a filter (all pairs match), or an inner join (its
+// filter judges each pair; no row is emitted for being unmatched). An outer, semi or
+// anti join with a filter loads a key's rows on both sides together, even past the
+// range: whether a row is emitted depends on every row of the other side.
+bool splits_keys(const MpJoinState* st) { return st->filter == NULL || st->info.jointype == JOIN_INNER; }
+
 // The next range: every row of the smallest keys left on either side, key after key,
-// until `target` bytes are loaded; then rows with a NULL key. Without a join filter a
-// key's rows go through the key spool (join_spill_key.cpp), which splits a key past the
-// range over several; with one, a key's rows on both sides are loaded together even
-// past the range (whether a row matches depends on every row of the other side).
-// Returns the rows loaded.
+// until `target` bytes are loaded; then rows with a NULL key. Returns the rows loaded.
 uint64 load_range(MpJoinState* st, uint64 target) {
     MpJoinSpill* sp = &st->spill;
     uint64 bytes = 0, rows = 0;
@@ -183,7 +187,7 @@ uint64 load_range(MpJoinState* st, uint64 target) {
         }
         int first = !keyed[0] ? 1 : !keyed[1] ? 0 : smaller_head(sp);
         int64 key[2] = {sp->head_key[first][0], sp->key_words > 1 ? sp->head_key[first][1] : 0};
-        if (st->filter == NULL) {
+        if (splits_keys(st)) {
             rows += mp_key_spool_load(st, key, target, &bytes);
             if (mp_key_spool_active(st)) break;  // the key goes on in the next ranges
             continue;

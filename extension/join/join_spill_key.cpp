@@ -1,8 +1,8 @@
 // join_spill_key.cpp — one key of a spilled join (join_spill.cpp) whose rows may not fit
-// one range: a join without a filter pairs every A row of a key with every B row of it,
-// so a key's pairs can be cut into cells, A chunk x B chunk, each loaded, combined and
-// emitted as a range of its own, and memory stays bounded by the range whatever the key's
-// repetition.
+// one range: a join without a filter pairs every A row of a key with every B row of it
+// (an inner join with one judges each pair alone), so a key's pairs can be cut into
+// cells, A chunk x B chunk, each loaded, combined and emitted as a range of its own, and
+// memory stays bounded by the range whatever the key's repetition.
 //   - A's rows of the key are spooled first (a tuplestore holding half a range in memory,
 //     as it counts: about twice the bytes the rows hold once loaded). When they fit a
 //     quarter of a range (StreamB: their spool stays in memory), each range holds all of
@@ -26,6 +26,7 @@ extern "C" {
 
 namespace {
 
+// (a semi or anti join here has no filter: join_spill.cpp's splits_keys)
 bool emits_a_once(const MpJoinState* st) {
     return st->info.jointype == JOIN_SEMI || st->info.jointype == JOIN_ANTI;
 }
