@@ -17,6 +17,7 @@ extern "C" {
 #include "utils/float.h"
 #include "lib/stringinfo.h"
 #include "mb/pg_wchar.h"
+#include "storage/lmgr.h"
 #include "utils/array.h"
 #include "utils/lsyscache.h"
 #include "utils/numeric.h"
@@ -297,8 +298,11 @@ void init_array_column(MpImageColumn* col, Oid base) {
 void init_column(MpImageColumn* col, Oid type, int32 typmod);
 
 // A Record column: its row type (copied: it outlives the type cache's reference) and
-// a column for each attribute not dropped.
+// a column for each attribute not dropped. The type's relation is locked first, until
+// the transaction ends, so that ALTER TYPE cannot change it under a running query: the
+// leader and every worker image the rows by the same attributes.
 void init_record_column(MpImageColumn* col, Oid base) {
+    LockRelationOid(get_typ_typrelid(base), AccessShareLock);
     col->rowdesc = lookup_rowtype_tupdesc_copy(base, -1);
     col->atts = (MpImageColumn*)palloc0(sizeof(MpImageColumn) * Max(1, col->rowdesc->natts));
     col->att_index = (int*)palloc(sizeof(int) * Max(1, col->rowdesc->natts));
