@@ -133,6 +133,42 @@ FROM (SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r) s;
 RESET pg_mergepath.enabled;
 DEALLOCATE sp_q;
 RESET plan_cache_mode;
+-- planned in memory (statistics faked to 1000 rows a side), the input passes the limit
+-- while it is read: every participant switches to spilling (what it pushes next goes to
+-- runs of its own), the combiner writes out what was pushed to shared memory before,
+-- and all claim key ranges (setop_parallel.cpp); without workers, without the leader,
+-- rescanned; an error and a cancel leave no file
+SET pg_mergepath.memory_limit = 0;
+CREATE TABLE sw_l AS SELECT * FROM sp_l;
+CREATE TABLE sw_r AS SELECT * FROM sp_r;
+ANALYZE sw_l, sw_r;
+UPDATE pg_class SET reltuples = 1000 WHERE relname IN ('sw_l', 'sw_r');
+SELECT line FROM mp_explain('SELECT k FROM sw_l INTERSECT ALL SELECT k FROM sw_r',
+                            'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF') line
+WHERE line ~ 'Parallel:|Memory Limit';
+SELECT sp_spill('SELECT k FROM sw_l INTERSECT ALL SELECT k FROM sw_r');
+SELECT sp_check('SELECT k FROM sw_l INTERSECT ALL SELECT k FROM sw_r');
+SELECT sp_check('SELECT k FROM sw_l EXCEPT ALL SELECT k FROM sw_r');
+SELECT sp_check('SELECT k FROM sw_r EXCEPT SELECT k FROM sw_l');
+SELECT sp_check('SELECT k, m FROM sw_l INTERSECT SELECT k, m FROM sw_r');
+SET max_parallel_workers = 0;
+SELECT sp_check('SELECT k FROM sw_l EXCEPT ALL SELECT k FROM sw_r');
+RESET max_parallel_workers;
+SET parallel_leader_participation = off;
+SELECT sp_check('SELECT k FROM sw_l INTERSECT ALL SELECT k FROM sw_r');
+RESET parallel_leader_participation;
+SELECT mp_rescans_twice('SELECT k FROM sw_l INTERSECT ALL SELECT k FROM sw_r');
+SELECT count(*) FROM (SELECT k / (k - 5000) FROM sw_l INTERSECT ALL SELECT k FROM sw_r) s;
+SELECT sp_tmp_entries() AS entries_after_error;
+SET statement_timeout = '60ms';
+SELECT count(*) FROM (SELECT k FROM sw_l INTERSECT ALL SELECT k FROM sw_r) s;
+RESET statement_timeout;
+SELECT sp_tmp_entries() AS entries_after_cancel;
+-- within the limit it stays in memory
+SET pg_mergepath.memory_limit = '1GB';
+SELECT sp_spill('SELECT k FROM sw_l INTERSECT ALL SELECT k FROM sw_r');
+SET pg_mergepath.memory_limit = 0;
+DROP TABLE sw_l, sw_r;
 -- no limit: the parallel node that shares its chunks, image keys too
 SET pg_mergepath.memory_limit = -1;
 SELECT line FROM mp_explain('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r', 'COSTS OFF') line

@@ -99,6 +99,9 @@ struct MpSetOpState {
     MpKeyPlan keys;
     MpSharedStage* shared;  // parallel: the state all participants share (DSM)
     MpSharedSpill* shared_spill;  // ... and, a parallel node that spills, their file set
+    MpSharedSpill* switch_spill;  // a parallel node planned in memory (lossless keys, a limit
+                                  // set): the file set it spills to if its input passes the
+                                  // limit at run time; shared_spill too once it switched
 
     // this execution (a rescan resets run_cxt)
     MemoryContext run_cxt;
@@ -106,6 +109,7 @@ struct MpSetOpState {
     MpChunkSpace space;           // where key chunks and shared results live
     MpChunkQueue local_queue;     // a serial node's full chunks
     MpChunkQueue* queue;          // local_queue, or the shared one
+    MpChunkSpace own_space;       // a participant that switched to spilling: its chunks since
     MpChunkWriter writers[2][2];  // [MpKeyStream][side]
     MpRowStore store[2];          // hashed keys: the input rows
     MpImagePlan images;           // image keys: how rows become records
@@ -200,6 +204,14 @@ MpSpillReport mp_ranges_report(const MpSetOpState* st);
 void mp_ranges_export(MpSetOpState* st);  // a parallel participant: its runs into the file set
 void mp_ranges_plan_shared(MpSetOpState* st);  // the combiner: every participant's runs, ranges planned
 void mp_ranges_join_shared(MpSetOpState* st);  // the others: the combiner's plan; then all claim ranges
+// A parallel node planned in memory whose input passes the limit while it reads
+// (setop_parallel.cpp): whether the participants switched to spilling; a participant
+// switching (its writers then fill chunks of its own memory); the combiner writing out
+// the chunks every participant pushed into shared memory before (their runs exported).
+bool mp_spill_switched(const MpSetOpState* st);
+void mp_switch_to_spilling(MpSetOpState* st);
+void mp_ranges_spill_shared_chunks(MpSetOpState* st);
+void mp_writers_to_own_memory(MpSetOpState* st);  // setop_combine.cpp
 
 // image_ranges.cpp: a parallel node over image keys whose estimated input exceeds this
 // is planned to partition (info.spill) even below pg_mergepath.memory_limit, and then

@@ -21,6 +21,18 @@ static void init_writers(MpSetOpState* st) {
                            with_refs && stream == int(MpKeyStream::Main));
 }
 
+void mp_writers_to_own_memory(MpSetOpState* st) {
+    for (int stream = 0; stream < 2; stream++)  // the chunks being filled join the shared queue
+        for (int side = 0; side < 2; side++) mp_writer_flush(&st->writers[stream][side]);
+    st->own_space = {NULL, st->run_cxt, NULL};
+    mp_queue_init(&st->local_queue);
+    st->queue = &st->local_queue;
+    for (int stream = 0; stream < 2; stream++)
+        for (int side = 0; side < 2; side++)
+            mp_writer_init(&st->writers[stream][side], &st->own_space, st->queue, NULL, stream, side,
+                           int(mp_stream_key_bytes(st, stream)), false);
+}
+
 void mp_start_run(MpSetOpState* st) {
     if (!st->run_cxt)
         st->run_cxt = AllocSetContextCreate(st->css.ss.ps.state->es_query_cxt, "pg_mergepath SetOp",

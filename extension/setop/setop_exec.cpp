@@ -168,6 +168,7 @@ static TupleTableSlot* mp_exec(CustomScanState* node) {
 // Frees this execution's C++ objects, chunks and stored rows (the reset callback runs).
 static void mp_reset_run(MpSetOpState* st) {
     mp_ranges_close(st);
+    if (st->switch_spill) st->shared_spill = NULL;  // the next execution starts in memory again
     if (st->space.segments) mp_segments_detach_all(st->space.segments);
     st->space.segments = NULL;
     if (st->run_cxt) MemoryContextReset(st->run_cxt);

@@ -18,10 +18,26 @@ Size mp_setop_estimate_dsm(CustomScanState*, ParallelContext*) {
     return MAXALIGN(sizeof(MpSharedStage)) + MAXALIGN(sizeof(MpSharedSpill));
 }
 
+// A node planned in memory may switch to spilling at run time when it has lossless keys
+// (image keys over 256 MB are planned partitioned; their records stay in memory below),
+// a limit is set, and a participant number is left for the shared chunks' runs.
+static bool switchable(const MpSetOpState* st, const ParallelContext* pcxt) {
+    return !st->info.spill && st->keys.lossless && mp_memory_limit_bytes() > 0 && pcxt->seg &&
+           pcxt->nworkers + 1 < kMpSharedChunksSlot;
+}
+
 void mp_setop_initialize_dsm(CustomScanState* node, ParallelContext* pcxt, void* coordinate) {
     MpSetOpState* st = (MpSetOpState*)node;
     st->shared = (MpSharedStage*)coordinate;
     mp_shared_init(st->shared);
+    MpSharedSpill* spill = spill_after(st->shared);
+    spill->switchable = false;
+    if (switchable(st, pcxt)) {
+        mp_shared_spill_init(spill, pcxt->seg, pcxt->nworkers);
+        spill->switchable = true;
+        st->switch_spill = spill;
+        return;
+    }
     if (!st->info.spill) return;
     if (!pcxt->seg) {  // no DSM segment (none left): no workers either; the leader spills alone
         st->shared = NULL;
@@ -37,7 +53,8 @@ void mp_setop_initialize_dsm(CustomScanState* node, ParallelContext* pcxt, void*
 // The spill's report too: the shared memory is gone by the time EXPLAIN prints.
 static void harvest_counts(MpSetOpState* st) {
     mp_shared_harvest(st->shared, &st->counts, &st->report);
-    if (st->shared_spill) mp_spill_report_add(&st->spilled, &st->shared_spill->report);
+    MpSharedSpill* spill = st->switch_spill ? st->switch_spill : st->shared_spill;
+    if (spill) mp_spill_report_add(&st->spilled, &spill->report);
 }
 
 // A rescan of the Gather above: every worker of the last execution has exited.
@@ -47,15 +64,21 @@ void mp_setop_reinitialize_dsm(CustomScanState* node, ParallelContext*, void*) {
     MpChunkSpace space = {node->ss.ps.state->es_query_dsa, NULL, NULL};
     harvest_counts(st);
     mp_shared_reset(st->shared, &space);
-    if (st->shared_spill) mp_shared_spill_reset(st->shared_spill);
+    MpSharedSpill* spill = st->switch_spill ? st->switch_spill : st->shared_spill;
+    if (spill) {
+        memset(&spill->report, 0, sizeof(spill->report));  // harvested
+        mp_shared_spill_reset(spill);
+    }
 }
 
 void mp_setop_initialize_worker(CustomScanState* node, shm_toc*, void* coordinate) {
     MpSetOpState* st = (MpSetOpState*)node;
     st->shared = (MpSharedStage*)coordinate;
-    if (!st->info.spill) return;
-    st->shared_spill = spill_after(st->shared);
-    mp_shared_spill_attach(st->shared_spill);
+    MpSharedSpill* spill = spill_after(st->shared);
+    if (!st->info.spill && !spill->switchable) return;
+    mp_shared_spill_attach(spill);
+    if (spill->switchable) st->switch_spill = spill;
+    else st->shared_spill = spill;
 }
 
 // Workers add what they emitted; the leader (which shuts down after every worker sent
@@ -69,7 +92,10 @@ void mp_setop_shutdown(CustomScanState* node) {
     st->counts.rows_emitted = 0;
 }
 
-static void adopt_while_waiting(void* arg) { mp_adopt_pending((MpSetOpState*)arg); }
+static void adopt_while_waiting(void* arg) {
+    MpSetOpState* st = (MpSetOpState*)arg;
+    if (!mp_spill_switched(st)) mp_adopt_pending(st);  // switched: the chunks go to files instead
+}
 
 // The combining participant: every chunk into the stage, results into shared memory.
 static void combine_for_all(MpSetOpState* st) {
@@ -123,15 +149,33 @@ static void spill_compute(MpSetOpState* st) {
     mp_ranges_join_shared(st);
 }
 
+// A node planned in memory whose participants switched to spilling while reading (the
+// chunks they pushed passed a third of the limit): the combiner writes out what is in
+// shared memory as runs of its own, imports those and every participant's exported runs,
+// plans the key ranges and publishes; the others take the plan; all claim ranges.
+static void switched_combine(MpSetOpState* st) {
+    mp_switch_to_spilling(st);
+    mp_segments_attach_all(st->space.segments);
+    mp_ranges_spill_shared_chunks(st);
+    mp_ranges_plan_shared(st);
+    mp_shared_publish(st->shared);
+}
+
 void mp_parallel_compute(MpSetOpState* st) {
-    if (st->shared_spill) return spill_compute(st);
+    if (st->shared_spill && !st->switch_spill) return spill_compute(st);
     MpSharedStage* s = st->shared;
     bool combines = false;
     if (mp_shared_attach(s)) {
         read_share(st);
+        if (st->shared_spill) mp_ranges_export(st);  // it switched while reading
         combines = mp_shared_done_reading(s, adopt_while_waiting, st);
     }
+    if (combines && mp_spill_switched(st)) return switched_combine(st);  // reading is over: final
     if (combines) combine_for_all(st);
     else mp_shared_wait_results(s);
+    if (!combines && mp_spill_switched(st)) {
+        mp_switch_to_spilling(st);
+        return mp_ranges_join_shared(st);
+    }
     mp_take_shared_results(st);
 }

@@ -99,7 +99,30 @@ static void spill_queued(MpSetOpState* st) {
     mp_queue_init(st->queue);
 }
 
+bool mp_spill_switched(const MpSetOpState* st) {
+    return st->switch_spill && pg_atomic_read_u32(&st->switch_spill->switched) != 0;
+}
+
+void mp_switch_to_spilling(MpSetOpState* st) {
+    if (st->shared_spill) return;
+    st->shared_spill = st->switch_spill;
+    mp_writers_to_own_memory(st);
+}
+
+// A parallel node planned in memory: once the chunks every participant pushed hold a
+// third of the limit, every participant switches to spilling (at its next chunk, or
+// after reading); what is in shared memory by then stays there for the combiner.
+static void switch_when_due(MpSetOpState* st) {
+    MpSharedSpill* sw = st->switch_spill;
+    if (!pg_atomic_read_u32(&sw->switched)) {
+        if (st->shared->queue.bytes < sw->limit_bytes / 3) return;
+        pg_atomic_write_u32(&sw->switched, 1);
+    }
+    mp_switch_to_spilling(st);
+}
+
 void mp_after_chunk_pushed(MpSetOpState* st) {
+    if (st->switch_spill && !st->shared_spill) switch_when_due(st);
     if (!spill_due(st)) {
         if (!st->ranges && !st->shared_spill) mp_adopt_pending(st);
         return;
@@ -355,6 +378,16 @@ static void start_claims(MpSetOpState* st) {
     mp_ranges_set_results(st, 0, NULL);
 }
 
+void mp_ranges_spill_shared_chunks(MpSetOpState* st) {
+    MpSharedSpill* shared = st->shared_spill;
+    MpSpill spill;
+    mp_spill_init(&spill, st->run_cxt, st->keys.key_bits / 8, limit_bytes(st), limit_bytes(st) / 12,
+                  &shared->fileset, kMpSharedChunksSlot, 1);
+    mp_spill_chunks(&spill, st->shared->queue.all, &st->space);
+    mp_spill_export(&spill);
+    pg_atomic_fetch_or_u64(&shared->exported, uint64(1) << kMpSharedChunksSlot);
+}
+
 void mp_ranges_plan_shared(MpSetOpState* st) {
     MpSharedSpill* shared = st->shared_spill;
     if (!st->ranges) start_spilling(st);
@@ -383,7 +416,8 @@ void mp_ranges_join_shared(MpSetOpState* st) {
 }
 
 MpSpillReport mp_ranges_report(const MpSetOpState* st) {
-    if (st->info.spill && st->shared) return st->spilled;  // the combiner's, wherever it ran (harvested)
+    if (st->shared && (st->info.spill || st->switch_spill))  // the combiner's, wherever it ran (harvested)
+        return st->spilled;
     MpSpillReport total = st->spilled;
     if (st->ranges) mp_spill_report_add(&total, &st->ranges->spill.report);
     mp_image_ranges_report(st, &total);

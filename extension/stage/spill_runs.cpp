@@ -135,8 +135,9 @@ void write_run(MpSpill* spill, int stream, int side, char* keys, uint64 n) {
     spill->report.bytes += bytes;
 }
 
-// The chunks of one (stream, side) copied into one array (each freed once copied), sorted, written.
-void spill_one(MpSpill* spill, int stream, int side, MpChunk** chunks, int count) {
+// The chunks of one (stream, side) copied into one array (each freed once copied, unless
+// they are shared), sorted, written.
+void spill_one(MpSpill* spill, int stream, int side, MpChunk** chunks, int count, bool shared) {
     const uint32 size = spill->key_size[stream];
     uint64 n = 0;
     for (int i = 0; i < count; i++)
@@ -151,7 +152,7 @@ void spill_one(MpSpill* spill, int stream, int side, MpChunk** chunks, int count
         if (!c || int(c->stream) != stream || int(c->side) != side) continue;
         memcpy(keys + at * size, mp_chunk_keys(c), c->count * size);
         at += c->count;
-        pfree(c);
+        if (!shared) pfree(c);
         chunks[i] = NULL;
     }
     mp_with_key_type(size, [&](auto k) { sort_keys_on_cpu((decltype(k)*)keys, n, spill->sort_threads); });
@@ -180,17 +181,18 @@ void mp_spill_init(MpSpill* spill, MemoryContext cxt, int main_key_size, uint64 
     spill->sort_threads = Max(1, mp_cpu_thread_count() / Max(sharing, 1));
 }
 
-void mp_spill_chunks(MpSpill* spill, MpChunkRef all) {
+void mp_spill_chunks(MpSpill* spill, MpChunkRef all, const MpChunkSpace* shared) {
+    auto at = [&](MpChunkRef ref) { return shared ? mp_chunk_at(shared, ref) : (MpChunk*)(uintptr_t)ref; };
     int count = 0;
-    for (MpChunkRef ref = all; ref != kNoChunk; ref = ((MpChunk*)(uintptr_t)ref)->next_all) count++;
+    for (MpChunkRef ref = all; ref != kNoChunk; ref = at(ref)->next_all) count++;
     MpChunk** chunks = (MpChunk**)palloc(sizeof(MpChunk*) * Max(count, 1));
     count = 0;
-    for (MpChunkRef ref = all; ref != kNoChunk; ref = ((MpChunk*)(uintptr_t)ref)->next_all) {
-        MpChunk* c = (MpChunk*)(uintptr_t)ref;
+    for (MpChunkRef ref = all; ref != kNoChunk; ref = at(ref)->next_all) {
+        MpChunk* c = at(ref);
         chunks[count++] = c->stream < kRowBlockStream ? c : NULL;
     }
     for (int stream = 0; stream < 2; stream++)
-        for (int side = 0; side < 2; side++) spill_one(spill, stream, side, chunks, count);
+        for (int side = 0; side < 2; side++) spill_one(spill, stream, side, chunks, count, shared != NULL);
     pfree(chunks);
 }
 

@@ -85,9 +85,10 @@ struct MpSpill {
 // the processes that sort runs at the same time (the cores are divided among them).
 void mp_spill_init(MpSpill* spill, MemoryContext cxt, int main_key_size, uint64 limit_bytes, uint64 range_bytes,
                    SharedFileSet* fileset = NULL, int participant = 0, int sharing = 1);
-// Writes the keys of every key chunk listed from `all` (->next_all; a local space's
-// chunks) as one sorted run per (stream, side), and frees those chunks.
-void mp_spill_chunks(MpSpill* spill, MpChunkRef all);
+// Writes the keys of every key chunk listed from `all` (->next_all) as one sorted run per
+// (stream, side): a local space's chunks, freed once written, or (shared) the chunks of
+// a parallel node's shared queue, left where they are.
+void mp_spill_chunks(MpSpill* spill, MpChunkRef all, const MpChunkSpace* shared = NULL);
 // Closes (deletes) the files; the spill is empty afterwards.
 void mp_spill_close(MpSpill* spill);
 // A parallel participant: its files made readable by the others, with its runs and
@@ -142,8 +143,16 @@ struct MpSharedSpill {
     pg_atomic_uint64 next_range;  // claims: Main's ranges, then Nulls'
     slock_t mutex;              // guards report
     MpSpillReport report;       // runs written (the combiner's count) and ranges of everyone
+    // A node planned in memory that spills once its input passes the limit at run time
+    // (setop_parallel.cpp): the file set is made for it (switchable), and `switched` is
+    // set by the participant that finds the shared chunks past a third of the limit.
+    bool switchable;
+    pg_atomic_uint32 switched;
 };
 constexpr int kMpMaxSpillParticipants = 64;
+// The exported runs of a switched node's shared chunks (written by its combiner) take
+// the last participant number, which such a node leaves free.
+constexpr int kMpSharedChunksSlot = kMpMaxSpillParticipants - 1;
 
 void mp_shared_spill_init(MpSharedSpill* s, dsm_segment* segment, int workers);  // the leader
 void mp_shared_spill_attach(MpSharedSpill* s);                                   // a worker

@@ -233,6 +233,7 @@ void mp_shared_spill_init(MpSharedSpill* s, dsm_segment* segment, int workers) {
     s->participants = workers + 1;
     pg_atomic_init_u64(&s->exported, 0);
     pg_atomic_init_u64(&s->next_range, 0);
+    pg_atomic_init_u32(&s->switched, 0);
     SpinLockInit(&s->mutex);
 }
 
@@ -246,6 +247,7 @@ void mp_shared_spill_reset(MpSharedSpill* s) {
     SharedFileSetDeleteAll(&s->fileset);
     pg_atomic_write_u64(&s->exported, 0);
     pg_atomic_write_u64(&s->next_range, 0);
+    pg_atomic_write_u32(&s->switched, 0);
     s->range_count[0] = s->range_count[1] = 0;
     memset(&s->report, 0, sizeof(s->report));
 }
