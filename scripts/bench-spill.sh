@@ -12,7 +12,9 @@
 # Environment: SPILL_ROWS (100M), SPILL_LIMIT (1GB), SPILL_OPS ("intersect_all except_all";
 # also "join": the inner join on the key, our node forced), SPILL_SHAPE (int8, or text:
 # bench/sql's text keys, image keys, which spill hash partitions),
-# SPILL_DEVICE (gpu), SPILL_VARIANTS (a regex on the variant names, default all). The server runs with shared_buffers = 1GB, so a sequential scan of
+# SPILL_DEVICE (gpu), SPILL_VARIANTS (a regex on the variant names, default all; "planned
+# in memory" misleads the planner so that the parallel node switches to spilling while
+# it reads). The server runs with shared_buffers = 1GB, so a sequential scan of
 # these tables goes through a small ring of buffers and the backend's RSS is its own
 # memory, not the tables' pages. "all MB" adds to the leader's the peak RSS of every
 # parallel worker of the query (sampled from /proc every 50 ms while it runs; shared
@@ -125,6 +127,11 @@ case "$shape" in
   *) checksum="hashtext(k::text)" ;;
 esac
 base="set pg_mergepath.device = $device; set max_parallel_workers_per_gather = 16;"
+# "planned in memory": the planner told both tables hold 1000 rows (in a transaction the
+# connection's end rolls back), so that the parallel node is planned to hold its input
+# and finds it past the limit while reading (it switches to spilling)
+misled="begin; update pg_class set reltuples = 1000 where oid in ('$a'::regclass, '$b'::regclass);
+set parallel_setup_cost = 0; set parallel_tuple_cost = 0; set pg_mergepath.min_rows = 0;"
 
 echo "| query | variant | rows out | ms | peak RSS MB | all MB | grown MB | answer |" > "$out/spill.md"
 echo "|---|---|---:|---:|---:|---:|---:|---|" >> "$out/spill.md"
@@ -139,6 +146,7 @@ for op in ${SPILL_OPS:-intersect_all except_all}; do
   fi
   log "$sqlop reference (stock): $ref"
   for variant in "limit $limit, parallel|set pg_mergepath.memory_limit = '$limit';" \
+                 "limit $limit, parallel, planned in memory|$misled set pg_mergepath.memory_limit = '$limit';" \
                  "limit $limit, serial|set pg_mergepath.memory_limit = '$limit'; set max_parallel_workers_per_gather = 0;" \
                  "no limit, parallel|set pg_mergepath.memory_limit = -1;" \
                  "default limit, parallel|" \
