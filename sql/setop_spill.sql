@@ -164,6 +164,17 @@ SET statement_timeout = '60ms';
 SELECT count(*) FROM (SELECT k FROM sw_l INTERSECT ALL SELECT k FROM sw_r) s;
 RESET statement_timeout;
 SELECT sp_tmp_entries() AS entries_after_cancel;
+-- inputs so small that no participant fills a chunk: the combiner finds the last
+-- chunks past the limit after reading, and spills them
+CREATE TABLE sw_small_l AS SELECT (g % 7000)::int8 AS k FROM generate_series(1, 60000) g;
+CREATE TABLE sw_small_r AS SELECT (g % 9000)::int8 AS k FROM generate_series(1, 50000) g;
+ANALYZE sw_small_l, sw_small_r;
+UPDATE pg_class SET reltuples = 100 WHERE relname IN ('sw_small_l', 'sw_small_r');
+SELECT line FROM mp_explain('SELECT k FROM sw_small_l INTERSECT ALL SELECT k FROM sw_small_r',
+                            'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF') line
+WHERE line ~ 'Memory Limit';
+SELECT sp_check('SELECT k FROM sw_small_l INTERSECT ALL SELECT k FROM sw_small_r');
+DROP TABLE sw_small_l, sw_small_r;
 -- within the limit it stays in memory
 SET pg_mergepath.memory_limit = '1GB';
 SELECT sp_spill('SELECT k FROM sw_l INTERSECT ALL SELECT k FROM sw_r');

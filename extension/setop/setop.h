@@ -209,6 +209,7 @@ void mp_ranges_join_shared(MpSetOpState* st);  // the others: the combiner's pla
 // switching (its writers then fill chunks of its own memory); the combiner writing out
 // the chunks every participant pushed into shared memory before (their runs exported).
 bool mp_spill_switched(const MpSetOpState* st);
+bool mp_switch_due_after_read(MpSetOpState* st);  // the combiner: switched, or holds too much now
 void mp_switch_to_spilling(MpSetOpState* st);
 void mp_ranges_spill_shared_chunks(MpSetOpState* st);
 void mp_writers_to_own_memory(MpSetOpState* st);  // setop_combine.cpp

@@ -28,9 +28,13 @@ void mp_writers_to_own_memory(MpSetOpState* st) {
     mp_queue_init(&st->local_queue);
     st->queue = &st->local_queue;
     for (int stream = 0; stream < 2; stream++)
-        for (int side = 0; side < 2; side++)
-            mp_writer_init(&st->writers[stream][side], &st->own_space, st->queue, NULL, stream, side,
-                           int(mp_stream_key_bytes(st, stream)), false);
+        for (int side = 0; side < 2; side++) {
+            MpChunkWriter* w = &st->writers[stream][side];
+            uint64 spent_us = w->alloc_us;  // counted once the side is read
+            mp_writer_init(w, &st->own_space, st->queue, NULL, stream, side, int(mp_stream_key_bytes(st, stream)),
+                           false);
+            w->alloc_us = spent_us;
+        }
 }
 
 void mp_start_run(MpSetOpState* st) {

@@ -65,10 +65,7 @@ void mp_setop_reinitialize_dsm(CustomScanState* node, ParallelContext*, void*) {
     harvest_counts(st);
     mp_shared_reset(st->shared, &space);
     MpSharedSpill* spill = st->switch_spill ? st->switch_spill : st->shared_spill;
-    if (spill) {
-        memset(&spill->report, 0, sizeof(spill->report));  // harvested
-        mp_shared_spill_reset(spill);
-    }
+    if (spill) mp_shared_spill_reset(spill);
 }
 
 void mp_setop_initialize_worker(CustomScanState* node, shm_toc*, void* coordinate) {
@@ -153,11 +150,15 @@ static void spill_compute(MpSetOpState* st) {
 // chunks they pushed passed a third of the limit): the combiner writes out what is in
 // shared memory as runs of its own, imports those and every participant's exported runs,
 // plans the key ranges and publishes; the others take the plan; all claim ranges.
+// The shared chunks are freed once written (the query's area; segments go once no one
+// holds them: every participant lets its own go after the plan is published).
 static void switched_combine(MpSetOpState* st) {
     mp_switch_to_spilling(st);
     mp_segments_attach_all(st->space.segments);
     mp_ranges_spill_shared_chunks(st);
-    mp_ranges_plan_shared(st);
+    mp_ranges_plan_shared(st);  // closes the stage, which may have adopted shared chunks
+    mp_queue_free_all(&st->shared->queue, &st->space);
+    mp_segments_detach_all(st->space.segments);
     mp_shared_publish(st->shared);
 }
 
@@ -170,11 +171,12 @@ void mp_parallel_compute(MpSetOpState* st) {
         if (st->shared_spill) mp_ranges_export(st);  // it switched while reading
         combines = mp_shared_done_reading(s, adopt_while_waiting, st);
     }
-    if (combines && mp_spill_switched(st)) return switched_combine(st);  // reading is over: final
+    if (combines && mp_switch_due_after_read(st)) return switched_combine(st);  // reading is over: final
     if (combines) combine_for_all(st);
     else mp_shared_wait_results(s);
     if (!combines && mp_spill_switched(st)) {
         mp_switch_to_spilling(st);
+        if (st->space.segments) mp_segments_detach_all(st->space.segments);  // its chunks are written
         return mp_ranges_join_shared(st);
     }
     mp_take_shared_results(st);

@@ -110,15 +110,27 @@ void mp_switch_to_spilling(MpSetOpState* st) {
 }
 
 // A parallel node planned in memory: once the chunks every participant pushed hold a
-// third of the limit, every participant switches to spilling (at its next chunk, or
-// after reading); what is in shared memory by then stays there for the combiner.
+// third of the limit in keys written (as a serial node counts), the participants switch
+// to spilling (each at its next chunk, or after reading); what is in shared memory by
+// then stays there for the combiner.
+static bool shared_chunks_due(const MpSetOpState* st) {
+    return st->shared->queue.used_bytes >= st->switch_spill->limit_bytes / 3;
+}
+
 static void switch_when_due(MpSetOpState* st) {
     MpSharedSpill* sw = st->switch_spill;
     if (!pg_atomic_read_u32(&sw->switched)) {
-        if (st->shared->queue.bytes < sw->limit_bytes / 3) return;
+        if (!shared_chunks_due(st)) return;
         pg_atomic_write_u32(&sw->switched, 1);
     }
     mp_switch_to_spilling(st);
+}
+
+bool mp_switch_due_after_read(MpSetOpState* st) {
+    if (!st->switch_spill) return false;
+    if (!pg_atomic_read_u32(&st->switch_spill->switched) && shared_chunks_due(st))
+        pg_atomic_write_u32(&st->switch_spill->switched, 1);  // the last chunks, flushed after reading
+    return mp_spill_switched(st);
 }
 
 void mp_after_chunk_pushed(MpSetOpState* st) {
