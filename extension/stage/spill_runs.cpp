@@ -191,8 +191,19 @@ void mp_spill_chunks(MpSpill* spill, MpChunkRef all, const MpChunkSpace* shared)
         MpChunk* c = at(ref);
         chunks[count++] = c->stream < kRowBlockStream ? c : NULL;
     }
-    for (int stream = 0; stream < 2; stream++)
-        for (int side = 0; side < 2; side++) spill_one(spill, stream, side, chunks, count, shared != NULL);
+    // a local space's chunks are what the node holds within its limit: one run each
+    // (stream, side); shared chunks may be more, and go in slices of a third of the
+    // limit, a run each
+    const uint64 slice_bytes = shared ? Max(spill->limit_bytes / 3, uint64(1)) : UINT64_MAX;
+    for (int first = 0; first < count;) {
+        int end = first;
+        for (uint64 bytes = 0; end < count && (end == first || bytes < slice_bytes); end++)
+            bytes += chunks[end] ? chunks[end]->count * chunks[end]->key_size : 0;
+        for (int stream = 0; stream < 2; stream++)
+            for (int side = 0; side < 2; side++)
+                spill_one(spill, stream, side, chunks + first, end - first, shared != NULL);
+        first = end;
+    }
     pfree(chunks);
 }
 

@@ -87,7 +87,8 @@ void mp_spill_init(MpSpill* spill, MemoryContext cxt, int main_key_size, uint64 
                    SharedFileSet* fileset = NULL, int participant = 0, int sharing = 1);
 // Writes the keys of every key chunk listed from `all` (->next_all) as one sorted run per
 // (stream, side): a local space's chunks, freed once written, or (shared) the chunks of
-// a parallel node's shared queue, left where they are.
+// a parallel node's shared queue, left where they are, a run per (stream, side) for each
+// slice of them holding a third of the spill's limit.
 void mp_spill_chunks(MpSpill* spill, MpChunkRef all, const MpChunkSpace* shared = NULL);
 // Closes (deletes) the files; the spill is empty afterwards.
 void mp_spill_close(MpSpill* spill);
