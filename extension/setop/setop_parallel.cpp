@@ -147,7 +147,7 @@ static void spill_compute(MpSetOpState* st) {
 }
 
 // A node planned in memory whose participants switched to spilling while reading (the
-// chunks they pushed passed a third of the limit): the combiner writes out what is in
+// chunks they pushed passed half the limit): the combiner writes out what is in
 // shared memory as runs of its own, imports those and every participant's exported runs,
 // plans the key ranges and publishes; the others take the plan; all claim ranges.
 // The shared chunks are freed once written (the query's area; segments go once no one

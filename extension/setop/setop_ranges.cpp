@@ -109,12 +109,12 @@ void mp_switch_to_spilling(MpSetOpState* st) {
     mp_writers_to_own_memory(st);
 }
 
-// A parallel node planned in memory: once the chunks every participant pushed hold a
-// third of the limit in keys written (as a serial node counts), the participants switch
-// to spilling (each at its next chunk, or after reading); what is in shared memory by
-// then stays there for the combiner.
+// A parallel node planned in memory: once the chunks every participant pushed hold half
+// the limit in keys written (the planner's rule for a parallel node: setop_path.cpp), the
+// participants switch to spilling (each at its next chunk, or after reading); what is in
+// shared memory by then stays there for the combiner.
 static bool shared_chunks_due(const MpSetOpState* st) {
-    return st->shared->queue.used_bytes >= st->switch_spill->limit_bytes / 3;
+    return 2 * st->shared->queue.used_bytes > st->switch_spill->limit_bytes;
 }
 
 static void switch_when_due(MpSetOpState* st) {

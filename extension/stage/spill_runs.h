@@ -146,7 +146,7 @@ struct MpSharedSpill {
     MpSpillReport report;       // runs written (the combiner's count) and ranges of everyone
     // A node planned in memory that spills once its input passes the limit at run time
     // (setop_parallel.cpp): the file set is made for it (switchable), and `switched` is
-    // set by the participant that finds the shared chunks past a third of the limit.
+    // set by the participant that finds the shared chunks past half the limit.
     bool switchable;
     pg_atomic_uint32 switched;
 };
