@@ -98,19 +98,24 @@ SET max_parallel_workers_per_gather = 2;
 SELECT line FROM mp_explain('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r', 'COSTS OFF') line
 WHERE line ~ 'Parallel';
 SELECT sp_spill('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r');
-SELECT sp_check('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r');
-SELECT sp_check('SELECT k FROM sp_l EXCEPT ALL SELECT k FROM sp_r');
-SELECT sp_check('SELECT k FROM sp_r EXCEPT SELECT k FROM sp_l');
-SELECT sp_check('SELECT m FROM sp_l INTERSECT SELECT m FROM sp_r');
-SELECT sp_check('SELECT k, m FROM sp_l EXCEPT ALL SELECT k, m FROM sp_r');
+-- sp_par_checks(l, r): operators and key widths against the native plan, then with no
+-- worker started and with the leader not reading (a worker combines, on the CPU backend)
+CREATE FUNCTION sp_par_checks(l text, r text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN NEXT sp_check(format('SELECT k FROM %s INTERSECT ALL SELECT k FROM %s', l, r));
+  RETURN NEXT sp_check(format('SELECT k FROM %s EXCEPT ALL SELECT k FROM %s', l, r));
+  RETURN NEXT sp_check(format('SELECT k FROM %s EXCEPT SELECT k FROM %s', r, l));
+  RETURN NEXT sp_check(format('SELECT m FROM %s INTERSECT SELECT m FROM %s', l, r));
+  RETURN NEXT sp_check(format('SELECT k, m FROM %s EXCEPT ALL SELECT k, m FROM %s', l, r));
+  SET LOCAL max_parallel_workers = 0;
+  RETURN NEXT 'no worker: ' || sp_check(format('SELECT k FROM %s INTERSECT ALL SELECT k FROM %s', l, r));
+  RESET max_parallel_workers;
+  SET LOCAL parallel_leader_participation = off;
+  RETURN NEXT 'no leader: ' || sp_check(format('SELECT k FROM %s EXCEPT ALL SELECT k FROM %s', l, r));
+  RESET parallel_leader_participation;
+END $$;
+SELECT sp_par_checks('sp_l', 'sp_r');
 SELECT mp_keys('SELECT k::text FROM sp_l INTERSECT SELECT k::text FROM sp_r');
--- no worker starts; the leader does not read (a worker combines, on the CPU backend)
-SET max_parallel_workers = 0;
-SELECT sp_check('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r');
-RESET max_parallel_workers;
-SET parallel_leader_participation = off;
-SELECT sp_check('SELECT k FROM sp_l EXCEPT ALL SELECT k FROM sp_r');
-RESET parallel_leader_participation;
 -- an error in a participant's input, a cancel: the file set is gone with the query
 SELECT count(*) FROM (SELECT k / (k - 5000) FROM sp_l INTERSECT ALL SELECT k FROM sp_r) s;
 SELECT sp_tmp_entries() AS entries_after_error;
@@ -147,16 +152,7 @@ SELECT line FROM mp_explain('SELECT k FROM sw_l INTERSECT ALL SELECT k FROM sw_r
                             'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF') line
 WHERE line ~ 'Parallel:|Memory Limit';
 SELECT sp_spill('SELECT k FROM sw_l INTERSECT ALL SELECT k FROM sw_r');
-SELECT sp_check('SELECT k FROM sw_l INTERSECT ALL SELECT k FROM sw_r');
-SELECT sp_check('SELECT k FROM sw_l EXCEPT ALL SELECT k FROM sw_r');
-SELECT sp_check('SELECT k FROM sw_r EXCEPT SELECT k FROM sw_l');
-SELECT sp_check('SELECT k, m FROM sw_l INTERSECT SELECT k, m FROM sw_r');
-SET max_parallel_workers = 0;
-SELECT sp_check('SELECT k FROM sw_l EXCEPT ALL SELECT k FROM sw_r');
-RESET max_parallel_workers;
-SET parallel_leader_participation = off;
-SELECT sp_check('SELECT k FROM sw_l INTERSECT ALL SELECT k FROM sw_r');
-RESET parallel_leader_participation;
+SELECT sp_par_checks('sw_l', 'sw_r');
 SELECT mp_rescans_twice('SELECT k FROM sw_l INTERSECT ALL SELECT k FROM sw_r');
 SELECT count(*) FROM (SELECT k / (k - 5000) FROM sw_l INTERSECT ALL SELECT k FROM sw_r) s;
 SELECT sp_tmp_entries() AS entries_after_error;
