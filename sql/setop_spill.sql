@@ -117,12 +117,17 @@ END $$;
 SELECT sp_par_checks('sp_l', 'sp_r');
 SELECT mp_keys('SELECT k::text FROM sp_l INTERSECT SELECT k::text FROM sp_r');
 -- an error in a participant's input, a cancel: the file set is gone with the query
-SELECT count(*) FROM (SELECT k / (k - 5000) FROM sp_l INTERSECT ALL SELECT k FROM sp_r) s;
-SELECT sp_tmp_entries() AS entries_after_error;
-SET statement_timeout = '60ms';
-SELECT count(*) FROM (SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r) s;
-RESET statement_timeout;
-SELECT sp_tmp_entries() AS entries_after_cancel;
+-- (sp_error_cancel(l, r): the statements, each run on its own by \gexec, since a
+-- timeout cannot be armed inside a function)
+CREATE FUNCTION sp_error_cancel(l text, r text) RETURNS SETOF text LANGUAGE sql AS $$
+  VALUES (format('SELECT count(*) FROM (SELECT k / (k - 5000) FROM %s INTERSECT ALL SELECT k FROM %s) s', l, r)),
+         ('SELECT sp_tmp_entries() AS entries_after_error'),
+         ('SET statement_timeout = ''60ms'''),
+         (format('SELECT count(*) FROM (SELECT k FROM %s INTERSECT ALL SELECT k FROM %s) s', l, r)),
+         ('RESET statement_timeout'),
+         ('SELECT sp_tmp_entries() AS entries_after_cancel')
+$$;
+SELECT sp_error_cancel('sp_l', 'sp_r') \gexec
 SELECT sp_check('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r');
 -- planned to spill, then run with no limit (a cached generic plan): its runs make one range
 SET plan_cache_mode = force_generic_plan;
@@ -154,12 +159,7 @@ WHERE line ~ 'Parallel:|Memory Limit';
 SELECT sp_spill('SELECT k FROM sw_l INTERSECT ALL SELECT k FROM sw_r');
 SELECT sp_par_checks('sw_l', 'sw_r');
 SELECT mp_rescans_twice('SELECT k FROM sw_l INTERSECT ALL SELECT k FROM sw_r');
-SELECT count(*) FROM (SELECT k / (k - 5000) FROM sw_l INTERSECT ALL SELECT k FROM sw_r) s;
-SELECT sp_tmp_entries() AS entries_after_error;
-SET statement_timeout = '60ms';
-SELECT count(*) FROM (SELECT k FROM sw_l INTERSECT ALL SELECT k FROM sw_r) s;
-RESET statement_timeout;
-SELECT sp_tmp_entries() AS entries_after_cancel;
+SELECT sp_error_cancel('sw_l', 'sw_r') \gexec
 -- inputs so small that no participant fills a chunk: the combiner finds the last
 -- chunks past the limit after reading, and spills them
 CREATE TABLE sw_small_l AS SELECT (g % 7000)::int8 AS k FROM generate_series(1, 60000) g;
