@@ -97,8 +97,8 @@ struct MpJoinShared {
 // ---- executor state ------------------------------------------------------------------
 
 // A spilled join's key whose rows may not fit one range (join_spill_key.cpp): A's rows of
-// the key spooled (and, when they pass half a range, B's too), then loaded over several
-// ranges, each a cell of A's rows x B's rows of the key.
+// the key spooled (and, when they pass a quarter of a range, B's too), then loaded over
+// several ranges, each holding a cell of A's rows x B's rows of the key.
 enum class MpKeySpoolPhase : uint8_t {
     None,     // no key spooled
     StreamB,  // A's rows fit a quarter of a range: each range holds them all and B's next rows
