@@ -165,6 +165,31 @@ SELECT line FROM mp_explain('SELECT t FROM isp_big INTERSECT ALL SELECT t FROM i
 WHERE line ~ 'Parallel:';
 DROP TABLE isp_big;
 
+-- planned in memory (statistics faked to 1000 rows a side), the records pass half the
+-- limit while they are read: every participant goes on partitioning its own, the
+-- combiner writes the records left in shared memory as partitions of a spare
+-- participant number, and the workers claim partitions (setop_parallel.cpp)
+SET pg_mergepath.memory_limit = '1MB';
+CREATE TABLE isp_sw_l AS SELECT * FROM isp_l;
+CREATE TABLE isp_sw_r AS SELECT * FROM isp_r;
+ANALYZE isp_sw_l, isp_sw_r;
+UPDATE pg_class SET reltuples = 1000 WHERE relname IN ('isp_sw_l', 'isp_sw_r');
+SELECT line FROM mp_explain('SELECT t FROM isp_sw_l INTERSECT ALL SELECT t FROM isp_sw_r',
+                            'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF') line
+WHERE line ~ 'Parallel:|Memory Limit';
+SELECT isp_check('SELECT t FROM isp_sw_l INTERSECT ALL SELECT t FROM isp_sw_r');
+SELECT isp_check('SELECT t FROM isp_sw_l EXCEPT ALL SELECT t FROM isp_sw_r');
+SELECT isp_check('SELECT n::text FROM (SELECT n FROM isp_sw_r EXCEPT SELECT n FROM isp_sw_l) s');
+SET parallel_leader_participation = off;
+SELECT isp_check('SELECT t FROM isp_sw_l INTERSECT ALL SELECT t FROM isp_sw_r');
+RESET parallel_leader_participation;
+SET max_parallel_workers = 0;
+SELECT isp_check('SELECT t FROM isp_sw_l EXCEPT ALL SELECT t FROM isp_sw_r');
+RESET max_parallel_workers;
+SELECT mp_rescans_twice('SELECT t FROM isp_sw_l INTERSECT ALL SELECT t FROM isp_sw_r');
+SELECT isp_tmp_entries() AS entries_after_switches;
+DROP TABLE isp_sw_l, isp_sw_r;
+
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;

@@ -80,7 +80,9 @@ double estimated_bytes(const MpSetOpState* st) {
 // fits), at most one per 128 kB of the limit; every participant of a parallel node
 // computes the same from the plan.
 int partition_count(const MpSetOpState* st, uint64 limit_bytes) {
-    const double bytes = estimated_bytes(st);
+    // a node that switched at run time: the plan's estimate was wrong; every participant
+    // takes the most partitions its share of the limit allows
+    const double bytes = st->switch_spill ? 1e300 : estimated_bytes(st);
     double piece = Max(double(limit_bytes) / 6, 1.0);
     uint64 most = Max(limit_bytes / (16 * BLCKSZ), kMinWays);
     uint64 count = 2;
@@ -128,10 +130,11 @@ int chunks_of_side(const MpChunkSpace* space, MpChunkRef all, int side, MpChunk*
     return n;
 }
 
-void spill_rows(MpSetOpState* st, int side, const uint64* hashes, const uint64* refs, uint64 n) {
-    MpPartitions* parts = &st->ranges->images->parts;
+// Rows (hashes, references into `space`) into their side's partitions.
+void spill_rows(MpSetOpState* st, MpPartitions* parts, const MpChunkSpace* space, int side, const uint64* hashes,
+                const uint64* refs, uint64 n) {
     for (uint64 i = 0; i < n; i++) {
-        const char* record = (const char*)mp_space_at(&st->space, refs[i]);
+        const char* record = (const char*)mp_space_at(space, refs[i]);
         mp_partitions_write(parts, side, hashes[i], record, uint32(mp_image_record_size(&st->images, record)));
     }
 }
@@ -320,27 +323,55 @@ void mp_image_ranges_spill(MpSetOpState* st) {
     MpStopwatch clock;
     MpChunkQueue* queue = st->queue;
     int total = 0;
-    for (MpChunkRef ref = queue->all; ref != kNoChunk; ref = mp_chunk_at(&st->space, ref)->next_all) total++;
+    for (MpChunkRef ref = queue->all; ref != kNoChunk; ref = mp_chunk_at(st->chunk_space, ref)->next_all) total++;
     MpChunk** chunks = (MpChunk**)palloc(sizeof(MpChunk*) * Max(total, 1));
     for (int side = 0; side < 2; side++) {
-        int n = chunks_of_side(&st->space, queue->all, side, chunks);
+        int n = chunks_of_side(st->chunk_space, queue->all, side, chunks);
+        MpPartitions* parts = &st->ranges->images->parts;
         for (int i = 0; i < n; i++)
-            spill_rows(st, side, (const uint64*)mp_chunk_keys(chunks[i]), mp_chunk_refs(chunks[i]), chunks[i]->count);
+            spill_rows(st, parts, st->chunk_space, side, (const uint64*)mp_chunk_keys(chunks[i]),
+                       mp_chunk_refs(chunks[i]), chunks[i]->count);
         MpChunkWriter* w = &st->writers[int(MpKeyStream::Main)][side];
-        if (w->chunk) spill_rows(st, side, (const uint64*)w->keys, w->refs, w->pos);
+        if (w->chunk) spill_rows(st, parts, st->chunk_space, side, (const uint64*)w->keys, w->refs, w->pos);
         w->pos = 0;  // its chunk is reused; its records are written out
         CHECK_FOR_INTERRUPTS();
     }
     for (MpChunkRef ref = queue->all; ref != kNoChunk;) {  // chunks and record blocks
-        MpChunk* c = mp_chunk_at(&st->space, ref);
+        MpChunk* c = mp_chunk_at(st->chunk_space, ref);
         ref = c->next_all;
         pfree(c);
     }
     pfree(chunks);
     mp_queue_init(queue);
-    mp_arena_init_blocks(&st->image_arena, &st->space, queue);
+    mp_arena_init_blocks(&st->image_arena, st->chunk_space, queue);
     memset(st->adopted, 0, sizeof(st->adopted));
     st->ranges->images->parts.report.spill_ms += clock.lap_ms();
+}
+
+void mp_image_ranges_spill_shared(MpSetOpState* st) {
+    MpStopwatch clock;
+    const MpPartitions* own = &st->ranges->images->parts;
+    MpPartitions parts;
+    mp_partitions_init(&parts, st->run_cxt, own->count, own->block_bytes, &st->shared_spill->fileset,
+                       kMpSharedChunksSlot);
+    MpChunkRef all = st->shared->queue.all;
+    int total = 0;
+    for (MpChunkRef ref = all; ref != kNoChunk; ref = mp_chunk_at(&st->space, ref)->next_all) total++;
+    MpChunk** chunks = (MpChunk**)palloc(sizeof(MpChunk*) * Max(total, 1));
+    for (int side = 0; side < 2; side++) {
+        int n = chunks_of_side(&st->space, all, side, chunks);
+        for (int i = 0; i < n; i++)
+            spill_rows(st, &parts, &st->space, side, (const uint64*)mp_chunk_keys(chunks[i]), mp_chunk_refs(chunks[i]),
+                       chunks[i]->count);
+        CHECK_FOR_INTERRUPTS();
+    }
+    pfree(chunks);
+    parts.report.spill_ms += clock.lap_ms();
+    mp_partitions_export(&parts);
+    SpinLockAcquire(&st->shared_spill->mutex);
+    mp_spill_report_add(&st->shared_spill->report, &parts.report);
+    SpinLockRelease(&st->shared_spill->mutex);
+    pg_atomic_fetch_or_u64(&st->shared_spill->exported, uint64(1) << kMpSharedChunksSlot);
 }
 
 void mp_image_ranges_export(MpSetOpState* st) {

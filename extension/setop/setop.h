@@ -110,6 +110,9 @@ struct MpSetOpState {
     MpChunkQueue local_queue;     // a serial node's full chunks
     MpChunkQueue* queue;          // local_queue, or the shared one
     MpChunkSpace own_space;       // a participant that switched to spilling: its chunks since
+    const MpChunkSpace* chunk_space;  // where this process's chunks and records go: &space, or
+                                      // &own_space once it switched
+    uint64 records_reported;      // image keys, switchable: arena bytes added to the shared count
     MpChunkWriter writers[2][2];  // [MpKeyStream][side]
     MpRowStore store[2];          // hashed keys: the input rows
     MpImagePlan images;           // image keys: how rows become records
@@ -212,6 +215,8 @@ bool mp_spill_switched(const MpSetOpState* st);
 bool mp_switch_due_after_read(MpSetOpState* st);  // the combiner: switched, or holds too much now
 void mp_switch_to_spilling(MpSetOpState* st);
 void mp_ranges_spill_shared_chunks(MpSetOpState* st);
+void mp_image_ranges_spill_shared(MpSetOpState* st);  // image_ranges.cpp: the same, as partitions
+void mp_report_shared_records(MpSetOpState* st);      // image keys: its records to the shared count
 void mp_writers_to_own_memory(MpSetOpState* st);  // setop_combine.cpp
 
 // image_ranges.cpp: a parallel node over image keys whose estimated input exceeds this

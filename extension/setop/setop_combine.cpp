@@ -25,16 +25,21 @@ void mp_writers_to_own_memory(MpSetOpState* st) {
     for (int stream = 0; stream < 2; stream++)  // the chunks being filled join the shared queue
         for (int side = 0; side < 2; side++) mp_writer_flush(&st->writers[stream][side]);
     st->own_space = {NULL, st->run_cxt, NULL};
+    st->chunk_space = &st->own_space;
     mp_queue_init(&st->local_queue);
     st->queue = &st->local_queue;
+    const bool with_refs = st->info.keys.images;  // the main keys' records
     for (int stream = 0; stream < 2; stream++)
         for (int side = 0; side < 2; side++) {
             MpChunkWriter* w = &st->writers[stream][side];
             uint64 spent_us = w->alloc_us;  // counted once the side is read
             mp_writer_init(w, &st->own_space, st->queue, NULL, stream, side, int(mp_stream_key_bytes(st, stream)),
-                           false);
+                           with_refs && stream == int(MpKeyStream::Main));
             w->alloc_us = spent_us;
         }
+    // image keys: records from now on in its own blocks (those it wrote before stay listed
+    // on the shared queue, with the chunks that reference them)
+    if (st->info.keys.images) mp_arena_init_blocks(&st->image_arena, &st->own_space, st->queue);
 }
 
 void mp_start_run(MpSetOpState* st) {
@@ -52,6 +57,8 @@ void mp_start_run(MpSetOpState* st) {
     st->space.dsa = shared_chunks ? st->css.ss.ps.state->es_query_dsa : NULL;
     st->space.segments =
         shared_chunks ? mp_segments_open(st->run_cxt, &st->shared->segments, &st->shared->leader_reads) : NULL;
+    st->chunk_space = &st->space;
+    st->records_reported = 0;
     if (shared_chunks && !st->space.dsa)
         elog(ERROR, "pg_mergepath: a parallel MergePath SetOp runs without its dynamic shared memory area");
     mp_queue_init(&st->local_queue);

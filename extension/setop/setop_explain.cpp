@@ -34,7 +34,11 @@ static void explain_counts(MpSetOpState* st, ExplainState* es) {
     if (st->report.runs > 0) ExplainPropertyUInteger("Sorted Runs", NULL, st->report.runs, es);
     MpSpillReport spilled = mp_ranges_report(st);
     if (st->switch_spill && spilled.runs > 0)
-        ExplainPropertyText("Memory Limit", "passed at run time: spilled, the participants combined key ranges", es);
+        ExplainPropertyText("Memory Limit",
+                            st->info.keys.images
+                                ? "passed at run time: spilled, the participants combined hash partitions"
+                                : "passed at run time: spilled, the participants combined key ranges",
+                            es);
     mp_spill_explain(&spilled, es);
     mp_stage_explain_outcome(&st->report, es);
 }

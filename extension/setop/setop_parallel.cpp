@@ -18,12 +18,12 @@ Size mp_setop_estimate_dsm(CustomScanState*, ParallelContext*) {
     return MAXALIGN(sizeof(MpSharedStage)) + MAXALIGN(sizeof(MpSharedSpill));
 }
 
-// A node planned in memory may switch to spilling at run time when it has lossless keys
-// (image keys over 256 MB are planned partitioned; their records stay in memory below),
-// a limit is set, and a participant number is left for the shared chunks' runs.
+// A node planned in memory may switch to spilling at run time when its keys spill
+// (lossless: sorted runs; image keys: hash partitions), a limit is set, and a participant
+// number is left for the shared chunks' runs or partitions.
 static bool switchable(const MpSetOpState* st, const ParallelContext* pcxt) {
-    return !st->info.spill && st->keys.lossless && mp_memory_limit_bytes() > 0 && pcxt->seg &&
-           pcxt->nworkers + 1 < kMpSharedChunksSlot;
+    return !st->info.spill && (st->keys.lossless || st->info.keys.images) && mp_memory_limit_bytes() > 0 &&
+           pcxt->seg && pcxt->nworkers + 1 < kMpSharedChunksSlot;
 }
 
 void mp_setop_initialize_dsm(CustomScanState* node, ParallelContext* pcxt, void* coordinate) {
@@ -151,14 +151,20 @@ static void spill_compute(MpSetOpState* st) {
 // shared memory as runs of its own, imports those and every participant's exported runs,
 // plans the key ranges and publishes; the others take the plan; all claim ranges.
 // The shared chunks are freed once written (the query's area; segments go once no one
-// holds them: every participant lets its own go after the plan is published).
+// holds them: every participant lets its own go after the plan is published). From then
+// on everything a participant holds is its own: the key ranges' chunks and results.
+static void ranges_in_own_memory(MpSetOpState* st) {
+    if (st->space.segments) mp_segments_detach_all(st->space.segments);
+    st->space = {NULL, st->run_cxt, st->space.segments};
+}
+
 static void switched_combine(MpSetOpState* st) {
     mp_switch_to_spilling(st);
     mp_segments_attach_all(st->space.segments);
     mp_ranges_spill_shared_chunks(st);
     mp_ranges_plan_shared(st);  // closes the stage, which may have adopted shared chunks
     mp_queue_free_all(&st->shared->queue, &st->space);
-    mp_segments_detach_all(st->space.segments);
+    ranges_in_own_memory(st);
     mp_shared_publish(st->shared);
 }
 
@@ -168,6 +174,7 @@ void mp_parallel_compute(MpSetOpState* st) {
     bool combines = false;
     if (mp_shared_attach(s)) {
         read_share(st);
+        mp_report_shared_records(st);                // its last records, for the combiner's check
         if (st->shared_spill) mp_ranges_export(st);  // it switched while reading
         combines = mp_shared_done_reading(s, adopt_while_waiting, st);
     }
@@ -176,7 +183,7 @@ void mp_parallel_compute(MpSetOpState* st) {
     else mp_shared_wait_results(s);
     if (!combines && mp_spill_switched(st)) {
         mp_switch_to_spilling(st);
-        if (st->space.segments) mp_segments_detach_all(st->space.segments);  // its chunks are written
+        ranges_in_own_memory(st);  // its chunks in shared memory are written
         return mp_ranges_join_shared(st);
     }
     mp_take_shared_results(st);

@@ -114,7 +114,16 @@ void mp_switch_to_spilling(MpSetOpState* st) {
 // participants switch to spilling (each at its next chunk, or after reading); what is in
 // shared memory by then stays there for the combiner.
 static bool shared_chunks_due(const MpSetOpState* st) {
-    return 2 * st->shared->queue.used_bytes > st->switch_spill->limit_bytes;
+    uint64 held = st->shared->queue.used_bytes + pg_atomic_read_u64(&st->switch_spill->record_bytes);
+    return 2 * held > st->switch_spill->limit_bytes;
+}
+
+void mp_report_shared_records(MpSetOpState* st) {
+    if (!st->info.keys.images || !st->switch_spill || st->shared_spill) return;
+    const MpRowArena* arena = &st->image_arena;  // the records it wrote in shared memory
+    uint64 held = arena->held_bytes - (arena->block ? arena->capacity - arena->used : 0);
+    if (held > st->records_reported) pg_atomic_fetch_add_u64(&st->switch_spill->record_bytes, held - st->records_reported);
+    st->records_reported = held;
 }
 
 static void switch_when_due(MpSetOpState* st) {
@@ -134,6 +143,7 @@ bool mp_switch_due_after_read(MpSetOpState* st) {
 }
 
 void mp_after_chunk_pushed(MpSetOpState* st) {
+    mp_report_shared_records(st);
     if (st->switch_spill && !st->shared_spill) switch_when_due(st);
     if (!spill_due(st)) {
         if (!st->ranges && !st->shared_spill) mp_adopt_pending(st);
@@ -392,6 +402,10 @@ static void start_claims(MpSetOpState* st) {
 
 void mp_ranges_spill_shared_chunks(MpSetOpState* st) {
     MpSharedSpill* shared = st->shared_spill;
+    if (st->info.keys.images) {  // partitions of the same count as every participant's
+        if (!st->ranges) start_spilling(st);
+        return mp_image_ranges_spill_shared(st);
+    }
     MpSpill spill;
     mp_spill_init(&spill, st->run_cxt, st->keys.key_bits / 8, limit_bytes(st), limit_bytes(st) / 12,
                   &shared->fileset, kMpSharedChunksSlot, 1);

@@ -149,6 +149,7 @@ struct MpSharedSpill {
     // set by the participant that finds the shared chunks past half the limit.
     bool switchable;
     pg_atomic_uint32 switched;
+    pg_atomic_uint64 record_bytes;  // image keys: the records every participant holds in shared memory
 };
 constexpr int kMpMaxSpillParticipants = 64;
 // The exported runs of a switched node's shared chunks (written by its combiner) take

@@ -234,6 +234,7 @@ void mp_shared_spill_init(MpSharedSpill* s, dsm_segment* segment, int workers) {
     pg_atomic_init_u64(&s->exported, 0);
     pg_atomic_init_u64(&s->next_range, 0);
     pg_atomic_init_u32(&s->switched, 0);
+    pg_atomic_init_u64(&s->record_bytes, 0);
     SpinLockInit(&s->mutex);
 }
 
@@ -248,6 +249,7 @@ void mp_shared_spill_reset(MpSharedSpill* s) {
     pg_atomic_write_u64(&s->exported, 0);
     pg_atomic_write_u64(&s->next_range, 0);
     pg_atomic_write_u32(&s->switched, 0);
+    pg_atomic_write_u64(&s->record_bytes, 0);
     s->range_count[0] = s->range_count[1] = 0;
     memset(&s->report, 0, sizeof(s->report));
 }
