@@ -170,13 +170,8 @@ DROP TABLE isp_big;
 -- combiner writes the records left in shared memory as partitions of a spare
 -- participant number, and the workers claim partitions (setop_parallel.cpp)
 SET pg_mergepath.memory_limit = '1MB';
-CREATE TABLE isp_sw_l AS SELECT * FROM isp_l;
-CREATE TABLE isp_sw_r AS SELECT * FROM isp_r;
-ANALYZE isp_sw_l, isp_sw_r;
-UPDATE pg_class SET reltuples = 1000 WHERE relname IN ('isp_sw_l', 'isp_sw_r');
-SELECT line FROM mp_explain('SELECT t FROM isp_sw_l INTERSECT ALL SELECT t FROM isp_sw_r',
-                            'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF') line
-WHERE line ~ 'Parallel:|Memory Limit';
+SELECT mp_misled_copy('isp_l', 'isp_sw_l'), mp_misled_copy('isp_r', 'isp_sw_r');
+SELECT mp_memory_lines('SELECT t FROM isp_sw_l INTERSECT ALL SELECT t FROM isp_sw_r');
 SELECT isp_check('SELECT t FROM isp_sw_l INTERSECT ALL SELECT t FROM isp_sw_r');
 SELECT isp_check('SELECT t FROM isp_sw_l EXCEPT ALL SELECT t FROM isp_sw_r');
 SELECT isp_check('SELECT n::text FROM (SELECT n FROM isp_sw_r EXCEPT SELECT n FROM isp_sw_l) s');

@@ -132,3 +132,18 @@ BEGIN
   EXECUTE format('SELECT count(*) FROM (VALUES (1), (2)) v(x) LEFT JOIN (%s) s ON true', q) INTO twice;
   RETURN twice = 2 * once;
 END $$;
+
+-- mp_misled_copy(src, dst): dst, a copy of src whose statistics say 1000 rows (ANALYZE,
+-- then reltuples faked; autovacuum off, so that no VACUUM puts the real count back), for
+-- a plan made for a small input that meets a large one; then q's EXPLAIN ANALYZE lines
+-- on parallelism and the memory limit
+CREATE FUNCTION mp_misled_copy(src text, dst text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE format('CREATE TABLE %I WITH (autovacuum_enabled = off) AS SELECT * FROM %I', dst, src);
+  EXECUTE format('ANALYZE %I', dst);
+  UPDATE pg_class SET reltuples = 1000 WHERE oid = dst::regclass;
+END $$;
+CREATE FUNCTION mp_memory_lines(q text) RETURNS SETOF text LANGUAGE sql AS $$
+  SELECT line FROM mp_explain(q, 'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF') line
+  WHERE line ~ 'Parallel:|Memory Limit'
+$$;
