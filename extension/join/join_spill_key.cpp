@@ -1,8 +1,9 @@
 // join_spill_key.cpp — one key of a spilled join (join_spill.cpp) whose rows may not fit
 // one range: a join without a filter pairs every A row of a key with every B row of it
 // (an inner join with one judges each pair alone), so a key's pairs can be cut into
-// cells, A chunk x B chunk, each loaded, combined and emitted as a range of its own, and
-// memory stays bounded by the range whatever the key's repetition.
+// cells, A chunk x B chunk, each loaded into a range (the key's first and last cells may
+// share theirs with neighbouring keys), combined and emitted, and memory stays bounded by
+// the range whatever the key's repetition.
 //   - A's rows of the key are spooled first (a tuplestore holding half a range in memory,
 //     as it counts: about twice the bytes the rows hold once loaded). When they fit a
 //     quarter of a range (StreamB: their spool stays in memory), each range holds all of
