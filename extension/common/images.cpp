@@ -259,34 +259,43 @@ bool builtin_equality(MpImageRule rule, Oid base, Oid eqop) {
     return eqop == lookup_type_cache(base, TYPECACHE_EQ_OPR)->eq_opr;
 }
 
-// Every attribute of the composite type `base` that is not dropped has an image under
-// its own collation and by its type's default equality (as record_eq compares it).
+bool column_has_image(Oid type, Oid eqop, Oid collation, MpImageRule* rule, char** why_not);
+
+// Every attribute of the composite type `base` that is not dropped has an image, checked
+// as a column of its own: by its type's default equality (as record_eq compares it)
+// under its own collation.
 bool record_has_images(Oid base, char** why_not) {
     TupleDesc desc = lookup_rowtype_tupdesc(base, -1);
     bool ok = true;
     for (int i = 0; ok && i < desc->natts; i++) {
         Form_pg_attribute att = TupleDescAttr(desc, i);
         if (att->attisdropped) continue;
-        Oid att_base = getBaseType(att->atttypid);
         MpImageRule rule;
-        if (!rule_of(att_base, &rule)) {
-            *why_not = psprintf("attribute \"%s\" of type %s has no canonical byte image", NameStr(att->attname),
-                                format_type_be(base));
-            ok = false;
-        } else if (!builtin_equality(rule, att_base, lookup_type_cache(att->atttypid, TYPECACHE_EQ_OPR)->eq_opr)) {
-            *why_not = psprintf("attribute \"%s\" of type %s is compared by an equality of its own",
-                                NameStr(att->attname), format_type_be(base));
-            ok = false;
-        } else if (OidIsValid(att->attcollation) && !get_collation_isdeterministic(att->attcollation)) {
-            *why_not = psprintf("attribute \"%s\" of type %s uses the nondeterministic collation \"%s\"",
-                                NameStr(att->attname), format_type_be(base), get_collation_name(att->attcollation));
-            ok = false;
-        } else if (rule == MpImageRule::Record) {
-            ok = record_has_images(att_base, why_not);
-        }
+        char* why;
+        Oid eqop = lookup_type_cache(att->atttypid, TYPECACHE_EQ_OPR)->eq_opr;
+        ok = column_has_image(att->atttypid, eqop, att->attcollation, &rule, &why);
+        if (!ok) *why_not = psprintf("attribute \"%s\" of type %s: %s", NameStr(att->attname), format_type_be(base), why);
     }
     ReleaseTupleDesc(desc);
     return ok;
+}
+
+// A column (or attribute) of `type` grouped by `eqop` under `collation` has an image.
+bool column_has_image(Oid type, Oid eqop, Oid collation, MpImageRule* rule, char** why_not) {
+    Oid base = getBaseType(type);
+    if (!rule_of(base, rule)) {
+        *why_not = psprintf("type %s has no canonical byte image", format_type_be(type));
+        return false;
+    }
+    if (!builtin_equality(*rule, base, eqop)) {
+        *why_not = psprintf("type %s is grouped by an equality other than its default", format_type_be(type));
+        return false;
+    }
+    if (OidIsValid(collation) && !get_collation_isdeterministic(collation)) {
+        *why_not = psprintf("the collation \"%s\" is nondeterministic", get_collation_name(collation));
+        return false;
+    }
+    return *rule != MpImageRule::Record || record_has_images(base, why_not);
 }
 
 void init_array_column(MpImageColumn* col, Oid base) {
@@ -329,20 +338,7 @@ void init_column(MpImageColumn* col, Oid type, int32 typmod) {
 }  // namespace
 
 bool mp_image_rule(Oid type, Oid eqop, Oid collation, MpImageRule* rule, char** why_not) {
-    Oid base = getBaseType(type);
-    if (!rule_of(base, rule)) {
-        *why_not = psprintf("type %s has no canonical byte image", format_type_be(type));
-        return false;
-    }
-    if (!builtin_equality(*rule, base, eqop)) {
-        *why_not = psprintf("type %s is grouped by an equality other than its default", format_type_be(type));
-        return false;
-    }
-    if (OidIsValid(collation) && !get_collation_isdeterministic(collation)) {
-        *why_not = psprintf("the collation \"%s\" is nondeterministic", get_collation_name(collation));
-        return false;
-    }
-    return *rule != MpImageRule::Record || record_has_images(base, why_not);
+    return column_has_image(type, eqop, collation, rule, why_not);
 }
 
 void mp_image_plan_depends(PlannerInfo* root, Oid type) {
