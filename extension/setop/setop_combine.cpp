@@ -9,14 +9,14 @@
 #include "prefault.h"
 #include "timing.h"
 
-// Writers of both streams and sides into the node's queue; a parallel node's wake the
-// leader, which ships chunks while it reads or waits.
+// Writers of both streams and sides into the node's queue, in this process's chunk
+// space; a parallel node's wake the leader, which ships chunks while it reads or waits.
 static void init_writers(MpSetOpState* st) {
     ConditionVariable* wake = st->queue != &st->local_queue ? &st->shared->chunk_cv : NULL;
     bool with_refs = st->info.keys.images;  // the main keys' records (nothing goes to stream 1)
     for (int stream = 0; stream < 2; stream++)
         for (int side = 0; side < 2; side++)
-            mp_writer_init(&st->writers[stream][side], &st->space, st->queue, wake, stream, side,
+            mp_writer_init(&st->writers[stream][side], st->chunk_space, st->queue, wake, stream, side,
                            int(mp_stream_key_bytes(st, stream)),
                            with_refs && stream == int(MpKeyStream::Main));
 }
@@ -28,15 +28,12 @@ void mp_writers_to_own_memory(MpSetOpState* st) {
     st->chunk_space = &st->own_space;
     mp_queue_init(&st->local_queue);
     st->queue = &st->local_queue;
-    const bool with_refs = st->info.keys.images;  // the main keys' records
+    uint64 spent_us[2][2];  // counted once the side is read
     for (int stream = 0; stream < 2; stream++)
-        for (int side = 0; side < 2; side++) {
-            MpChunkWriter* w = &st->writers[stream][side];
-            uint64 spent_us = w->alloc_us;  // counted once the side is read
-            mp_writer_init(w, &st->own_space, st->queue, NULL, stream, side, int(mp_stream_key_bytes(st, stream)),
-                           with_refs && stream == int(MpKeyStream::Main));
-            w->alloc_us = spent_us;
-        }
+        for (int side = 0; side < 2; side++) spent_us[stream][side] = st->writers[stream][side].alloc_us;
+    init_writers(st);
+    for (int stream = 0; stream < 2; stream++)
+        for (int side = 0; side < 2; side++) st->writers[stream][side].alloc_us = spent_us[stream][side];
     // image keys: records from now on in its own blocks (those it wrote before stay listed
     // on the shared queue, with the chunks that reference them)
     if (st->info.keys.images) mp_arena_init_blocks(&st->image_arena, &st->own_space, st->queue);
