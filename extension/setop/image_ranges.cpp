@@ -319,29 +319,36 @@ void mp_image_ranges_start(MpSetOpState* st) {
     r->range = -1;
 }
 
+// The rows of every main-stream chunk listed from `all` (in `space`), side by side in the
+// order they were pushed, into `parts`; with `writers`, each side's writer's current chunk
+// after them (its chunk then reused).
+static void spill_chunks(MpSetOpState* st, MpPartitions* parts, const MpChunkSpace* space, MpChunkRef all,
+                         MpChunkWriter (*writers)[2]) {
+    int total = 0;
+    for (MpChunkRef ref = all; ref != kNoChunk; ref = mp_chunk_at(space, ref)->next_all) total++;
+    MpChunk** chunks = (MpChunk**)palloc(sizeof(MpChunk*) * Max(total, 1));
+    for (int side = 0; side < 2; side++) {
+        int n = chunks_of_side(space, all, side, chunks);
+        for (int i = 0; i < n; i++)
+            spill_rows(st, parts, space, side, (const uint64*)mp_chunk_keys(chunks[i]), mp_chunk_refs(chunks[i]),
+                       chunks[i]->count);
+        MpChunkWriter* w = writers ? &writers[int(MpKeyStream::Main)][side] : NULL;
+        if (w && w->chunk) spill_rows(st, parts, space, side, (const uint64*)w->keys, w->refs, w->pos);
+        if (w) w->pos = 0;  // its chunk is reused; its records are written out
+        CHECK_FOR_INTERRUPTS();
+    }
+    pfree(chunks);
+}
+
 void mp_image_ranges_spill(MpSetOpState* st) {
     MpStopwatch clock;
     MpChunkQueue* queue = st->queue;
-    int total = 0;
-    for (MpChunkRef ref = queue->all; ref != kNoChunk; ref = mp_chunk_at(st->chunk_space, ref)->next_all) total++;
-    MpChunk** chunks = (MpChunk**)palloc(sizeof(MpChunk*) * Max(total, 1));
-    for (int side = 0; side < 2; side++) {
-        int n = chunks_of_side(st->chunk_space, queue->all, side, chunks);
-        MpPartitions* parts = &st->ranges->images->parts;
-        for (int i = 0; i < n; i++)
-            spill_rows(st, parts, st->chunk_space, side, (const uint64*)mp_chunk_keys(chunks[i]),
-                       mp_chunk_refs(chunks[i]), chunks[i]->count);
-        MpChunkWriter* w = &st->writers[int(MpKeyStream::Main)][side];
-        if (w->chunk) spill_rows(st, parts, st->chunk_space, side, (const uint64*)w->keys, w->refs, w->pos);
-        w->pos = 0;  // its chunk is reused; its records are written out
-        CHECK_FOR_INTERRUPTS();
-    }
+    spill_chunks(st, &st->ranges->images->parts, st->chunk_space, queue->all, st->writers);
     for (MpChunkRef ref = queue->all; ref != kNoChunk;) {  // chunks and record blocks
         MpChunk* c = mp_chunk_at(st->chunk_space, ref);
         ref = c->next_all;
         pfree(c);
     }
-    pfree(chunks);
     mp_queue_init(queue);
     mp_arena_init_blocks(&st->image_arena, st->chunk_space, queue);
     memset(st->adopted, 0, sizeof(st->adopted));
@@ -354,18 +361,7 @@ void mp_image_ranges_spill_shared(MpSetOpState* st) {
     MpPartitions parts;
     mp_partitions_init(&parts, st->run_cxt, own->count, own->block_bytes, &st->shared_spill->fileset,
                        kMpSharedChunksSlot);
-    MpChunkRef all = st->shared->queue.all;
-    int total = 0;
-    for (MpChunkRef ref = all; ref != kNoChunk; ref = mp_chunk_at(&st->space, ref)->next_all) total++;
-    MpChunk** chunks = (MpChunk**)palloc(sizeof(MpChunk*) * Max(total, 1));
-    for (int side = 0; side < 2; side++) {
-        int n = chunks_of_side(&st->space, all, side, chunks);
-        for (int i = 0; i < n; i++)
-            spill_rows(st, &parts, &st->space, side, (const uint64*)mp_chunk_keys(chunks[i]), mp_chunk_refs(chunks[i]),
-                       chunks[i]->count);
-        CHECK_FOR_INTERRUPTS();
-    }
-    pfree(chunks);
+    spill_chunks(st, &parts, &st->space, st->shared->queue.all, NULL);
     parts.report.spill_ms += clock.lap_ms();
     mp_partitions_export(&parts);
     SpinLockAcquire(&st->shared_spill->mutex);

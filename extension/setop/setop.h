@@ -99,8 +99,8 @@ struct MpSetOpState {
     MpKeyPlan keys;
     MpSharedStage* shared;  // parallel: the state all participants share (DSM)
     MpSharedSpill* shared_spill;  // ... and, a parallel node that spills, their file set
-    MpSharedSpill* switch_spill;  // a parallel node planned in memory (lossless keys, a limit
-                                  // set): the file set it spills to if its input passes the
+    MpSharedSpill* switch_spill;  // a parallel node planned in memory (keys that spill, a
+                                  // limit set): the file set it spills to if its input passes the
                                   // limit at run time; shared_spill too once it switched
 
     // this execution (a rescan resets run_cxt)
