@@ -259,8 +259,6 @@ bool builtin_equality(MpImageRule rule, Oid base, Oid eqop) {
     return eqop == lookup_type_cache(base, TYPECACHE_EQ_OPR)->eq_opr;
 }
 
-bool column_has_image(Oid type, Oid eqop, Oid collation, MpImageRule* rule, char** why_not);
-
 // Every attribute of the composite type `base` that is not dropped has an image, checked
 // as a column of its own: by its type's default equality (as record_eq compares it)
 // under its own collation.
@@ -273,29 +271,11 @@ bool record_has_images(Oid base, char** why_not) {
         MpImageRule rule;
         char* why;
         Oid eqop = lookup_type_cache(att->atttypid, TYPECACHE_EQ_OPR)->eq_opr;
-        ok = column_has_image(att->atttypid, eqop, att->attcollation, &rule, &why);
+        ok = mp_image_rule(att->atttypid, eqop, att->attcollation, &rule, &why);
         if (!ok) *why_not = psprintf("attribute \"%s\" of type %s: %s", NameStr(att->attname), format_type_be(base), why);
     }
     ReleaseTupleDesc(desc);
     return ok;
-}
-
-// A column (or attribute) of `type` grouped by `eqop` under `collation` has an image.
-bool column_has_image(Oid type, Oid eqop, Oid collation, MpImageRule* rule, char** why_not) {
-    Oid base = getBaseType(type);
-    if (!rule_of(base, rule)) {
-        *why_not = psprintf("type %s has no canonical byte image", format_type_be(type));
-        return false;
-    }
-    if (!builtin_equality(*rule, base, eqop)) {
-        *why_not = psprintf("type %s is grouped by an equality other than its default", format_type_be(type));
-        return false;
-    }
-    if (OidIsValid(collation) && !get_collation_isdeterministic(collation)) {
-        *why_not = psprintf("the collation \"%s\" is nondeterministic", get_collation_name(collation));
-        return false;
-    }
-    return *rule != MpImageRule::Record || record_has_images(base, why_not);
 }
 
 void init_array_column(MpImageColumn* col, Oid base) {
@@ -338,7 +318,20 @@ void init_column(MpImageColumn* col, Oid type, int32 typmod) {
 }  // namespace
 
 bool mp_image_rule(Oid type, Oid eqop, Oid collation, MpImageRule* rule, char** why_not) {
-    return column_has_image(type, eqop, collation, rule, why_not);
+    Oid base = getBaseType(type);
+    if (!rule_of(base, rule)) {
+        *why_not = psprintf("type %s has no canonical byte image", format_type_be(type));
+        return false;
+    }
+    if (!builtin_equality(*rule, base, eqop)) {
+        *why_not = psprintf("type %s is grouped by an equality other than its default", format_type_be(type));
+        return false;
+    }
+    if (OidIsValid(collation) && !get_collation_isdeterministic(collation)) {
+        *why_not = psprintf("the collation \"%s\" is nondeterministic", get_collation_name(collation));
+        return false;
+    }
+    return *rule != MpImageRule::Record || record_has_images(base, why_not);
 }
 
 void mp_image_plan_depends(PlannerInfo* root, Oid type) {
