@@ -11,6 +11,8 @@
 //   join_spill.cpp     a serial join over pg_mergepath.memory_limit: both inputs sorted
 //                      by key through tuplesort, then combined key range by key range
 //   join_spill_key.cpp ... a key whose rows pass a range: spooled, split over ranges
+//   join_spill_parallel.cpp ... a parallel join: each participant sorts its share, one
+//                      merges the shares and joins key range by key range
 //   join_probe.cpp     a join whose inner side is much smaller: only it goes through the
 //                      stage; the outer side streams past it in small batches
 //   join_explain.cpp   EXPLAIN
@@ -36,7 +38,8 @@ struct MpJoinInfo {
     int key_bits;         // 32, 64, 128
     bool parallel;        // a partial path: every participant reads, one combines, all emit
     bool spill;           // over pg_mergepath.memory_limit: sorted through tuplesort, combined
-                          // key range by key range (serial only; join_spill.cpp)
+                          // key range by key range (join_spill.cpp; parallel: each participant
+                          // sorts its share, one merges them: join_spill_parallel.cpp)
     bool probe;           // the outer side streams past sorted B (join_probe.cpp): INNER, LEFT,
                           // SEMI, ANTI with an inner side much smaller than the outer one
     bool own_inner;       // ... under a Gather, not parallel-aware: every participant reads
@@ -85,8 +88,24 @@ struct MpJoinResults {
     uint64 b_dir_buckets;
 };
 
+// A parallel join's spill (join_spill_parallel.cpp): PostgreSQL's shared sorts (one per
+// side) in a DSM segment of their own, which the leader makes for each execution.
+struct MpJoinSharedSpill {
+    dsm_handle segment;        // the shared sorts' segment; DSM_HANDLE_INVALID: none (no limit)
+    Size sort_bytes;           // one side's Sharedsort (the second follows the first)
+    int participants;          // planned, the leader included: their sorts share the limit
+    pg_atomic_uint32 switched;  // a join planned in memory passed the limit: everyone sorts
+    pg_atomic_uint32 sorts;     // worker sorts begun on each side (a participant begins both)
+    pg_atomic_uint64 held_bytes;  // stored-row blocks of every participant (their chunks:
+                                  // the queue's used_bytes)
+    pg_atomic_uint64 disk_kb;     // EXPLAIN: every worker sort's files, the merger's ranges
+    pg_atomic_uint64 ranges;
+    pg_atomic_uint64 keys_split;
+};
+
 struct MpJoinShared {
     MpSharedStage stage;  // phases, the chunk queue, the claims of A batches, counters
+    MpJoinSharedSpill spill;
     MpJoinResults results;
     int emitters;         // participants expanding pairs (under stage.mutex)
     bool extras_claimed;  // the rows without a match (outer joins) are someone's
@@ -134,6 +153,9 @@ struct MpJoinSpill {
     bool sorting;              // rows go into the sorts
     bool budget_full;          // a range found no room in the shared GPU budget: the rest use the CPU
     bool sorted;               // both inputs read and sorted
+    bool coordinated;          // the sorts are a parallel join's (worker or merging sorts)
+    bool switched;             // a parallel join planned in memory sorted at run time (EXPLAIN)
+    uint64 arena_reported;     // a parallel participant's stored-row blocks added to held_bytes
     MpKeySpool spool;
 };
 
@@ -217,8 +239,11 @@ struct MpJoinState {
     bool outer_side[2];       // rows of this side without a match are emitted
     bool library_match;       // b_matched comes from the library (right / full, no filter)
     ExprState* filter;        // the join filter (custom_exprs), or NULL
-    MpJoinShared* shared;     // the parallel query's (DSM), or NULL
+    MpJoinShared* dsm;        // the parallel query's (DSM), or NULL: counters, the spill's sorts
+    MpJoinShared* shared;     // where this execution's stage lives: dsm, or NULL (a serial node,
+                              // or the participant that merges a parallel spilled join's shares)
     MpJoinShared local_shared;
+    dsm_segment* sort_segment;  // a parallel spill's shared sorts, mapped here (join_spill_parallel.cpp)
 
     // this execution (a rescan resets run_cxt)
     MemoryContext run_cxt;
@@ -295,8 +320,17 @@ inline bool mp_join_put_row(MpJoinState* st, int side, const K* key, uint64 ref)
 int mp_join_spill_sort_kb(void);            // each side's sort memory (kB)
 bool mp_join_spill_planned(const MpJoinState* st);  // planned to spill, and a limit is set now
 void mp_join_spill_begin(MpJoinState* st);  // the sorts, before reading (a join planned to spill)
-bool mp_join_spill_due(MpJoinState* st);    // a serial join reading in memory holds the limit
-void mp_join_spill_switch(MpJoinState* st);  // ... so the rows it holds go into new sorts, and are freed
+bool mp_join_spill_due(MpJoinState* st);    // a join reading in memory holds the limit
+// ... so the rows it reads next go into new sorts; a serial join's rows held so far too
+// (and are freed), a parallel participant's stay in shared memory for the merger
+void mp_join_spill_switch(MpJoinState* st);
+// Opens both sides' sorts (coordinates: NULL, or the shared sorts' parameters per side).
+void mp_join_spill_open_sorts(MpJoinState* st, int work_kb, SortCoordinate* coordinates);
+void mp_join_spill_move_held(MpJoinState* st);  // the rows held in chunks into the sorts
+// Sorts both sides (counting their files unless a merging sort's, whose files are its
+// workers'); advance: their first rows out, else the sorts are closed (a worker sort's
+// files stay in the shared file set).
+void mp_join_spill_perform(MpJoinState* st, bool count_disk, bool advance);
 // the rest of a child into its sort
 uint64 mp_join_spill_read_side(MpJoinState* st, PlanState* child, int side, uint64* null_key_rows);
 void mp_join_spill_finish_read(MpJoinState* st);   // both sorts sorted, their first rows out
@@ -310,6 +344,18 @@ uint64 mp_join_spill_load_row(MpJoinState* st, int side, TupleTableSlot* slot, c
 void mp_join_spill_advance(MpJoinSpill* sp, int side);
 bool mp_join_spill_same_key(const MpJoinSpill* sp, int side, const int64* key);  // the head has `key`
 uint64 mp_join_spill_range_bytes(void);  // what a range loads (a third of the limit, 64 kB at least)
+
+// join_spill_parallel.cpp
+void mp_join_spill_share_init(MpJoinState* st, int workers);  // the leader: a new execution's sorts
+void mp_join_spill_share_attach(MpJoinState* st);             // a worker
+void mp_join_spill_share_detach(MpJoinState* st);             // the node ends
+bool mp_join_spill_share_planned(const MpJoinState* st);      // the shared sorts exist
+bool mp_join_spill_share_due(MpJoinState* st, uint64 limit);  // the participants hold the limit
+void mp_join_spill_share_begin(MpJoinState* st);              // this participant's worker sorts
+bool mp_join_spill_shares_sorted(const MpJoinState* st);      // someone sorted (reading is over)
+void mp_join_spill_merge(MpJoinState* st);  // the merger: shared memory's rows sorted, every share merged
+void mp_join_spill_share_counts(MpJoinState* st);  // a worker's EXPLAIN counts into the DSM
+void mp_join_spill_harvest(MpJoinState* st);       // the leader takes them
 
 // join_spill_key.cpp
 // Loads the key `key` (both sides' smallest) into the range holding `*bytes` of `target`
@@ -332,7 +378,11 @@ void mp_join_probe_a_row(MpJoinState* st, uint64 a);
 
 // join_parallel.cpp
 void mp_join_shared_init(MpJoinShared* sh);  // a new execution's (a serial node's own too)
-void mp_join_parallel_compute(MpJoinState* st);
+// What a participant does after the parallel steps: emit its claims of the shared
+// results; run the spilled join's key ranges alone (it merged the sorted shares, and
+// st->shared is now NULL); or nothing (a spilled join another participant merges).
+enum class MpJoinRole { Emit, Alone, Nothing };
+MpJoinRole mp_join_parallel_compute(MpJoinState* st);
 Size mp_join_estimate_dsm(CustomScanState* node, ParallelContext* pcxt);
 void mp_join_initialize_dsm(CustomScanState* node, ParallelContext* pcxt, void* coordinate);
 void mp_join_reinitialize_dsm(CustomScanState* node, ParallelContext* pcxt, void* coordinate);

@@ -77,7 +77,8 @@ static void adopt(MpJoinState* st, MpChunkRef first) {
 }
 
 void mp_join_adopt_pending(MpJoinState* st) {
-    if (IsParallelWorker() || !mp_stage_open_early(st->stage)) return;
+    if (IsParallelWorker() || st->spill.sorting || !mp_stage_open_early(st->stage)) return;
+    if (st->dsm && pg_atomic_read_u32(&st->dsm->spill.switched)) return;  // the rows will be sorted instead
     adopt(st, mp_queue_take(&mp_join_shared(st)->stage.queue, &st->space));
 }
 

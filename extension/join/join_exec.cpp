@@ -23,7 +23,8 @@
 //
 // A parallel-aware node runs the same steps with every participant reading its share
 // in step 1, one of them running step 2 for all, and each expanding the batches it
-// claims in step 3 (join_parallel.cpp). The C++ objects belong to a per-execution
+// claims in step 3 (join_parallel.cpp); over the memory limit each participant sorts its
+// share and one merges them and runs the spilled join alone (join_spill_parallel.cpp). The C++ objects belong to a per-execution
 // memory context whose reset callback deletes them, so ERROR, cancel, rescan and end
 // all free them; a GPU out of memory moves the work to the CPU backend (stage.cpp).
 #include "join.h"
@@ -127,9 +128,18 @@ static void serial_compute(MpJoinState* st) {
 
 static void compute(MpJoinState* st) {
     mp_join_start_run(st);
-    if (st->shared) mp_join_parallel_compute(st);
-    else if (st->spill.sorted || mp_join_spill_planned(st)) spill_compute(st);
-    else serial_compute(st);
+    // a parallel node's participant: after the parallel steps it emits its claims of the
+    // shared results, or, having merged a spilled join's sorted shares, runs its key
+    // ranges alone (st->shared is NULL then), or has nothing to emit
+    MpJoinRole role = st->shared ? mp_join_parallel_compute(st) : MpJoinRole::Alone;
+    if (role == MpJoinRole::Nothing) {
+        st->step = MpJoinStep::Done;
+        return;
+    }
+    if (role == MpJoinRole::Alone) {
+        if (st->spill.sorted || mp_join_spill_planned(st)) spill_compute(st);
+        else serial_compute(st);
+    }
     if (st->stage->report.ran) {
         if (st->spill.run_ranges > 1) mp_stage_report_add(&st->report, &st->stage->report);
         else st->report = st->stage->report;
@@ -198,6 +208,7 @@ static void mp_join_end(CustomScanState* node) {
     MpJoinState* st = (MpJoinState*)node;
     reset_run(st);
     mp_join_spill_end(st);
+    mp_join_spill_share_detach(st);
     if (st->run_cxt) MemoryContextDelete(st->run_cxt);
     st->run_cxt = NULL;
     ExecEndNode(outerPlanState(node));

@@ -5,6 +5,9 @@
 //   Device: gpu | cpu                 where it sorts and searches (with ANALYZE: used)
 //   Keys: 64-bit                      the key width
 //   Parallel: ...                     a parallel-aware node: who reads, combines, emits
+//   Memory Limit: ...                 over it: the inputs sorted, joined key range by key
+//                                     range (with ANALYZE: also a parallel join that
+//                                     passed it at run time)
 //   Outer Side: streamed ...          the outer rows stream past the sorted inner side
 //                                     (join_probe.cpp); with ANALYZE and TIMING "Probe
 //                                     Time": reading them and finding their keys (a part
@@ -96,7 +99,11 @@ void mp_explain_join(CustomScanState* node, List* ancestors, ExplainState* es) {
     explain_keys(st, ancestors, es);
     ExplainPropertyText("Device", mp_device_name(st->report.device), es);
     ExplainPropertyText("Keys", psprintf("%d-bit", st->info.key_bits), es);
-    if (st->info.parallel) ExplainPropertyText("Parallel", "every participant reads, one combines, all emit", es);
+    if (st->info.parallel)
+        ExplainPropertyText("Parallel",
+                            st->info.spill ? "every participant reads and sorts its share, one merges, joins and emits"
+                                           : "every participant reads, one combines, all emit",
+                            es);
     if (st->info.probe)
         ExplainPropertyText("Outer Side",
                             es->analyze && st->probe.spilled
@@ -109,6 +116,9 @@ void mp_explain_join(CustomScanState* node, List* ancestors, ExplainState* es) {
     if (st->info.spill)
         ExplainPropertyText("Memory Limit", "over it: both inputs sorted (tuplesort), joined key range by key range",
                             es);
+    else if (es->analyze && st->info.parallel && st->spill.switched)
+        ExplainPropertyText("Memory Limit", "passed at run time: each participant sorted the rest of its share "
+                            "(tuplesort), one merged them and joined key range by key range", es);
     if (!es->analyze) return;
     explain_counts(st, es);
     if (es->timing) explain_times(st, es);

@@ -7,13 +7,25 @@
 // searches, puts B's results and the row directory into shared memory and publishes,
 // then puts A's ranges next to A's keys piece by piece; every participant expands the
 // batches of A rows it claims (each waiting until its batch's ranges are in place), and the last one to finish
-// emits the outer join's unmatched rows (join_emit.cpp).
+// emits the outer join's unmatched rows (join_emit.cpp). A join over the memory limit
+// sorts instead: each participant its share, and the combiner merges them and runs the
+// key ranges alone (join_spill_parallel.cpp).
 #include "join.h"
 
 Size mp_join_estimate_dsm(CustomScanState*, ParallelContext*) { return MAXALIGN(sizeof(MpJoinShared)); }
 
 void mp_join_shared_init(MpJoinShared* sh) {
     mp_shared_init(&sh->stage);
+    MpJoinSharedSpill* ss = &sh->spill;
+    ss->segment = DSM_HANDLE_INVALID;
+    ss->sort_bytes = 0;
+    ss->participants = 1;
+    pg_atomic_init_u32(&ss->switched, 0);
+    pg_atomic_init_u32(&ss->sorts, 0);
+    pg_atomic_init_u64(&ss->held_bytes, 0);
+    pg_atomic_init_u64(&ss->disk_kb, 0);
+    pg_atomic_init_u64(&ss->ranges, 0);
+    pg_atomic_init_u64(&ss->keys_split, 0);
     memset(&sh->results, 0, sizeof(sh->results));
     sh->emitters = 0;
     sh->extras_claimed = false;
@@ -21,32 +33,44 @@ void mp_join_shared_init(MpJoinShared* sh) {
     pg_atomic_init_u64(&sh->filtered, 0);
 }
 
-void mp_join_initialize_dsm(CustomScanState* node, ParallelContext*, void* coordinate) {
+void mp_join_initialize_dsm(CustomScanState* node, ParallelContext* pcxt, void* coordinate) {
     MpJoinState* st = (MpJoinState*)node;
-    st->shared = (MpJoinShared*)coordinate;
+    if (!pcxt->seg) return;  // no DSM segment (none left): no workers either; the leader joins alone
+    st->shared = st->dsm = (MpJoinShared*)coordinate;
     mp_join_shared_init(st->shared);
+    mp_join_spill_share_init(st, pcxt->nworkers);
 }
 
 // The leader adds what the participants of the last execution counted to its totals
 // (rescans add up), and takes who took part; the shared counters start over.
 static void harvest_counts(MpJoinState* st) {
-    MpJoinShared* sh = st->shared;
+    MpJoinShared* sh = st->dsm;
+    mp_join_spill_share_counts(st);
+    mp_join_spill_harvest(st);
     mp_shared_harvest(&sh->stage, &st->counts.stage, &st->report);
     st->counts.pairs += pg_atomic_exchange_u64(&sh->pairs, 0);
     st->counts.filtered += pg_atomic_exchange_u64(&sh->filtered, 0);
 }
 
 // A rescan of the Gather above: every worker of the last execution has exited.
-void mp_join_reinitialize_dsm(CustomScanState* node, ParallelContext*, void*) {
+void mp_join_reinitialize_dsm(CustomScanState* node, ParallelContext* pcxt, void*) {
     MpJoinState* st = (MpJoinState*)node;
+    if (!st->dsm) return;  // a leader that joins alone (no DSM segment)
     MpChunkSpace space = {node->ss.ps.state->es_query_dsa, NULL, NULL};
     harvest_counts(st);
-    mp_shared_reset(&st->shared->stage, &space);
-    mp_join_shared_init(st->shared);
+    // a rescan whose parameters changed reaches this node after this call: the sorts of
+    // the last execution are closed now, before their segment goes
+    mp_join_spill_end(st);
+    mp_shared_reset(&st->dsm->stage, &space);
+    mp_join_shared_init(st->dsm);
+    st->shared = st->dsm;  // a leader that merged a spilled join ran its ranges in its own memory
+    mp_join_spill_share_init(st, pcxt->nworkers);
 }
 
 void mp_join_initialize_worker(CustomScanState* node, shm_toc*, void* coordinate) {
-    ((MpJoinState*)node)->shared = (MpJoinShared*)coordinate;
+    MpJoinState* st = (MpJoinState*)node;
+    st->shared = st->dsm = (MpJoinShared*)coordinate;
+    mp_join_spill_share_attach(st);
 }
 
 // Every participant but the leader adds its own counts to the shared ones (the leader
@@ -54,10 +78,16 @@ void mp_join_initialize_worker(CustomScanState* node, shm_toc*, void* coordinate
 // last row (unless a LIMIT stopped early), takes the totals for EXPLAIN.
 void mp_join_shutdown(CustomScanState* node) {
     MpJoinState* st = (MpJoinState*)node;
-    MpJoinShared* sh = st->shared;
+    MpJoinShared* sh = st->dsm;
     if (!sh) return;
     mp_join_stop_emit(st);
     if (!IsParallelWorker()) return harvest_counts(st);
+    mp_join_spill_share_counts(st);
+    if (st->shared == NULL && st->report.ran) {  // it merged a spilled join: its report is the node's
+        SpinLockAcquire(&sh->stage.mutex);
+        sh->stage.report = st->report;
+        SpinLockRelease(&sh->stage.mutex);
+    }
     pg_atomic_fetch_add_u64(&sh->stage.rows_emitted, st->counts.stage.rows_emitted);
     pg_atomic_fetch_add_u64(&sh->pairs, st->counts.pairs);
     pg_atomic_fetch_add_u64(&sh->filtered, st->counts.filtered);
@@ -86,13 +116,35 @@ static void read_share(MpJoinState* st) {
     pg_atomic_fetch_add_u64(&s->null_rows, read.null_key_rows);
 }
 
-void mp_join_parallel_compute(MpJoinState* st) {
+// The combining participant of a join whose participants sorted their shares: every
+// participant's segments attached (rows still in shared memory outlive their writers),
+// the others let go (they emit nothing), the shares merged; from here on a serial
+// spilled join in this process's memory.
+static void merge_for_all(MpJoinState* st) {
+    mp_segments_attach_all(st->space.segments);
+    mp_shared_publish(&st->shared->stage);
+    mp_join_spill_merge(st);
+    mp_join_free_run(st);
+    st->shared = NULL;
+    mp_join_start_run(st);
+}
+
+MpJoinRole mp_join_parallel_compute(MpJoinState* st) {
     MpSharedStage* s = &st->shared->stage;
     bool combines = false;
     if (mp_shared_attach(s)) {
         read_share(st);
         combines = mp_shared_done_reading(s, adopt_while_waiting, st);
     }
-    if (combines) combine_for_all(st);
-    else mp_shared_wait_results(s);
+    // reading is over for everyone once the combiner is chosen or the results published
+    if (!combines) {
+        mp_shared_wait_results(s);
+        return mp_join_spill_shares_sorted(st) ? MpJoinRole::Nothing : MpJoinRole::Emit;
+    }
+    if (!mp_join_spill_shares_sorted(st)) {
+        combine_for_all(st);
+        return MpJoinRole::Emit;
+    }
+    merge_for_all(st);
+    return MpJoinRole::Alone;
 }

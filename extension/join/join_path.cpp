@@ -13,10 +13,12 @@
 // create_hashjoin_plan splits them. Never a parameterized path: not when either input
 // needs LATERAL parameters, nor pseudoconstant clauses (their gating plan is made for
 // join paths only), nor placeholder variables. Above pg_mergepath.memory_limit
-// (estimated keys, row references and stored rows) only a serial path that spills is
-// offered (join_spill.cpp: both inputs through PostgreSQL's tuplesort, then key range
-// by key range), charged as well for sorting both inputs (cost_sort with a third of
-// the limit). Every reason is logged at DEBUG1.
+// (estimated keys, row references and stored rows) the paths spill (join_spill.cpp:
+// both inputs through PostgreSQL's tuplesort, then key range by key range), charged as
+// well for sorting both inputs (cost_sort with a third of the limit); the partial one
+// sorts each participant's share in it (join_spill_parallel.cpp), so its sorting is
+// divided among them, but one participant merges the shares, joins and emits every row.
+// Every reason is logged at DEBUG1.
 //
 // A streamed outer side (join_probe.cpp): an INNER, LEFT, SEMI or ANTI join whose inner
 // input is estimated at a quarter of the outer one or less (and whose inner side alone
@@ -67,6 +69,8 @@
 // pg_mergepath.min_rows (both inputs' estimated rows) keeps tiny joins native, where
 // the fixed costs (device start, launches, shared memory) dominate.
 #include "join.h"
+
+#include <cmath>
 #include "partial_paths.h"
 
 extern "C" {
@@ -234,10 +238,11 @@ Cost path_cost(PlannerInfo* root, RelOptInfo* joinrel, const Inputs& in, const J
         return inputs + inner + outer_read / divisor + joinrel->rows / divisor * per_output;
     }
     Cost device = (in.probe ? rows[1] : rows[0] + rows[1]) * cpu_operator_cost * words * device_units;
-    if (gpu) device /= divisor;  // runs ship and sort while the participants read
+    if (gpu && !in.spill) device /= divisor;  // runs ship and sort while the participants read
     // a parallel-aware path's output as PostgreSQL charges its parallel hash join's (see
-    // the file comment): per-participant rows of both sides
-    double out_rows = joinrel->rows / divisor / (in.workers > 0 ? divisor : 1.0);
+    // the file comment): per-participant rows of both sides; a parallel path that spills
+    // emits every row from the one participant that merges
+    double out_rows = in.spill ? joinrel->rows : joinrel->rows / divisor / (in.workers > 0 ? divisor : 1.0);
     Cost total = inputs + (outer_read + inner_read) / divisor + device + out_rows * per_output;
     *startup = in.probe ? in.outer->startup_cost + in.inner->total_cost + inner_read / divisor + device + filter.startup
                         : total;
@@ -247,13 +252,19 @@ Cost path_cost(PlannerInfo* root, RelOptInfo* joinrel, const Inputs& in, const J
 // A join that spills also sorts both inputs (rows with their keys) through tuplesort,
 // each within a third of the memory limit: what PostgreSQL charges such a sort.
 // Each sorted row: the stored columns (when the side stores any) and the key's words.
+// A partial path's inputs are a participant's share, sorted within its part of that
+// third; one participant then merges every share (a comparison per row and level of a
+// heap over the participants).
 Cost sort_cost(PlannerInfo* root, RelOptInfo* joinrel, const Inputs& in, int key_bits) {
+    const int participants = in.workers > 0 ? in.workers + 1 : 1;
+    const double scale = in.workers > 0 ? mp_parallel_divisor(in.workers) : 1.0;
     Cost total = 0;
     for (Path* input : {in.outer, in.inner}) {
         Path sort;
         int width = (side_stores(joinrel, input->parent) ? input->pathtarget->width : 0) + (key_bits > 64 ? 16 : 8);
-        cost_sort(&sort, root, NIL, 0, input->rows, width, 0, mp_join_spill_sort_kb(), -1);
+        cost_sort(&sort, root, NIL, 0, input->rows, width, 0, Max(64, mp_join_spill_sort_kb() / participants), -1);
         total += sort.total_cost;
+        if (participants > 1) total += input->rows * scale * 2.0 * cpu_operator_cost * std::log2(double(participants));
     }
     return total;
 }
@@ -299,7 +310,7 @@ CustomPath* make_path(PlannerInfo* root, RelOptInfo* joinrel, JoinType jointype,
 
 // The partial path over both inputs' cheapest partial paths, or NULL (reason at DEBUG1).
 CustomPath* partial_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel, RelOptInfo* innerrel,
-                         JoinType jointype, const JoinClauses* jc, bool probe, const char* what) {
+                         JoinType jointype, const JoinClauses* jc, bool spill, bool probe, const char* what) {
     const char* why_not = NULL;
     if (max_parallel_workers_per_gather <= 0) why_not = "max_parallel_workers_per_gather is 0";
     else if (!joinrel->consider_parallel) why_not = "the join is not parallel safe";
@@ -309,7 +320,7 @@ CustomPath* partial_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* out
         elog(DEBUG1, "pg_mergepath: %s: no parallel MergePath Join: %s", what, why_not);
         return NULL;
     }
-    Inputs in = {(Path*)linitial(outerrel->partial_pathlist), (Path*)linitial(innerrel->partial_pathlist), 0, false,
+    Inputs in = {(Path*)linitial(outerrel->partial_pathlist), (Path*)linitial(innerrel->partial_pathlist), 0, spill,
                  probe, false};
     if (in.outer->param_info || in.inner->param_info) return NULL;
     in.workers = mp_partial_workers(in.outer, in.inner);
@@ -332,7 +343,7 @@ CustomPath* own_inner_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* o
 
 // Estimated bytes the node holds for its inputs: per row its key and row reference,
 // and the stored row of a side whose columns it emits or filters on (its width and a
-// header). Above pg_mergepath.memory_limit the node spills (serial only).
+// header). Above pg_mergepath.memory_limit the node spills.
 double estimated_input_bytes(RelOptInfo* joinrel, RelOptInfo* outerrel, RelOptInfo* innerrel,
                              const JoinClauses* jc) {
     const double per_row = mp_join_key_bits(jc->columns, jc->nkeys) / 8.0 + sizeof(uint64);
@@ -388,10 +399,7 @@ void consider_join(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel,
     }
     Inputs serial = {outerrel->cheapest_total_path, innerrel->cheapest_total_path, 0, over_limit, probe};
     CustomPath* path = make_path(root, joinrel, jointype, serial, &jc);
-    CustomPath* partial = NULL;
-    if (!over_limit) partial = partial_path(root, joinrel, outerrel, innerrel, jointype, &jc, probe, what);
-    else elog(DEBUG1, "pg_mergepath: %s: no parallel MergePath Join: over pg_mergepath.memory_limit only a serial "
-              "one spills", what);
+    CustomPath* partial = partial_path(root, joinrel, outerrel, innerrel, jointype, &jc, over_limit, probe, what);
     CustomPath* own_inner = probe ? own_inner_path(root, joinrel, outerrel, innerrel, jointype, &jc) : NULL;
     // every participant of that path holds all of the inner side: within the limit only
     // if all of them together fit it

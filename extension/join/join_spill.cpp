@@ -1,8 +1,8 @@
-// join_spill.cpp — a serial MergePath Join over pg_mergepath.memory_limit. The planner
-// marks a join whose estimated input exceeds the limit (join_path.cpp); a serial join
-// planned within it switches here when what it holds reaches the limit while reading
-// (join_input.cpp): the rows it holds move into the sorts and are freed (while they
-// move, the node holds them and the sorts' first memory, up to 5/3 of the limit).
+// join_spill.cpp — a MergePath Join over pg_mergepath.memory_limit. The planner marks a
+// join whose estimated input exceeds the limit (join_path.cpp); a join planned within it
+// switches here when what it holds reaches the limit while reading (join_input.cpp): a
+// serial join's rows held so far move into the sorts and are freed (while they move, the
+// node holds them and the sorts' first memory, up to 5/3 of the limit).
 // Each side's rows, as their stored columns with the join key appended (one or two
 // int8 words that sort like the key), go into a PostgreSQL tuplesort by that key,
 // bounded by a third of the limit and spilling to temporary files (counted against
@@ -17,6 +17,8 @@
 // outer, semi or anti join has a filter: then one key's rows on both sides are loaded
 // together even past the range's size (a key repeated past the limit on both sides
 // holds them all).
+// A parallel join's participants sort their shares in worker sorts of PostgreSQL's shared
+// sorts, and one of them merges them and runs the ranges here (join_spill_parallel.cpp).
 #include "join.h"
 
 #include "read_child.h"
@@ -45,8 +47,9 @@ void key_of(const uint64* words, mergepath::Key128* key) {
     key->lo = words[1];
 }
 
-// The side's sort: its stored columns, then the key word(s) as int8s that sort like them.
-void begin_sort(MpJoinState* st, int side, int work_kb) {
+// The side's sort: its stored columns, then the key word(s) as int8s that sort like them
+// (coordinate: NULL, or a parallel join's worker or merging sort).
+void begin_sort(MpJoinState* st, int side, int work_kb, SortCoordinate coordinate) {
     MpJoinSpill* sp = &st->spill;
     const int ncols = st->nstored[side];
     TupleDesc desc = CreateTemplateTupleDesc(ncols + sp->key_words);
@@ -62,8 +65,8 @@ void begin_sort(MpJoinState* st, int side, int work_kb) {
     sp->desc[side] = desc;
     sp->in[side] = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
     sp->slot[side] = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
-    sp->sort[side] = tuplesort_begin_heap(desc, sp->key_words, attrs, ops, collations, nulls_first, work_kb, NULL,
-                                          TUPLESORT_NONE);
+    sp->sort[side] = tuplesort_begin_heap(desc, sp->key_words, attrs, ops, collations, nulls_first, work_kb,
+                                          coordinate, TUPLESORT_NONE);
 }
 
 // One row into its side's sort: its stored columns and key words (NULL: a key with a NULL).
@@ -227,26 +230,48 @@ bool mp_join_spill_same_key(const MpJoinSpill* sp, int side, const int64* key) {
            (sp->key_words == 1 || sp->head_key[side][1] == key[1]);
 }
 
+// Closes both sides' sorts, their slots and descriptors.
+void close_sorts(MpJoinSpill* sp) {
+    for (int side = 0; side < 2; side++) {
+        if (sp->sort[side]) tuplesort_end(sp->sort[side]);
+        if (sp->in[side]) ExecDropSingleTupleTableSlot(sp->in[side]);
+        if (sp->slot[side]) ExecDropSingleTupleTableSlot(sp->slot[side]);
+        if (sp->desc[side]) FreeTupleDesc(sp->desc[side]);
+        sp->sort[side] = NULL;
+        sp->desc[side] = NULL;
+        sp->in[side] = sp->slot[side] = NULL;
+        sp->head[side] = false;
+    }
+}
+
 // A third of the limit for each side's sort, a third for the range being combined (up to
 // half of it with a key's rows, and the key spools besides: join_spill_key.cpp).
 int mp_join_spill_sort_kb(void) {
     return int(Max(uint64(64), Min(mp_memory_limit_bytes() / 3 / 1024, uint64(MAX_KILOBYTES))));
 }
 
-void mp_join_spill_begin(MpJoinState* st) {
+void mp_join_spill_open_sorts(MpJoinState* st, int work_kb, SortCoordinate* coordinates) {
     MpJoinSpill* sp = &st->spill;
     sp->key_words = st->info.key_bits > 64 ? 2 : 1;
     MemoryContext old = MemoryContextSwitchTo(st->css.ss.ps.state->es_query_cxt);
-    for (int side = 0; side < 2; side++) begin_sort(st, side, mp_join_spill_sort_kb());
+    for (int side = 0; side < 2; side++) begin_sort(st, side, work_kb, coordinates ? coordinates[side] : NULL);
     MemoryContextSwitchTo(old);
-    sp->sorting = true;
 }
 
-bool mp_join_spill_planned(const MpJoinState* st) { return st->info.spill && mp_memory_limit_bytes() > 0; }
+void mp_join_spill_begin(MpJoinState* st) {
+    if (st->shared) mp_join_spill_share_begin(st);  // a worker sort of each shared sort
+    else mp_join_spill_open_sorts(st, mp_join_spill_sort_kb(), NULL);
+    st->spill.sorting = true;
+}
+
+bool mp_join_spill_planned(const MpJoinState* st) {
+    return st->info.spill && mp_memory_limit_bytes() > 0 && (!st->shared || mp_join_spill_share_planned(st));
+}
 
 bool mp_join_spill_due(MpJoinState* st) {
     uint64 limit = mp_memory_limit_bytes();
-    if (st->shared || limit == 0 || st->spill.sorting) return false;
+    if (limit == 0 || st->spill.sorting) return false;
+    if (st->shared) return mp_join_spill_share_due(st, limit);
     uint64 held = mp_join_shared(st)->stage.queue.used_bytes + mp_writers_used_bytes(st->writers) +
                   st->arena[0].held_bytes + st->arena[1].held_bytes;
     // a streamed outer side keeps B's sorted keys and a directory over them (up to two
@@ -255,14 +280,19 @@ bool mp_join_spill_due(MpJoinState* st) {
     return held >= limit;
 }
 
-void mp_join_spill_switch(MpJoinState* st) {
-    for (int side = 0; side < 2; side++)  // the chunks being filled join the queue's list
-        for (int stream = 0; stream < 2; stream++) mp_writer_flush(&st->writers[stream][side]);
-    mp_join_spill_begin(st);
+void mp_join_spill_move_held(MpJoinState* st) {
     mp_with_key_type(st->info.key_bits / 8, [&](auto k) {
         move_held_rows<decltype(k)>(st);
         return 0;
     });
+}
+
+void mp_join_spill_switch(MpJoinState* st) {
+    for (int side = 0; side < 2; side++)  // the chunks being filled join the queue's list
+        for (int stream = 0; stream < 2; stream++) mp_writer_flush(&st->writers[stream][side]);
+    mp_join_spill_begin(st);
+    if (st->shared) return;  // a participant's rows stay: the merger sorts them (join_spill_parallel.cpp)
+    mp_join_spill_move_held(st);
     mp_join_free_run(st);  // the rows held, their chunks and the stage: freed now
     mp_join_start_run(st);
 }
@@ -272,17 +302,23 @@ uint64 mp_join_spill_read_side(MpJoinState* st, PlanState* child, int side, uint
                             [&](auto k) { return read_side<decltype(k)>(st, child, side, null_key_rows); });
 }
 
-void mp_join_spill_finish_read(MpJoinState* st) {
+void mp_join_spill_perform(MpJoinState* st, bool count_disk, bool advance) {
     MpJoinSpill* sp = &st->spill;
     for (int side = 0; side < 2; side++) {
         tuplesort_performsort(sp->sort[side]);
         TuplesortInstrumentation stats;
         tuplesort_get_stats(sp->sort[side], &stats);
-        if (stats.spaceType == SORT_SPACE_TYPE_DISK) sp->disk_kb += uint64(stats.spaceUsed);
-        mp_join_spill_advance(sp, side);
+        if (count_disk && stats.spaceType == SORT_SPACE_TYPE_DISK) sp->disk_kb += uint64(stats.spaceUsed);
+        if (advance) mp_join_spill_advance(sp, side);
     }
-    sp->sorted = true;
+    if (!advance) close_sorts(sp);
+    sp->sorting = false;
+    sp->sorted = advance;
 }
+
+// A parallel participant's worker sorts end here: their sorted shares wait in the shared
+// file set for the merger.
+void mp_join_spill_finish_read(MpJoinState* st) { mp_join_spill_perform(st, true, !st->spill.coordinated); }
 
 uint64 mp_join_spill_load_range(MpJoinState* st) {
     MpStopwatch clock;
@@ -309,16 +345,8 @@ bool mp_join_spill_more(const MpJoinState* st) {
 void mp_join_spill_end(MpJoinState* st) {
     MpJoinSpill* sp = &st->spill;
     mp_key_spool_end(st);
-    for (int side = 0; side < 2; side++) {
-        if (sp->sort[side]) tuplesort_end(sp->sort[side]);
-        if (sp->in[side]) ExecDropSingleTupleTableSlot(sp->in[side]);
-        if (sp->slot[side]) ExecDropSingleTupleTableSlot(sp->slot[side]);
-        if (sp->desc[side]) FreeTupleDesc(sp->desc[side]);
-        sp->sort[side] = NULL;
-        sp->desc[side] = NULL;
-        sp->in[side] = sp->slot[side] = NULL;
-        sp->head[side] = false;
-    }
-    sp->sorting = sp->sorted = sp->budget_full = false;
+    close_sorts(sp);
+    sp->sorting = sp->sorted = sp->budget_full = sp->coordinated = false;
     sp->run_ranges = 0;
+    sp->arena_reported = 0;
 }
