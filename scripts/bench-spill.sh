@@ -111,8 +111,8 @@ SQL
   rm -f "$stopfile" "$workers"
 }
 
-# "JOIN": the inner join of the two tables on their key (the join node spills serially:
-# its variants run with the hash and merge joins off, so that the node is what is timed)
+# "JOIN": the inner join of the two tables on their key (the join node spills, in parallel too:
+# its variants run with the hash, merge and nested-loop joins off, so that the node is what is timed)
 ours_sql() {
   if [ "$1" = JOIN ]; then echo "select count(*), sum(hashint8(a.k)) from $a a join $b b on a.k = b.k;"
   else echo "select count(*), sum($checksum) from (select k from $a $1 select k from $b) s;"; fi
@@ -154,7 +154,7 @@ for op in ${SPILL_OPS:-intersect_all except_all}; do
     name=${variant%%|*}
     [[ $name =~ ${SPILL_VARIANTS:-.} ]] || continue
     force=
-    [ "$op" = join ] && force="set enable_hashjoin = off; set enable_mergejoin = off;"
+    [ "$op" = join ] && force="set enable_hashjoin = off; set enable_mergejoin = off; set enable_nestloop = off;"
     res=$(measure "$base $force ${variant#*|}" "$(ours_sql "$sqlop")")
     read -r answer ms hwm before workers grown <<< "$res"
     all=$(( ${hwm:-0} + ${workers:-0} ))
