@@ -1,13 +1,14 @@
 -- join_spill_parallel: a parallel MergePath Join over pg_mergepath.memory_limit
--- (join_spill_parallel.cpp): every participant sorts its share of both inputs through
--- PostgreSQL's shared tuplesort, one merges the shares and joins key range by key range
--- alone. Planned so (the estimated input passes the limit) and at run time (a join
--- planned in memory over tables whose statistics say 1000 rows). work_mem = 64kB with
--- memory_limit = 0 (128 kB) makes these ~60k-row inputs spill into over a hundred ranges;
--- key 777 (3000 x 50 rows) is split over several. Every join type with and without a
--- join filter, a 128-bit key, no worker, no leader, a rescan, an ERROR in a participant's
--- input and a cancel (no temporary file left); every answer compared with PostgreSQL's
--- own join (join_basic's helpers).
+-- (join_spill_parallel.cpp): every participant writes its share of both inputs into hash
+-- partitions of the keys, then the participants claim the partitions and join each as a
+-- serial spilled join (sorted, key range by key range). Planned so (the estimated input
+-- passes the limit) and at run time (a join planned in memory over tables whose
+-- statistics say 1000 rows). work_mem = 64kB with memory_limit = 0 (128 kB) makes these
+-- ~60k-row inputs spill into over a hundred ranges; key 777 (3000 x 50 rows) is split
+-- over several. Every join type with and without a join filter, a 128-bit key, no
+-- worker, no leader, a rescan, an ERROR in a participant's input and a cancel (no
+-- temporary file left); every answer (every column of both sides) compared with
+-- PostgreSQL's own join (join_basic's helpers).
 SET pg_mergepath.min_rows = 0;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
@@ -28,10 +29,10 @@ SET work_mem = '64kB';
 SET pg_mergepath.memory_limit = 0;
 
 -- what EXPLAIN ANALYZE says a parallel spilled join did (numbers reduced to what the test
--- asserts: who merged is masked where it may be any worker)
+-- asserts: which worker combined is masked)
 CREATE FUNCTION jp_spilled(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE line text; m text[]; ranges bigint := 0; kb bigint := 0; split bigint := 0; parts int := 0;
-  merger text := '-';
+DECLARE line text; m text[]; ranges bigint := 0; kb bigint := 0; split bigint := 0; parts int := 0; pieces int := 0;
+  combiner text := '-';
 BEGIN
   FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
     m := regexp_match(line, 'Key Ranges: (\d+)');
@@ -42,17 +43,19 @@ BEGIN
     IF m IS NOT NULL THEN split := m[1]::bigint; END IF;
     m := regexp_match(line, 'Participants: (\d+)');
     IF m IS NOT NULL THEN parts := m[1]::int; END IF;
+    m := regexp_match(line, 'Partitions: (\d+)');
+    IF m IS NOT NULL THEN pieces := m[1]::int; END IF;
     m := regexp_match(line, 'Combined By: (\w+)');
-    IF m IS NOT NULL THEN merger := m[1]; END IF;
+    IF m IS NOT NULL THEN combiner := m[1]; END IF;
   END LOOP;
-  RETURN format('participants > 1: %s, merged by: %s, ranges > 10: %s, spilled: %s, keys split: %s',
-                parts > 1, merger, ranges > 10, kb > 0, split);
+  RETURN format('participants > 1: %s, combined by: %s, partitions > 1: %s, ranges > 10: %s, spilled: %s, keys split: %s',
+                parts > 1, combiner, pieces > 1, ranges > 10, kb > 0, split);
 END $$;
 CREATE FUNCTION jp_sql(a text, b text, jt text, cond text) RETURNS text LANGUAGE sql AS $$
   SELECT CASE jt
     WHEN 'semi' THEN format('SELECT a.* FROM %I a WHERE EXISTS (SELECT 1 FROM %I b WHERE %s)', a, b, cond)
     WHEN 'anti' THEN format('SELECT a.* FROM %I a WHERE NOT EXISTS (SELECT 1 FROM %I b WHERE %s)', a, b, cond)
-    ELSE format('SELECT a.pa, a.k2, b.* FROM %I a %s JOIN %I b ON %s', a, jt, b, cond) END
+    ELSE format('SELECT a.*, b.* FROM %I a %s JOIN %I b ON %s', a, jt, b, cond) END
 $$;
 
 -- ours over the misled copies (below) against PostgreSQL's own join of the originals
@@ -87,19 +90,19 @@ FROM unnest(ARRAY['inner', 'left', 'right', 'full', 'semi', 'anti']) jt;
 SELECT jt, mp_join_check(jp_sql('jp_a', 'jp_b', jt, 'a.k = b.k AND a.k2 = b.k2')) AS two_keys
 FROM unnest(ARRAY['full', 'anti']) jt;
 
--- no worker starts: the leader sorts everything as its share, then merges it
+-- no worker starts: the leader partitions everything as its share, then joins every partition
 SET max_parallel_workers = 0;
 SELECT jp_spilled('SELECT a.pa, b.t FROM jp_a a FULL JOIN jp_b b ON a.k = b.k');
 SELECT mp_join_check(jp_sql('jp_a', 'jp_b', 'full', 'a.k = b.k'));
 RESET max_parallel_workers;
--- the leader does not take part: a worker merges (on the CPU backend)
+-- the leader does not take part: the workers partition and join (on the CPU backend)
 SET parallel_leader_participation = off;
 SELECT jp_spilled('SELECT a.pa, b.t FROM jp_a a LEFT JOIN jp_b b ON a.k = b.k');
 SELECT jt, mp_join_check(jp_sql('jp_a', 'jp_b', jt, 'a.k = b.k')) FROM unnest(ARRAY['left', 'anti']) jt;
 RESET parallel_leader_participation;
 
 -- planned in memory (the statistics say 1000 rows a table), past the limit at run time:
--- every participant sorts the rest of its share, the merger the rows already held
+-- every participant partitions the rest of its share, the combiner the rows already held
 SELECT mp_misled_copy('jp_a', 'jp_ma');
 SELECT mp_misled_copy('jp_b', 'jp_mb');
 SELECT * FROM mp_memory_lines('SELECT a.pa, b.t FROM jp_ma a JOIN jp_mb b ON a.k = b.k');
@@ -116,8 +119,8 @@ SET pg_mergepath.memory_limit = -1;
 SELECT * FROM mp_memory_lines('SELECT a.pa, b.t FROM jp_ma a JOIN jp_mb b ON a.k = b.k');
 SET pg_mergepath.memory_limit = 0;
 
--- rescans: the Gather as the inner side of a nested loop (each execution sorts anew,
--- in shared sorts of its own)
+-- rescans: the Gather as the inner side of a nested loop (each execution partitions anew,
+-- in a file set of its own)
 SET enable_nestloop = on;
 SET enable_material = off;
 CREATE TABLE jp_outer AS SELECT g AS o FROM generate_series(1, 3) g;
@@ -127,7 +130,7 @@ SELECT jp_check_misled('SELECT o, x.n FROM jp_outer, (SELECT count(*) AS n FROM 
 RESET enable_material;
 SET enable_nestloop = off;
 
--- an ERROR in a participant's input while the shares are sorted, then a cancel: no temporary
+-- an ERROR in a participant's input while the shares are partitioned, then a cancel: no temporary
 -- file is left, and the session goes on
 SELECT count(*) FROM jp_a a JOIN jp_b b ON a.k = b.k WHERE a.pa / a.z > 0;
 SELECT count(*) AS temp_files_left FROM pg_ls_tmpdir();

@@ -88,18 +88,20 @@ struct MpJoinResults {
     uint64 b_dir_buckets;
 };
 
-// A parallel join's spill (join_spill_parallel.cpp): PostgreSQL's shared sorts (one per
-// side) in a DSM segment of their own, which the leader makes for each execution.
+// A parallel join's spill (join_spill_parallel.cpp): a file set in a DSM segment of its
+// own, which the leader makes for each execution; each participant writes its rows
+// there hash-partitioned by key, then the participants claim the partitions.
 struct MpJoinSharedSpill {
-    dsm_handle segment;        // the shared sorts' segment; DSM_HANDLE_INVALID: none (no limit)
-    Size sort_bytes;           // one side's Sharedsort (the second follows the first)
-    int participants;          // planned, the leader included: their sorts share the limit
-    pg_atomic_uint32 switched;  // a join planned in memory passed the limit: everyone sorts
-    pg_atomic_uint32 sorts;     // worker sorts begun on each side (a participant begins both)
+    dsm_handle segment;        // the file set's segment; DSM_HANDLE_INVALID: none (no limit)
+    int participants;          // planned, the leader included: they share the limit
+    int partitions;            // hash partitions of the keys
+    pg_atomic_uint32 switched;        // a join planned in memory passed the limit: everyone partitions
+    pg_atomic_uint32 partitioners;    // participants that wrote partitions
+    pg_atomic_uint32 next_partition;  // the partitions' claims
     pg_atomic_uint64 held_bytes;  // stored-row blocks of every participant (their chunks:
                                   // the queue's used_bytes)
-    pg_atomic_uint64 disk_kb;     // EXPLAIN: every worker sort's files, the merger's ranges
-    pg_atomic_uint64 ranges;
+    pg_atomic_uint64 disk_kb;     // EXPLAIN: partition files and sorts of every participant,
+    pg_atomic_uint64 ranges;      // the workers' ranges and split keys
     pg_atomic_uint64 keys_split;
 };
 
@@ -153,8 +155,17 @@ struct MpJoinSpill {
     bool sorting;              // rows go into the sorts
     bool budget_full;          // a range found no room in the shared GPU budget: the rest use the CPU
     bool sorted;               // both inputs read and sorted
-    bool coordinated;          // the sorts are a parallel join's (worker or merging sorts)
-    bool switched;             // a parallel join planned in memory sorted at run time (EXPLAIN)
+    // a parallel join (join_spill_parallel.cpp)
+    bool partitioning;         // rows go to this participant's partition files
+    bool partitioned;          // this execution joins the partitions it claims
+    bool switched;             // planned in memory, it partitioned at run time (EXPLAIN)
+    int sharing;               // processes sharing the limit (1: a serial join)
+    int writer;                // the number its partition files carry
+    int partitions;            // EXPLAIN
+    BufFile** files[2];        // per side and partition (NULL until its first row)
+    uint64 file_bytes;         // written to them
+    char* tuple;               // a row read back from a partition
+    uint32 tuple_cap;
     uint64 arena_reported;     // a parallel participant's stored-row blocks added to held_bytes
     MpKeySpool spool;
 };
@@ -243,7 +254,7 @@ struct MpJoinState {
     MpJoinShared* shared;     // where this execution's stage lives: dsm, or NULL (a serial node,
                               // or the participant that merges a parallel spilled join's shares)
     MpJoinShared local_shared;
-    dsm_segment* sort_segment;  // a parallel spill's shared sorts, mapped here (join_spill_parallel.cpp)
+    dsm_segment* spill_segment;  // a parallel spill's file set, mapped here (join_spill_parallel.cpp)
 
     // this execution (a rescan resets run_cxt)
     MemoryContext run_cxt;
@@ -324,13 +335,11 @@ bool mp_join_spill_due(MpJoinState* st);    // a join reading in memory holds th
 // ... so the rows it reads next go into new sorts; a serial join's rows held so far too
 // (and are freed), a parallel participant's stay in shared memory for the merger
 void mp_join_spill_switch(MpJoinState* st);
-// Opens both sides' sorts (coordinates: NULL, or the shared sorts' parameters per side).
-void mp_join_spill_open_sorts(MpJoinState* st, int work_kb, SortCoordinate* coordinates);
-void mp_join_spill_move_held(MpJoinState* st);  // the rows held in chunks into the sorts
-// Sorts both sides (counting their files unless a merging sort's, whose files are its
-// workers'); advance: their first rows out, else the sorts are closed (a worker sort's
-// files stay in the shared file set).
-void mp_join_spill_perform(MpJoinState* st, bool count_disk, bool advance);
+// Both sides' sorts (work_kb 0: only their rows' layout and slots, to write partitions).
+void mp_join_spill_open_sorts(MpJoinState* st, int work_kb);
+void mp_join_spill_close_sorts(MpJoinState* st);
+void mp_join_spill_move_held(MpJoinState* st);  // the rows held in chunks into the spill
+void mp_join_spill_perform(MpJoinState* st);    // both sorted, their files counted, first rows out
 // the rest of a child into its sort
 uint64 mp_join_spill_read_side(MpJoinState* st, PlanState* child, int side, uint64* null_key_rows);
 void mp_join_spill_finish_read(MpJoinState* st);   // both sorts sorted, their first rows out
@@ -343,18 +352,25 @@ uint64 mp_join_spill_load_head(MpJoinState* st, int side);
 uint64 mp_join_spill_load_row(MpJoinState* st, int side, TupleTableSlot* slot, const int64* key);
 void mp_join_spill_advance(MpJoinSpill* sp, int side);
 bool mp_join_spill_same_key(const MpJoinSpill* sp, int side, const int64* key);  // the head has `key`
-uint64 mp_join_spill_range_bytes(void);  // what a range loads (a third of the limit, 64 kB at least)
+// what a range loads (a third of the limit, or of this participant's part; 64 kB at least)
+uint64 mp_join_spill_range_bytes(const MpJoinState* st);
 
 // join_spill_parallel.cpp
-void mp_join_spill_share_init(MpJoinState* st, int workers);  // the leader: a new execution's sorts
+void mp_join_spill_share_init(MpJoinState* st, int workers);  // the leader: a new execution's file set
 void mp_join_spill_share_attach(MpJoinState* st);             // a worker
 void mp_join_spill_share_detach(MpJoinState* st);             // the node ends
-bool mp_join_spill_share_planned(const MpJoinState* st);      // the shared sorts exist
+bool mp_join_spill_share_planned(const MpJoinState* st);      // the file set exists
 bool mp_join_spill_share_due(MpJoinState* st, uint64 limit);  // the participants hold the limit
-void mp_join_spill_share_begin(MpJoinState* st);              // this participant's worker sorts
-bool mp_join_spill_shares_sorted(const MpJoinState* st);      // someone sorted (reading is over)
-void mp_join_spill_merge(MpJoinState* st);  // the merger: shared memory's rows sorted, every share merged
-void mp_join_spill_share_counts(MpJoinState* st);  // a worker's EXPLAIN counts into the DSM
+void mp_join_spill_share_begin(MpJoinState* st);              // this participant partitions its rows
+// One row (the sort's layout, in a virtual slot) into its partition (words NULL: a NULL key).
+void mp_join_spill_partition_row(MpJoinState* st, int side, TupleTableSlot* row, const uint64* words);
+void mp_join_spill_share_finish(MpJoinState* st);             // its partition files closed
+bool mp_join_spill_partitioned(const MpJoinState* st);        // someone partitioned (reading is over)
+void mp_join_spill_move_shared(MpJoinState* st);  // the combiner: rows in shared memory into partitions
+// The next partition claimed, sorted, its first rows out; false when none is left (or the
+// join is not a partitioned one).
+bool mp_join_spill_next_partition(MpJoinState* st);
+void mp_join_spill_share_counts(MpJoinState* st);  // a participant's EXPLAIN counts into the DSM
 void mp_join_spill_harvest(MpJoinState* st);       // the leader takes them
 
 // join_spill_key.cpp

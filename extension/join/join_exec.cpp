@@ -23,8 +23,9 @@
 //
 // A parallel-aware node runs the same steps with every participant reading its share
 // in step 1, one of them running step 2 for all, and each expanding the batches it
-// claims in step 3 (join_parallel.cpp); over the memory limit each participant sorts its
-// share and one merges them and runs the spilled join alone (join_spill_parallel.cpp). The C++ objects belong to a per-execution
+// claims in step 3 (join_parallel.cpp); over the memory limit each participant writes its
+// share into hash partitions of the keys and joins the partitions it claims, each as a
+// serial spilled join (join_spill_parallel.cpp). The C++ objects belong to a per-execution
 // memory context whose reset callback deletes them, so ERROR, cancel, rescan and end
 // all free them; a GPU out of memory moves the work to the CPU backend (stage.cpp).
 #include "join.h"
@@ -129,8 +130,8 @@ static void serial_compute(MpJoinState* st) {
 static void compute(MpJoinState* st) {
     mp_join_start_run(st);
     // a parallel node's participant: after the parallel steps it emits its claims of the
-    // shared results, or, having merged a spilled join's sorted shares, runs its key
-    // ranges alone (st->shared is NULL then), or has nothing to emit
+    // shared results, or joins the partitions of a spilled join it claims (st->shared is
+    // NULL then), or has nothing to emit
     MpJoinRole role = st->shared ? mp_join_parallel_compute(st) : MpJoinRole::Alone;
     if (role == MpJoinRole::Nothing) {
         st->step = MpJoinStep::Done;
@@ -148,9 +149,11 @@ static void compute(MpJoinState* st) {
     mp_join_start_emit(st);
 }
 
-// A join that spills has emitted a key range: the next one, if rows are left.
+// A join that spills has emitted a key range: the next one, if rows are left (a parallel
+// participant's: in the next partition it claims).
 static bool next_range(MpJoinState* st) {
-    if (!st->spill.sorted || !mp_join_spill_more(st)) return false;
+    if (!st->spill.sorted) return false;
+    if (!mp_join_spill_more(st) && !mp_join_spill_next_partition(st)) return false;
     reset_run(st);
     compute(st);
     return true;

@@ -66,6 +66,7 @@ static void explain_counts(MpJoinState* st, ExplainState* es) {
     }
     if (st->report.runs > 0) ExplainPropertyUInteger("Sorted Runs", NULL, st->report.runs, es);
     if (st->info.spill || st->spill.ranges > 0) {
+        if (st->spill.partitions > 0) ExplainPropertyInteger("Partitions", NULL, st->spill.partitions, es);
         ExplainPropertyUInteger("Key Ranges", NULL, st->spill.ranges, es);
         ExplainPropertyUInteger("Spilled", "kB", st->spill.disk_kb, es);
         if (st->spill.spool.keys_split > 0)
@@ -101,7 +102,8 @@ void mp_explain_join(CustomScanState* node, List* ancestors, ExplainState* es) {
     ExplainPropertyText("Keys", psprintf("%d-bit", st->info.key_bits), es);
     if (st->info.parallel)
         ExplainPropertyText("Parallel",
-                            st->info.spill ? "every participant reads and sorts its share, one merges, joins and emits"
+                            st->info.spill ? "every participant writes its share into hash partitions, then joins "
+                                             "the partitions it claims"
                                            : "every participant reads, one combines, all emit",
                             es);
     if (st->info.probe)
@@ -114,11 +116,15 @@ void mp_explain_join(CustomScanState* node, List* ancestors, ExplainState* es) {
         ExplainPropertyText("Parallel", "not parallel-aware: every participant sorts the whole inner side; the "
                             "counts below are the leader's", es);
     if (st->info.spill)
-        ExplainPropertyText("Memory Limit", "over it: both inputs sorted (tuplesort), joined key range by key range",
+        ExplainPropertyText("Memory Limit",
+                            st->info.parallel ? "over it: both inputs in hash partitions, each sorted (tuplesort) and "
+                                                "joined key range by key range"
+                                              : "over it: both inputs sorted (tuplesort), joined key range by key range",
                             es);
     else if (es->analyze && st->info.parallel && st->spill.switched)
-        ExplainPropertyText("Memory Limit", "passed at run time: each participant sorted the rest of its share "
-                            "(tuplesort), one merged them and joined key range by key range", es);
+        ExplainPropertyText("Memory Limit", "passed at run time: each participant wrote the rest of its share "
+                            "into hash partitions, then all joined the partitions they claimed, key range by key "
+                            "range", es);
     if (!es->analyze) return;
     explain_counts(st, es);
     if (es->timing) explain_times(st, es);

@@ -8,8 +8,8 @@
 // then puts A's ranges next to A's keys piece by piece; every participant expands the
 // batches of A rows it claims (each waiting until its batch's ranges are in place), and the last one to finish
 // emits the outer join's unmatched rows (join_emit.cpp). A join over the memory limit
-// sorts instead: each participant its share, and the combiner merges them and runs the
-// key ranges alone (join_spill_parallel.cpp).
+// writes hash partitions instead, and each participant joins the partitions it claims
+// (join_spill_parallel.cpp).
 #include "join.h"
 
 Size mp_join_estimate_dsm(CustomScanState*, ParallelContext*) { return MAXALIGN(sizeof(MpJoinShared)); }
@@ -18,10 +18,11 @@ void mp_join_shared_init(MpJoinShared* sh) {
     mp_shared_init(&sh->stage);
     MpJoinSharedSpill* ss = &sh->spill;
     ss->segment = DSM_HANDLE_INVALID;
-    ss->sort_bytes = 0;
     ss->participants = 1;
+    ss->partitions = 1;
     pg_atomic_init_u32(&ss->switched, 0);
-    pg_atomic_init_u32(&ss->sorts, 0);
+    pg_atomic_init_u32(&ss->partitioners, 0);
+    pg_atomic_init_u32(&ss->next_partition, 0);
     pg_atomic_init_u64(&ss->held_bytes, 0);
     pg_atomic_init_u64(&ss->disk_kb, 0);
     pg_atomic_init_u64(&ss->ranges, 0);
@@ -43,8 +44,17 @@ void mp_join_initialize_dsm(CustomScanState* node, ParallelContext* pcxt, void* 
 
 // The leader adds what the participants of the last execution counted to its totals
 // (rescans add up), and takes who took part; the shared counters start over.
+static void add_partitions_report(MpJoinState* st) {
+    MpJoinShared* sh = st->dsm;
+    if (st->shared != NULL || !st->report.ran) return;  // it joined no partition
+    SpinLockAcquire(&sh->stage.mutex);
+    mp_stage_report_add(&sh->stage.report, &st->report);
+    SpinLockRelease(&sh->stage.mutex);
+}
+
 static void harvest_counts(MpJoinState* st) {
     MpJoinShared* sh = st->dsm;
+    add_partitions_report(st);  // the leader's own, beside the workers'
     mp_join_spill_share_counts(st);
     mp_join_spill_harvest(st);
     mp_shared_harvest(&sh->stage, &st->counts.stage, &st->report);
@@ -83,11 +93,7 @@ void mp_join_shutdown(CustomScanState* node) {
     mp_join_stop_emit(st);
     if (!IsParallelWorker()) return harvest_counts(st);
     mp_join_spill_share_counts(st);
-    if (st->shared == NULL && st->report.ran) {  // it merged a spilled join: its report is the node's
-        SpinLockAcquire(&sh->stage.mutex);
-        sh->stage.report = st->report;
-        SpinLockRelease(&sh->stage.mutex);
-    }
+    add_partitions_report(st);
     pg_atomic_fetch_add_u64(&sh->stage.rows_emitted, st->counts.stage.rows_emitted);
     pg_atomic_fetch_add_u64(&sh->pairs, st->counts.pairs);
     pg_atomic_fetch_add_u64(&sh->filtered, st->counts.filtered);
@@ -116,17 +122,20 @@ static void read_share(MpJoinState* st) {
     pg_atomic_fetch_add_u64(&s->null_rows, read.null_key_rows);
 }
 
-// The combining participant of a join whose participants sorted their shares: every
-// participant's segments attached (rows still in shared memory outlive their writers),
-// the others let go (they emit nothing), the shares merged; from here on a serial
-// spilled join in this process's memory.
-static void merge_for_all(MpJoinState* st) {
-    mp_segments_attach_all(st->space.segments);
-    mp_shared_publish(&st->shared->stage);
-    mp_join_spill_merge(st);
+// A join whose participants partitioned their shares: the combiner first writes the rows
+// still in shared memory into partitions (every participant's segments attached, so
+// they outlive their writers), then publishes; from here on every participant joins the
+// partitions it claims in its own memory.
+static MpJoinRole join_partitions(MpJoinState* st, bool combines) {
+    if (combines) {
+        mp_segments_attach_all(st->space.segments);
+        mp_join_spill_move_shared(st);
+        mp_shared_publish(&st->shared->stage);
+    }
     mp_join_free_run(st);
     st->shared = NULL;
     mp_join_start_run(st);
+    return mp_join_spill_next_partition(st) ? MpJoinRole::Alone : MpJoinRole::Nothing;
 }
 
 MpJoinRole mp_join_parallel_compute(MpJoinState* st) {
@@ -137,14 +146,8 @@ MpJoinRole mp_join_parallel_compute(MpJoinState* st) {
         combines = mp_shared_done_reading(s, adopt_while_waiting, st);
     }
     // reading is over for everyone once the combiner is chosen or the results published
-    if (!combines) {
-        mp_shared_wait_results(s);
-        return mp_join_spill_shares_sorted(st) ? MpJoinRole::Nothing : MpJoinRole::Emit;
-    }
-    if (!mp_join_spill_shares_sorted(st)) {
-        combine_for_all(st);
-        return MpJoinRole::Emit;
-    }
-    merge_for_all(st);
-    return MpJoinRole::Alone;
+    if (!combines) mp_shared_wait_results(s);
+    if (mp_join_spill_partitioned(st)) return join_partitions(st, combines);
+    if (combines) combine_for_all(st);
+    return MpJoinRole::Emit;
 }

@@ -16,8 +16,10 @@
 // (estimated keys, row references and stored rows) the paths spill (join_spill.cpp:
 // both inputs through PostgreSQL's tuplesort, then key range by key range), charged as
 // well for sorting both inputs (cost_sort with a third of the limit); the partial one
-// sorts each participant's share in it (join_spill_parallel.cpp), so its sorting is
-// divided among them, but one participant merges the shares, joins and emits every row.
+// writes each participant's share into hash partitions of the keys, which the
+// participants then claim and join as the serial path does (join_spill_parallel.cpp):
+// charged a participant's share of the sorting, within its part of the limit, and the
+// writing and reading back of its share.
 // Every reason is logged at DEBUG1.
 //
 // A streamed outer side (join_probe.cpp): an INNER, LEFT, SEMI or ANTI join whose inner
@@ -69,8 +71,6 @@
 // pg_mergepath.min_rows (both inputs' estimated rows) keeps tiny joins native, where
 // the fixed costs (device start, launches, shared memory) dominate.
 #include "join.h"
-
-#include <cmath>
 #include "partial_paths.h"
 
 extern "C" {
@@ -238,11 +238,10 @@ Cost path_cost(PlannerInfo* root, RelOptInfo* joinrel, const Inputs& in, const J
         return inputs + inner + outer_read / divisor + joinrel->rows / divisor * per_output;
     }
     Cost device = (in.probe ? rows[1] : rows[0] + rows[1]) * cpu_operator_cost * words * device_units;
-    if (gpu && !in.spill) device /= divisor;  // runs ship and sort while the participants read
+    if (gpu) device /= divisor;  // runs ship and sort while the participants read
     // a parallel-aware path's output as PostgreSQL charges its parallel hash join's (see
-    // the file comment): per-participant rows of both sides; a parallel path that spills
-    // emits every row from the one participant that merges
-    double out_rows = in.spill ? joinrel->rows : joinrel->rows / divisor / (in.workers > 0 ? divisor : 1.0);
+    // the file comment): per-participant rows of both sides
+    double out_rows = joinrel->rows / divisor / (in.workers > 0 ? divisor : 1.0);
     Cost total = inputs + (outer_read + inner_read) / divisor + device + out_rows * per_output;
     *startup = in.probe ? in.outer->startup_cost + in.inner->total_cost + inner_read / divisor + device + filter.startup
                         : total;
@@ -252,19 +251,17 @@ Cost path_cost(PlannerInfo* root, RelOptInfo* joinrel, const Inputs& in, const J
 // A join that spills also sorts both inputs (rows with their keys) through tuplesort,
 // each within a third of the memory limit: what PostgreSQL charges such a sort.
 // Each sorted row: the stored columns (when the side stores any) and the key's words.
-// A partial path's inputs are a participant's share, sorted within its part of that
-// third; one participant then merges every share (a comparison per row and level of a
-// heap over the participants).
+// A partial path's inputs are a participant's share (its rows), sorted within its part of
+// that third, and written to and read back from its partition files first.
 Cost sort_cost(PlannerInfo* root, RelOptInfo* joinrel, const Inputs& in, int key_bits) {
     const int participants = in.workers > 0 ? in.workers + 1 : 1;
-    const double scale = in.workers > 0 ? mp_parallel_divisor(in.workers) : 1.0;
     Cost total = 0;
     for (Path* input : {in.outer, in.inner}) {
         Path sort;
         int width = (side_stores(joinrel, input->parent) ? input->pathtarget->width : 0) + (key_bits > 64 ? 16 : 8);
         cost_sort(&sort, root, NIL, 0, input->rows, width, 0, Max(64, mp_join_spill_sort_kb() / participants), -1);
         total += sort.total_cost;
-        if (participants > 1) total += input->rows * scale * 2.0 * cpu_operator_cost * std::log2(double(participants));
+        if (participants > 1) total += 2.0 * seq_page_cost * input->rows * (width + 16.0) / BLCKSZ;
     }
     return total;
 }

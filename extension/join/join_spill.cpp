@@ -17,8 +17,9 @@
 // outer, semi or anti join has a filter: then one key's rows on both sides are loaded
 // together even past the range's size (a key repeated past the limit on both sides
 // holds them all).
-// A parallel join's participants sort their shares in worker sorts of PostgreSQL's shared
-// sorts, and one of them merges them and runs the ranges here (join_spill_parallel.cpp).
+// A parallel join's participants write their rows into hash partitions of the keys instead,
+// then each claims partitions and runs them here, one after another, within its part of
+// the limit (join_spill_parallel.cpp).
 #include "join.h"
 
 #include "read_child.h"
@@ -48,8 +49,8 @@ void key_of(const uint64* words, mergepath::Key128* key) {
 }
 
 // The side's sort: its stored columns, then the key word(s) as int8s that sort like them
-// (coordinate: NULL, or a parallel join's worker or merging sort).
-void begin_sort(MpJoinState* st, int side, int work_kb, SortCoordinate coordinate) {
+// (work_kb 0: the rows' layout and slots alone).
+void begin_sort(MpJoinState* st, int side, int work_kb) {
     MpJoinSpill* sp = &st->spill;
     const int ncols = st->nstored[side];
     TupleDesc desc = CreateTemplateTupleDesc(ncols + sp->key_words);
@@ -65,11 +66,13 @@ void begin_sort(MpJoinState* st, int side, int work_kb, SortCoordinate coordinat
     sp->desc[side] = desc;
     sp->in[side] = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
     sp->slot[side] = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
-    sp->sort[side] = tuplesort_begin_heap(desc, sp->key_words, attrs, ops, collations, nulls_first, work_kb,
-                                          coordinate, TUPLESORT_NONE);
+    if (work_kb > 0)  // else only the layout: rows written into partitions (a parallel join)
+        sp->sort[side] = tuplesort_begin_heap(desc, sp->key_words, attrs, ops, collations, nulls_first, work_kb,
+                                              NULL, TUPLESORT_NONE);
 }
 
-// One row into its side's sort: its stored columns and key words (NULL: a key with a NULL).
+// One row into its side's sort, or its partition (a parallel join): its stored columns and
+// key words (NULL: a key with a NULL).
 void put_row(MpJoinState* st, int side, const Datum* values, const bool* isnull, const uint64* words) {
     MpJoinSpill* sp = &st->spill;
     TupleTableSlot* in = sp->in[side];
@@ -84,7 +87,8 @@ void put_row(MpJoinState* st, int side, const Datum* values, const bool* isnull,
         in->tts_isnull[ncols + w] = words == NULL;
     }
     ExecStoreVirtualTuple(in);
-    tuplesort_puttupleslot(sp->sort[side], in);
+    if (sp->partitioning) mp_join_spill_partition_row(st, side, in, words);
+    else tuplesort_puttupleslot(sp->sort[side], in);
 }
 
 // Reads the rest of one child into its sort; returns its rows.
@@ -230,8 +234,11 @@ bool mp_join_spill_same_key(const MpJoinSpill* sp, int side, const int64* key) {
            (sp->key_words == 1 || sp->head_key[side][1] == key[1]);
 }
 
-// Closes both sides' sorts, their slots and descriptors.
-void close_sorts(MpJoinSpill* sp) {
+// Both sides' sorts closed, with their slots and descriptors (and the key spools, whose
+// slots are over those descriptors).
+void mp_join_spill_close_sorts(MpJoinState* st) {
+    MpJoinSpill* sp = &st->spill;
+    mp_key_spool_end(st);
     for (int side = 0; side < 2; side++) {
         if (sp->sort[side]) tuplesort_end(sp->sort[side]);
         if (sp->in[side]) ExecDropSingleTupleTableSlot(sp->in[side]);
@@ -250,17 +257,17 @@ int mp_join_spill_sort_kb(void) {
     return int(Max(uint64(64), Min(mp_memory_limit_bytes() / 3 / 1024, uint64(MAX_KILOBYTES))));
 }
 
-void mp_join_spill_open_sorts(MpJoinState* st, int work_kb, SortCoordinate* coordinates) {
+void mp_join_spill_open_sorts(MpJoinState* st, int work_kb) {
     MpJoinSpill* sp = &st->spill;
     sp->key_words = st->info.key_bits > 64 ? 2 : 1;
     MemoryContext old = MemoryContextSwitchTo(st->css.ss.ps.state->es_query_cxt);
-    for (int side = 0; side < 2; side++) begin_sort(st, side, work_kb, coordinates ? coordinates[side] : NULL);
+    for (int side = 0; side < 2; side++) begin_sort(st, side, work_kb);
     MemoryContextSwitchTo(old);
 }
 
 void mp_join_spill_begin(MpJoinState* st) {
-    if (st->shared) mp_join_spill_share_begin(st);  // a worker sort of each shared sort
-    else mp_join_spill_open_sorts(st, mp_join_spill_sort_kb(), NULL);
+    if (st->shared) mp_join_spill_share_begin(st);  // into partitions (join_spill_parallel.cpp)
+    else mp_join_spill_open_sorts(st, mp_join_spill_sort_kb());
     st->spill.sorting = true;
 }
 
@@ -291,7 +298,7 @@ void mp_join_spill_switch(MpJoinState* st) {
     for (int side = 0; side < 2; side++)  // the chunks being filled join the queue's list
         for (int stream = 0; stream < 2; stream++) mp_writer_flush(&st->writers[stream][side]);
     mp_join_spill_begin(st);
-    if (st->shared) return;  // a participant's rows stay: the merger sorts them (join_spill_parallel.cpp)
+    if (st->shared) return;  // a participant's rows stay: the combiner partitions them (join_spill_parallel.cpp)
     mp_join_spill_move_held(st);
     mp_join_free_run(st);  // the rows held, their chunks and the stage: freed now
     mp_join_start_run(st);
@@ -302,27 +309,28 @@ uint64 mp_join_spill_read_side(MpJoinState* st, PlanState* child, int side, uint
                             [&](auto k) { return read_side<decltype(k)>(st, child, side, null_key_rows); });
 }
 
-void mp_join_spill_perform(MpJoinState* st, bool count_disk, bool advance) {
+void mp_join_spill_perform(MpJoinState* st) {
     MpJoinSpill* sp = &st->spill;
     for (int side = 0; side < 2; side++) {
         tuplesort_performsort(sp->sort[side]);
         TuplesortInstrumentation stats;
         tuplesort_get_stats(sp->sort[side], &stats);
-        if (count_disk && stats.spaceType == SORT_SPACE_TYPE_DISK) sp->disk_kb += uint64(stats.spaceUsed);
-        if (advance) mp_join_spill_advance(sp, side);
+        if (stats.spaceType == SORT_SPACE_TYPE_DISK) sp->disk_kb += uint64(stats.spaceUsed);
+        mp_join_spill_advance(sp, side);
     }
-    if (!advance) close_sorts(sp);
     sp->sorting = false;
-    sp->sorted = advance;
+    sp->sorted = true;
 }
 
-// A parallel participant's worker sorts end here: their sorted shares wait in the shared
-// file set for the merger.
-void mp_join_spill_finish_read(MpJoinState* st) { mp_join_spill_perform(st, true, !st->spill.coordinated); }
+// A parallel participant's rows wait in its partition files until partitions are claimed.
+void mp_join_spill_finish_read(MpJoinState* st) {
+    if (st->spill.partitioning) mp_join_spill_share_finish(st);
+    else mp_join_spill_perform(st);
+}
 
 uint64 mp_join_spill_load_range(MpJoinState* st) {
     MpStopwatch clock;
-    uint64 target = mp_join_spill_range_bytes();
+    uint64 target = mp_join_spill_range_bytes(st);
     uint64 rows = load_range(st, target);
     for (int side = 0; side < 2; side++) {
         mp_writer_flush(&st->writers[int(MpKeyStream::Main)][side]);
@@ -336,7 +344,9 @@ uint64 mp_join_spill_load_range(MpJoinState* st) {
     return rows;
 }
 
-uint64 mp_join_spill_range_bytes(void) { return Max(mp_memory_limit_bytes() / 3, uint64(1) << 16); }
+uint64 mp_join_spill_range_bytes(const MpJoinState* st) {
+    return Max(mp_memory_limit_bytes() / 3 / uint64(Max(1, st->spill.sharing)), uint64(1) << 16);
+}
 
 bool mp_join_spill_more(const MpJoinState* st) {
     return st->spill.head[0] || st->spill.head[1] || mp_key_spool_active(st);
@@ -344,9 +354,10 @@ bool mp_join_spill_more(const MpJoinState* st) {
 
 void mp_join_spill_end(MpJoinState* st) {
     MpJoinSpill* sp = &st->spill;
-    mp_key_spool_end(st);
-    close_sorts(sp);
-    sp->sorting = sp->sorted = sp->budget_full = sp->coordinated = false;
+    mp_join_spill_close_sorts(st);
+    mp_join_spill_share_finish(st);  // a parallel participant's partition files, if open
+    sp->sorting = sp->sorted = sp->budget_full = sp->partitioned = false;
     sp->run_ranges = 0;
     sp->arena_reported = 0;
+    sp->sharing = 1;
 }

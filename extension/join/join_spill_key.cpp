@@ -36,8 +36,8 @@ uint64 chunk_budget(uint64 target) { return Max(target / 2, uint64(1)); }
 uint64 a_fits_budget(uint64 target) { return target / 4; }  // A's rows stream with B's
 
 // A side's spool memory (kB): half a range for A's, a quarter for B's.
-int spool_kb(int side) {
-    uint64 target = mp_join_spill_range_bytes();
+int spool_kb(const MpJoinState* st, int side) {
+    uint64 target = mp_join_spill_range_bytes(st);
     return int(Max(uint64(64), Min((side == 0 ? target / 2 : target / 4) / 1024, uint64(MAX_KILOBYTES))));
 }
 
@@ -52,7 +52,7 @@ uint64 loaded_bytes(const MpJoinState* st, int side, TupleTableSlot* slot) {
 void make_spool(MpJoinState* st, int side) {
     MpKeySpool* ks = &st->spill.spool;
     MemoryContext old = MemoryContextSwitchTo(st->css.ss.ps.state->es_query_cxt);
-    ks->rows[side] = tuplestore_begin_heap(false, false, spool_kb(side));
+    ks->rows[side] = tuplestore_begin_heap(false, false, spool_kb(st, side));
     if (side == 1) tuplestore_alloc_read_pointer(ks->rows[1], 0);
     if (!ks->slot[side]) ks->slot[side] = MakeSingleTupleTableSlot(st->spill.desc[side], &TTSOpsMinimalTuple);
     MemoryContextSwitchTo(old);

@@ -2,30 +2,36 @@
 // planned so (its estimated input passes the limit), or planned in memory and passing
 // the limit while its participants read.
 //
-// The model is PostgreSQL's parallel index build (nbtsort.c) on its shared tuplesort:
-// each participant sorts its share of both inputs - rows as join_spill.cpp sorts them,
-// stored columns with the key words appended - in a worker sort of one shared sort per
-// side, within its part of the limit (a third of it per side, divided among the planned
-// participants); tuplesort writes each sorted share to the shared sort's file set. Once
-// every reader is done, the combining participant (parallel_stage.h: the leader when it
-// read, which holds the GPU) begins both sorts' merging ("leader") sorts, which merge the
-// shares, and runs the serial spilled join's key ranges over them alone (join_spill.cpp),
-// emitting every row; the other participants emit nothing. The reading and sorting, most
-// of a spilled join's time, are shared; merging, joining and emitting are not.
+// Partitioned by a hash of the key, then each partition joined as a serial spilled join
+// (join_spill.cpp), so that every step runs in every participant:
+//   1. Each participant writes its share's rows - as join_spill.cpp sorts them: stored
+//      columns with the key words appended, MinimalTuples - into partition files of its
+//      own, one per side and partition (a key's rows all land in one partition; rows with
+//      a NULL key in partition 0), in a file set shared by the participants.
+//   2. Once every reader is done, the participants claim partitions from a shared cursor.
+//      A partition is read back from every participant's files into two local tuplesorts
+//      and joined key range by key range, as a serial spilled join, within this
+//      participant's part of the limit (the limit divided among the planned participants);
+//      then the next partition. Every pair and unmatched row of a key is found inside the
+//      key's partition, so every participant emits what it joins.
+// A join planned in memory switches when the shared chunks and blocks of stored rows of
+// all participants reach the limit: a shared flag makes every participant, at its next
+// chunk or block, write the rest of its share into partitions. The rows already in shared
+// memory stay there until the combining participant (parallel_stage.h) has written them
+// into partition files of its own (under a number no participant has); then it publishes
+// and everyone claims partitions.
 //
-// A join planned in memory switches at run time: when the shared chunks and blocks of
-// stored rows of all participants reach the limit, a shared flag makes every participant,
-// at its next chunk or block, go on into worker sorts. The rows already in shared memory
-// stay there; the merger attaches every participant's segments (so they outlive their
-// writers), lets the others go, puts those rows into a worker sort of its own, then merges.
-//
-// The shared sorts live in a DSM segment of their own that the leader makes for each
-// execution (a shared sort cannot be reset for a rescan), and detaches when the node
-// ends or rescans; their files are deleted when the last process detaches (at ERROR or
-// cancel, by the resource owners). The node's DSM (MpJoinShared) holds its handle.
+// The file set lives in a DSM segment of its own that the leader makes for each execution
+// (a rescan gets a fresh one, since a file set cannot be reset), and detaches when the node
+// ends or rescans; its files are deleted when the last process detaches (at ERROR or
+// cancel, by the resource owners). Files are PostgreSQL BufFiles: in temp_tablespaces,
+// counted against temp_file_limit.
 #include "join.h"
 
+#include "spill_runs.h"
+
 extern "C" {
+#include "common/hashfn.h"
 #include "storage/dsm.h"
 }
 
@@ -33,31 +39,33 @@ namespace {
 
 MpJoinSharedSpill* shared_spill(const MpJoinState* st) { return &st->dsm->spill; }
 
-Sharedsort* side_sort(const MpJoinState* st, int side) {
-    char* base = (char*)dsm_segment_address(st->sort_segment);
-    return (Sharedsort*)(base + side * shared_spill(st)->sort_bytes);
+SharedFileSet* fileset(const MpJoinState* st) { return (SharedFileSet*)dsm_segment_address(st->spill_segment); }
+
+// Partition files are named for their side, partition and writer: a participant's number
+// (0 the leader, worker n n + 1), or, for the rows the combiner found in shared memory,
+// the number after the last participant's.
+struct FileName {
+    char text[48];
+};
+FileName file_name(int side, int partition, int writer) {
+    FileName name;
+    snprintf(name.text, sizeof(name.text), "mpjoin.%d.%d.%d", side, partition, writer);
+    return name;
 }
 
-// Each side's sort parameters: a worker sort (any participant, nParticipants -1) or the
-// merging sort of `merged` worker sorts.
-void coordinates(const MpJoinState* st, bool worker, int merged, SortCoordinate* out) {
-    for (int side = 0; side < 2; side++) {
-        out[side] = (SortCoordinate)palloc0(sizeof(SortCoordinateData));
-        out[side]->isWorker = worker;
-        out[side]->nParticipants = worker ? -1 : merged;
-        out[side]->sharedsort = side_sort(st, side);
-    }
-}
+int shared_rows_writer(const MpJoinState* st) { return shared_spill(st)->participants; }
 
-// Opens a worker sort per side (counted: the merger merges that many).
-void begin_worker_sorts(MpJoinState* st) {
+// Starts writing this participant's partitions (files are made at their first row).
+void begin_partitions(MpJoinState* st, int writer) {
+    MpJoinSpill* sp = &st->spill;
     MpJoinSharedSpill* ss = shared_spill(st);
-    SortCoordinate coords[2];
-    coordinates(st, true, -1, coords);
-    pg_atomic_fetch_add_u32(&ss->sorts, 1);
-    int work_kb = Max(64, mp_join_spill_sort_kb() / Max(1, ss->participants));
-    mp_join_spill_open_sorts(st, work_kb, coords);
-    st->spill.coordinated = true;
+    mp_join_spill_open_sorts(st, 0);  // the rows' layout
+    for (int side = 0; side < 2; side++)
+        sp->files[side] = (BufFile**)MemoryContextAllocZero(st->css.ss.ps.state->es_query_cxt,
+                                                             sizeof(BufFile*) * ss->partitions);
+    sp->writer = writer;
+    sp->partitioning = true;
+    pg_atomic_fetch_add_u32(&ss->partitioners, 1);
 }
 
 // Whether a key chunk of any participant holds rows (a join that switched while reading).
@@ -68,42 +76,91 @@ bool shared_chunks_hold_rows(MpJoinState* st) {
     return false;
 }
 
+void damaged_file(void) {
+    ereport(ERROR, (errcode_for_file_access(), errmsg("pg_mergepath: could not read a join partition file")));
+}
+
+// Reads exactly `bytes` from a partition file, or reports it damaged.
+void read_exact(BufFile* file, void* into, size_t bytes) {
+    if (BufFileRead(file, into, bytes) != bytes) damaged_file();
+}
+
+// Every row of one writer's file of the side's partition into the side's sort.
+void load_file(MpJoinState* st, int side, int partition, int writer) {
+    MpJoinSpill* sp = &st->spill;
+    BufFile* file = mp_temp_file_open(CurrentMemoryContext, fileset(st), file_name(side, partition, writer).text, true);
+    if (!file) return;  // the writer had no row of it
+    uint32 len;
+    for (;;) {
+        CHECK_FOR_INTERRUPTS();
+        size_t got = BufFileRead(file, &len, sizeof(len));
+        if (got == 0) break;  // the file's end
+        if (got != sizeof(len) || len < sizeof(len)) damaged_file();
+        if (len > sp->tuple_cap) {
+            if (sp->tuple) pfree(sp->tuple);
+            sp->tuple_cap = Max(len, 2 * sp->tuple_cap);
+            sp->tuple = (char*)MemoryContextAlloc(st->css.ss.ps.state->es_query_cxt, sp->tuple_cap);
+        }
+        memcpy(sp->tuple, &len, sizeof(len));  // a MinimalTuple starts with its length
+        read_exact(file, sp->tuple + sizeof(len), len - sizeof(len));
+        ExecStoreMinimalTuple((MinimalTuple)sp->tuple, sp->slot[side], false);
+        tuplesort_puttupleslot(sp->sort[side], sp->slot[side]);
+    }
+    BufFileClose(file);
+}
+
+// Claims partitions until one has rows: read back, sorted, its first rows out.
+bool claim_partition(MpJoinState* st) {
+    MpJoinSpill* sp = &st->spill;
+    MpJoinSharedSpill* ss = shared_spill(st);
+    const int work_kb = Max(64, mp_join_spill_sort_kb() / Max(1, ss->participants));
+    for (;;) {
+        uint32 partition = pg_atomic_fetch_add_u32(&ss->next_partition, 1);
+        if (partition >= uint32(ss->partitions)) return false;
+        mp_join_spill_open_sorts(st, work_kb);
+        for (int side = 0; side < 2; side++)
+            for (int writer = 0; writer <= shared_rows_writer(st); writer++) load_file(st, side, int(partition), writer);
+        mp_join_spill_perform(st);
+        if (sp->head[0] || sp->head[1]) return true;
+        mp_join_spill_close_sorts(st);
+    }
+}
+
 }  // namespace
 
 void mp_join_spill_share_detach(MpJoinState* st) {
-    if (st->sort_segment) dsm_detach(st->sort_segment);
-    st->sort_segment = NULL;
+    if (st->spill_segment) dsm_detach(st->spill_segment);
+    st->spill_segment = NULL;
 }
 
-// A segment of two shared sorts, each with room for every participant's worker sort and
-// the merger's sort of the rows in shared memory.
+// A segment holding the file set; partitions: four per planned participant, so that
+// claims even out the work and each partition's sorts rarely need many merge passes.
 void mp_join_spill_share_init(MpJoinState* st, int workers) {
     MpJoinSharedSpill* ss = shared_spill(st);
     mp_join_spill_share_detach(st);  // the last execution's (its workers have exited)
     ss->segment = DSM_HANDLE_INVALID;
     ss->participants = workers + 1;
+    ss->partitions = Min(4 * ss->participants, 256);
     if (mp_memory_limit_bytes() == 0 || st->info.probe) return;  // no limit; a streamed outer side holds B only
-    const int sorts = workers + 2;
-    ss->sort_bytes = MAXALIGN(tuplesort_estimate_shared(sorts));
-    dsm_segment* seg = dsm_create(2 * ss->sort_bytes, DSM_CREATE_NULL_IF_MAXSEGMENTS);
+    dsm_segment* seg = dsm_create(sizeof(SharedFileSet), DSM_CREATE_NULL_IF_MAXSEGMENTS);
     if (!seg) {  // none left: the join holds its input (it never fails for want of a segment)
-        elog(DEBUG1, "pg_mergepath: no DSM segment left for a parallel MergePath Join's sorts: it will not spill");
+        elog(DEBUG1, "pg_mergepath: no DSM segment left for a parallel MergePath Join's files: it will not spill");
         return;
     }
-    st->sort_segment = seg;
-    for (int side = 0; side < 2; side++) tuplesort_initialize_shared(side_sort(st, side), sorts, seg);
+    st->spill_segment = seg;
+    SharedFileSetInit(fileset(st), seg);
     ss->segment = dsm_segment_handle(seg);
 }
 
 void mp_join_spill_share_attach(MpJoinState* st) {
     MpJoinSharedSpill* ss = shared_spill(st);
     if (ss->segment == DSM_HANDLE_INVALID) return;
-    st->sort_segment = dsm_attach(ss->segment);
-    if (!st->sort_segment) elog(ERROR, "pg_mergepath: a parallel MergePath Join's shared sorts are gone");
-    for (int side = 0; side < 2; side++) tuplesort_attach_shared(side_sort(st, side), st->sort_segment);
+    st->spill_segment = dsm_attach(ss->segment);
+    if (!st->spill_segment) elog(ERROR, "pg_mergepath: a parallel MergePath Join's file set is gone");
+    SharedFileSetAttach(fileset(st), st->spill_segment);
 }
 
-bool mp_join_spill_share_planned(const MpJoinState* st) { return st->sort_segment != NULL; }
+bool mp_join_spill_share_planned(const MpJoinState* st) { return st->spill_segment != NULL; }
 
 // The participants' chunks (the queue's used bytes) and blocks of stored rows together
 // reach the limit, as a serial join's rows (join_spill.cpp: mp_join_spill_due). Every
@@ -111,7 +168,7 @@ bool mp_join_spill_share_planned(const MpJoinState* st) { return st->sort_segmen
 // flag that switches everyone.
 bool mp_join_spill_share_due(MpJoinState* st, uint64 limit) {
     MpJoinSharedSpill* ss = shared_spill(st);
-    if (!st->sort_segment || st->probe.on) return false;
+    if (!st->spill_segment || st->probe.on) return false;
     const uint64 blocks = st->arena[0].held_bytes + st->arena[1].held_bytes;
     uint64 all_blocks = pg_atomic_add_fetch_u64(&ss->held_bytes, blocks - st->spill.arena_reported);
     st->spill.arena_reported = blocks;
@@ -122,35 +179,62 @@ bool mp_join_spill_share_due(MpJoinState* st, uint64 limit) {
     return true;
 }
 
-void mp_join_spill_share_begin(MpJoinState* st) { begin_worker_sorts(st); }
+void mp_join_spill_share_begin(MpJoinState* st) { begin_partitions(st, mp_spill_participant()); }
 
-bool mp_join_spill_shares_sorted(const MpJoinState* st) {
-    return st->dsm && pg_atomic_read_u32(&shared_spill(st)->sorts) > 0;
+void mp_join_spill_partition_row(MpJoinState* st, int side, TupleTableSlot* row, const uint64* words) {
+    MpJoinSpill* sp = &st->spill;
+    const int partitions = shared_spill(st)->partitions;
+    int partition = words ? int(hash_bytes((const unsigned char*)words, 8 * sp->key_words) % uint32(partitions)) : 0;
+    BufFile*& file = sp->files[side][partition];
+    if (!file) file = mp_temp_file_create(st->css.ss.ps.state->es_query_cxt, fileset(st),
+                                          file_name(side, partition, sp->writer).text);
+    bool should_free;
+    MinimalTuple tuple = ExecFetchSlotMinimalTuple(row, &should_free);
+    BufFileWrite(file, tuple, tuple->t_len);
+    sp->file_bytes += tuple->t_len;
+    if (should_free) pfree(tuple);
 }
 
-// The merger, once every reader is done and every participant's segments are attached
-// here: the rows still in shared memory (a join that switched while reading) into a
-// worker sort of its own; then both sides' merging sorts over every worker sort.
-void mp_join_spill_merge(MpJoinState* st) {
-    MpJoinSharedSpill* ss = shared_spill(st);
-    if (shared_chunks_hold_rows(st)) {
-        begin_worker_sorts(st);
-        mp_join_spill_move_held(st);
-        mp_join_spill_perform(st, true, false);
-        pg_atomic_write_u32(&ss->switched, 1);
+void mp_join_spill_share_finish(MpJoinState* st) {
+    MpJoinSpill* sp = &st->spill;
+    if (!sp->partitioning) return;
+    for (int side = 0; side < 2; side++) {
+        for (int p = 0; p < shared_spill(st)->partitions; p++)
+            if (sp->files[side][p]) BufFileClose(sp->files[side][p]);
+        pfree(sp->files[side]);
+        sp->files[side] = NULL;
     }
-    pg_atomic_fetch_add_u64(&ss->disk_kb, st->spill.disk_kb);
-    st->spill.disk_kb = 0;
-    st->spill.switched = pg_atomic_read_u32(&ss->switched) != 0;
-    SortCoordinate coords[2];
-    coordinates(st, false, int(pg_atomic_read_u32(&ss->sorts)), coords);
-    mp_join_spill_open_sorts(st, mp_join_spill_sort_kb(), coords);
-    mp_join_spill_perform(st, false, true);  // the merge; its files are the workers' (counted)
+    sp->disk_kb += sp->file_bytes / 1024;
+    sp->file_bytes = 0;
+    sp->partitioning = sp->sorting = false;
+    mp_join_spill_close_sorts(st);  // the layout
 }
 
-// A participant's counts for EXPLAIN into the DSM, once its work is done: its sorts'
-// files, and a worker's ranges and split keys when it was the merger (the leader's stay
-// in its own state).
+bool mp_join_spill_partitioned(const MpJoinState* st) {
+    return st->dsm && pg_atomic_read_u32(&shared_spill(st)->partitioners) > 0;
+}
+
+// The combiner, once every reader is done and every participant's segments are attached
+// here: the rows still in shared memory (a join that switched while reading) into
+// partition files of its own.
+void mp_join_spill_move_shared(MpJoinState* st) {
+    if (!shared_chunks_hold_rows(st)) return;
+    begin_partitions(st, shared_rows_writer(st));
+    mp_join_spill_move_held(st);
+    mp_join_spill_share_finish(st);
+}
+
+bool mp_join_spill_next_partition(MpJoinState* st) {
+    MpJoinSpill* sp = &st->spill;
+    if (!st->dsm || st->shared || !mp_join_spill_partitioned(st)) return false;
+    mp_join_spill_close_sorts(st);
+    sp->sharing = shared_spill(st)->participants;
+    sp->partitioned = claim_partition(st);
+    return sp->partitioned;
+}
+
+// A participant's counts for EXPLAIN into the DSM, once its work is done: its files, and
+// a worker's ranges and split keys (the leader's stay in its own state).
 void mp_join_spill_share_counts(MpJoinState* st) {
     MpJoinSharedSpill* ss = shared_spill(st);
     pg_atomic_fetch_add_u64(&ss->disk_kb, st->spill.disk_kb);
@@ -167,4 +251,5 @@ void mp_join_spill_harvest(MpJoinState* st) {
     st->spill.ranges += pg_atomic_exchange_u64(&ss->ranges, 0);
     st->spill.spool.keys_split += pg_atomic_exchange_u64(&ss->keys_split, 0);
     st->spill.switched = st->spill.switched || pg_atomic_read_u32(&ss->switched) != 0;
+    if (pg_atomic_read_u32(&ss->partitioners) > 0) st->spill.partitions = ss->partitions;
 }
