@@ -41,6 +41,22 @@ BEGIN
   RETURN mp_agree(plan, native.n, native.h, ours.n, ours.h);
 END $$;
 
+-- mp_explain_analyzed(q): q's EXPLAIN ANALYZE (no costs, timing or summary) as an object
+-- of its "Label: value" lines, for tests that assert what the node did;
+-- mp_explain_count(lines, label): the first number of that label's value (0 when none)
+CREATE FUNCTION mp_explain_analyzed(q text) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE line text; m text[]; lines jsonb := '{}';
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    m := regexp_match(line, '^\s*([A-Za-z ]+): (.*)$');
+    IF m IS NOT NULL THEN lines := lines || jsonb_build_object(m[1], m[2]); END IF;
+  END LOOP;
+  RETURN lines;
+END $$;
+CREATE FUNCTION mp_explain_count(lines jsonb, label text) RETURNS bigint LANGUAGE sql AS $$
+  SELECT coalesce(substring(lines ->> label FROM '^\d+')::bigint, 0)
+$$;
+
 -- the SQL of one join type over ja and jb with the given ON clause
 CREATE FUNCTION mp_join_sql(jt text, cond text) RETURNS text LANGUAGE sql AS $$
   SELECT CASE jt

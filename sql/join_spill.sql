@@ -32,19 +32,11 @@ SET enable_mergejoin = off;
 SET enable_nestloop = off;
 SELECT line FROM mp_explain('SELECT a.pa, b.pb FROM js_a a LEFT JOIN js_b b ON a.k = b.k') line
 WHERE line ~ 'Custom Scan|Memory Limit|Keys:';
-CREATE FUNCTION js_spilled(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE line text; m text[]; ranges bigint := 0; kb bigint := 0; split bigint := 0;
-BEGIN
-  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    m := regexp_match(line, 'Key Ranges: (\d+)');
-    IF m IS NOT NULL THEN ranges := m[1]::bigint; END IF;
-    m := regexp_match(line, 'Spilled: (\d+) kB');
-    IF m IS NOT NULL THEN kb := m[1]::bigint; END IF;
-    m := regexp_match(line, 'Keys Split Over Ranges: (\d+)');
-    IF m IS NOT NULL THEN split := m[1]::bigint; END IF;
-  END LOOP;
-  RETURN format('ranges > 10: %s, spilled: %s, keys split: %s', ranges > 10, kb > 0, split);
-END $$;
+CREATE FUNCTION js_spilled(q text) RETURNS text LANGUAGE sql AS $$
+  SELECT format('ranges > 10: %s, spilled: %s, keys split: %s', mp_explain_count(e, 'Key Ranges') > 10,
+                mp_explain_count(e, 'Spilled') > 0, mp_explain_count(e, 'Keys Split Over Ranges'))
+  FROM mp_explain_analyzed(q) e
+$$;
 SELECT js_spilled('SELECT a.pa, b.pb FROM js_a a JOIN js_b b ON a.k = b.k');
 -- keys split over ranges, with every column stored: 777 and 999 (A's rows past a quarter of a
 -- range: chunks of A x chunks of B), 888 (B's rows stream past A's); a semi join splits

@@ -30,27 +30,13 @@ SET pg_mergepath.memory_limit = 0;
 
 -- what EXPLAIN ANALYZE says a parallel spilled join did (numbers reduced to what the test
 -- asserts: which worker combined is masked)
-CREATE FUNCTION jp_spilled(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE line text; m text[]; ranges bigint := 0; kb bigint := 0; split bigint := 0; parts int := 0; pieces int := 0;
-  combiner text := '-';
-BEGIN
-  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    m := regexp_match(line, 'Key Ranges: (\d+)');
-    IF m IS NOT NULL THEN ranges := m[1]::bigint; END IF;
-    m := regexp_match(line, 'Spilled: (\d+) kB');
-    IF m IS NOT NULL THEN kb := m[1]::bigint; END IF;
-    m := regexp_match(line, 'Keys Split Over Ranges: (\d+)');
-    IF m IS NOT NULL THEN split := m[1]::bigint; END IF;
-    m := regexp_match(line, 'Participants: (\d+)');
-    IF m IS NOT NULL THEN parts := m[1]::int; END IF;
-    m := regexp_match(line, 'Partitions: (\d+)');
-    IF m IS NOT NULL THEN pieces := m[1]::int; END IF;
-    m := regexp_match(line, 'Combined By: (\w+)');
-    IF m IS NOT NULL THEN combiner := m[1]; END IF;
-  END LOOP;
-  RETURN format('participants > 1: %s, combined by: %s, partitions > 1: %s, ranges > 10: %s, spilled: %s, keys split: %s',
-                parts > 1, combiner, pieces > 1, ranges > 10, kb > 0, split);
-END $$;
+CREATE FUNCTION jp_spilled(q text) RETURNS text LANGUAGE sql AS $$
+  SELECT format('participants > 1: %s, combined by: %s, partitions > 1: %s, ranges > 10: %s, spilled: %s, keys split: %s',
+                mp_explain_count(e, 'Participants') > 1, substring(e ->> 'Combined By' FROM '^\w+'),
+                mp_explain_count(e, 'Partitions') > 1, mp_explain_count(e, 'Key Ranges') > 10,
+                mp_explain_count(e, 'Spilled') > 0, mp_explain_count(e, 'Keys Split Over Ranges'))
+  FROM mp_explain_analyzed(q) e
+$$;
 CREATE FUNCTION jp_sql(a text, b text, jt text, cond text) RETURNS text LANGUAGE sql AS $$
   SELECT CASE jt
     WHEN 'semi' THEN format('SELECT a.* FROM %I a WHERE EXISTS (SELECT 1 FROM %I b WHERE %s)', a, b, cond)

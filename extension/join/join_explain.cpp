@@ -94,18 +94,31 @@ static void explain_times(MpJoinState* st, ExplainState* es) {
     mp_stage_explain_memory(r, es);
 }
 
+// A parallel-aware node's way: in memory, or over the limit (join_spill_parallel.cpp).
+static const char* parallel_line(const MpJoinState* st) {
+    if (!st->info.spill) return "every participant reads, one combines, all emit";
+    return "every participant writes its share into hash partitions, then joins the partitions it claims";
+}
+
+// Over the memory limit as planned, or (ANALYZE) a parallel node that passed it at run
+// time; NULL: neither.
+static const char* memory_line(const MpJoinState* st, const ExplainState* es) {
+    if (st->info.spill && st->info.parallel)
+        return "over it: both inputs in hash partitions, each sorted (tuplesort) and joined key range by key range";
+    if (st->info.spill) return "over it: both inputs sorted (tuplesort), joined key range by key range";
+    if (es->analyze && st->info.parallel && st->spill.switched)
+        return "passed at run time: each participant wrote the rest of its share into hash partitions, then all "
+               "joined the partitions they claimed, key range by key range";
+    return NULL;
+}
+
 void mp_explain_join(CustomScanState* node, List* ancestors, ExplainState* es) {
     MpJoinState* st = (MpJoinState*)node;
     ExplainPropertyText("Join Type", mp_join_type_name(st->info.jointype), es);
     explain_keys(st, ancestors, es);
     ExplainPropertyText("Device", mp_device_name(st->report.device), es);
     ExplainPropertyText("Keys", psprintf("%d-bit", st->info.key_bits), es);
-    if (st->info.parallel)
-        ExplainPropertyText("Parallel",
-                            st->info.spill ? "every participant writes its share into hash partitions, then joins "
-                                             "the partitions it claims"
-                                           : "every participant reads, one combines, all emit",
-                            es);
+    if (st->info.parallel) ExplainPropertyText("Parallel", parallel_line(st), es);
     if (st->info.probe)
         ExplainPropertyText("Outer Side",
                             es->analyze && st->probe.spilled
@@ -115,16 +128,8 @@ void mp_explain_join(CustomScanState* node, List* ancestors, ExplainState* es) {
     if (st->info.own_inner)
         ExplainPropertyText("Parallel", "not parallel-aware: every participant sorts the whole inner side; the "
                             "counts below are the leader's", es);
-    if (st->info.spill)
-        ExplainPropertyText("Memory Limit",
-                            st->info.parallel ? "over it: both inputs in hash partitions, each sorted (tuplesort) and "
-                                                "joined key range by key range"
-                                              : "over it: both inputs sorted (tuplesort), joined key range by key range",
-                            es);
-    else if (es->analyze && st->info.parallel && st->spill.switched)
-        ExplainPropertyText("Memory Limit", "passed at run time: each participant wrote the rest of its share "
-                            "into hash partitions, then all joined the partitions they claimed, key range by key "
-                            "range", es);
+    const char* memory = memory_line(st, es);
+    if (memory) ExplainPropertyText("Memory Limit", memory, es);
     if (!es->analyze) return;
     explain_counts(st, es);
     if (es->timing) explain_times(st, es);
