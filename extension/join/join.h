@@ -11,8 +11,8 @@
 //   join_spill.cpp     a serial join over pg_mergepath.memory_limit: both inputs sorted
 //                      by key through tuplesort, then combined key range by key range
 //   join_spill_key.cpp ... a key whose rows pass a range: spooled, split over ranges
-//   join_spill_parallel.cpp ... a parallel join: each participant sorts its share, one
-//                      merges the shares and joins key range by key range
+//   join_spill_parallel.cpp ... a parallel join: each participant writes its share into
+//                      hash partitions, then joins the partitions it claims
 //   join_probe.cpp     a join whose inner side is much smaller: only it goes through the
 //                      stage; the outer side streams past it in small batches
 //   join_explain.cpp   EXPLAIN
@@ -38,8 +38,8 @@ struct MpJoinInfo {
     int key_bits;         // 32, 64, 128
     bool parallel;        // a partial path: every participant reads, one combines, all emit
     bool spill;           // over pg_mergepath.memory_limit: sorted through tuplesort, combined
-                          // key range by key range (join_spill.cpp; parallel: each participant
-                          // sorts its share, one merges them: join_spill_parallel.cpp)
+                          // key range by key range (join_spill.cpp; parallel: in hash partitions
+                          // the participants claim: join_spill_parallel.cpp)
     bool probe;           // the outer side streams past sorted B (join_probe.cpp): INNER, LEFT,
                           // SEMI, ANTI with an inner side much smaller than the outer one
     bool own_inner;       // ... under a Gather, not parallel-aware: every participant reads
