@@ -51,6 +51,16 @@ RESET pg_mergepath.debug_piece_rows;
 -- no worker starts: the leader alone does everything
 SET max_parallel_workers = 0;
 SELECT jt, mp_join_check(mp_pj_sql(jt, 'a.n = b.n AND a.p < b.q')) FROM (VALUES ('full'), ('anti')) j(jt) ORDER BY jt;
+-- ... as the inner side of a nested loop that stops each execution at its first match:
+-- a rescan after an execution stopped while emitting still emits the outer join's
+-- unmatched rows (-1: only a row of B without a match passes; expected 1, -1, 2, -1)
+SET enable_nestloop = on;
+SET enable_material = off;
+SELECT v.t FROM (VALUES (1), (-1), (2), (-1)) v(t)
+WHERE EXISTS (SELECT 1 FROM pj_a a FULL JOIN pj_b b ON a.k = b.k AND a.p < b.q
+              WHERE coalesce(a.p, -b.q) = v.t OR (v.t = -1 AND a.p IS NULL));
+RESET enable_material;
+SET enable_nestloop = off;
 RESET max_parallel_workers;
 -- the leader does not take part: a worker combines (on the CPU backend)
 SET parallel_leader_participation = off;

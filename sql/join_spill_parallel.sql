@@ -104,6 +104,17 @@ RESET parallel_leader_participation;
 SET pg_mergepath.memory_limit = -1;
 SELECT * FROM mp_memory_lines('SELECT a.pa, b.t FROM jp_ma a JOIN jp_mb b ON a.k = b.k');
 SET pg_mergepath.memory_limit = 0;
+-- an outer side planned to stream past a small sorted inner side (B's statistics say 100
+-- rows) whose inner side passes the limit: the rest of B, then all of A, into partitions
+UPDATE pg_class SET reltuples = 100 WHERE oid = 'jp_mb'::regclass;
+SELECT line FROM mp_explain('SELECT a.pa, b.t FROM jp_ma a JOIN jp_mb b ON a.k = b.k',
+                            'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF') line
+WHERE line ~ 'Parallel:|Outer Side|Memory Limit';
+SELECT jt, jp_check_misled(jp_sql('jp_a', 'jp_b', jt, 'a.k = b.k')) AS plain,
+       CASE WHEN jt IN ('left', 'anti')
+            THEN jp_check_misled(jp_sql('jp_a', 'jp_b', jt, 'a.k = b.k AND a.pa % 7 <> b.pb % 5')) END AS filtered
+FROM unnest(ARRAY['inner', 'left', 'semi', 'anti']) jt;
+UPDATE pg_class SET reltuples = 1000 WHERE oid = 'jp_mb'::regclass;
 
 -- rescans: the Gather as the inner side of a nested loop (each execution partitions anew,
 -- in a file set of its own)

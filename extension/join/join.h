@@ -163,10 +163,12 @@ struct MpJoinSpill {
     int writer;                // the number its partition files carry
     int partitions;            // EXPLAIN
     BufFile** files[2];        // per side and partition (NULL until its first row)
+    int file_count;            // partitions
     uint64 file_bytes;         // written to them
     char* tuple;               // a row read back from a partition
     uint32 tuple_cap;
     uint64 arena_reported;     // a parallel participant's stored-row blocks added to held_bytes
+    bool report_shared;        // its stage's report added to the node's, all partitions joined
     MpKeySpool spool;
 };
 

@@ -78,7 +78,8 @@ static void adopt(MpJoinState* st, MpChunkRef first) {
 
 void mp_join_adopt_pending(MpJoinState* st) {
     if (IsParallelWorker() || st->spill.sorting || !mp_stage_open_early(st->stage)) return;
-    if (st->dsm && pg_atomic_read_u32(&st->dsm->spill.switched)) return;  // the rows will be sorted instead
+    if (st->dsm && (pg_atomic_read_u32(&st->dsm->spill.switched) || mp_join_spill_partitioned(st)))
+        return;  // the rows go to partitions instead
     adopt(st, mp_queue_take(&mp_join_shared(st)->stage.queue, &st->space));
 }
 

@@ -34,9 +34,24 @@ void mp_join_shared_init(MpJoinShared* sh) {
     pg_atomic_init_u64(&sh->filtered, 0);
 }
 
+// What this process keeps of the last execution and what its shared state must not see:
+// PostgreSQL may call ReInitializeDSM before the node's own rescan (a Gather with a rescan
+// parameter), and InitializeDSM again on a new parallel context (a Gather shut down early,
+// then rescanned). The emitter leaves the old execution's count (else the new one's
+// would lose it); the spill's sorts and files close before their file set goes.
+static void end_last_execution(MpJoinState* st) {
+    mp_join_stop_emit(st);
+    mp_join_spill_end(st);
+}
+
 void mp_join_initialize_dsm(CustomScanState* node, ParallelContext* pcxt, void* coordinate) {
     MpJoinState* st = (MpJoinState*)node;
-    if (!pcxt->seg) return;  // no DSM segment (none left): no workers either; the leader joins alone
+    end_last_execution(st);
+    if (!pcxt->seg) {  // no DSM segment (none left): no workers either; the leader joins alone
+        mp_join_spill_share_detach(st);
+        st->shared = st->dsm = NULL;
+        return;
+    }
     st->shared = st->dsm = (MpJoinShared*)coordinate;
     mp_join_shared_init(st->shared);
     mp_join_spill_share_init(st, pcxt->nworkers);
@@ -44,17 +59,8 @@ void mp_join_initialize_dsm(CustomScanState* node, ParallelContext* pcxt, void* 
 
 // The leader adds what the participants of the last execution counted to its totals
 // (rescans add up), and takes who took part; the shared counters start over.
-static void add_partitions_report(MpJoinState* st) {
-    MpJoinShared* sh = st->dsm;
-    if (st->shared != NULL || !st->report.ran) return;  // it joined no partition
-    SpinLockAcquire(&sh->stage.mutex);
-    mp_stage_report_add(&sh->stage.report, &st->report);
-    SpinLockRelease(&sh->stage.mutex);
-}
-
 static void harvest_counts(MpJoinState* st) {
     MpJoinShared* sh = st->dsm;
-    add_partitions_report(st);  // the leader's own, beside the workers'
     mp_join_spill_share_counts(st);
     mp_join_spill_harvest(st);
     mp_shared_harvest(&sh->stage, &st->counts.stage, &st->report);
@@ -68,9 +74,7 @@ void mp_join_reinitialize_dsm(CustomScanState* node, ParallelContext* pcxt, void
     if (!st->dsm) return;  // a leader that joins alone (no DSM segment)
     MpChunkSpace space = {node->ss.ps.state->es_query_dsa, NULL, NULL};
     harvest_counts(st);
-    // a rescan whose parameters changed reaches this node after this call: the sorts of
-    // the last execution are closed now, before their segment goes
-    mp_join_spill_end(st);
+    end_last_execution(st);
     mp_shared_reset(&st->dsm->stage, &space);
     mp_join_shared_init(st->dsm);
     st->shared = st->dsm;  // a leader that merged a spilled join ran its ranges in its own memory
@@ -93,7 +97,6 @@ void mp_join_shutdown(CustomScanState* node) {
     mp_join_stop_emit(st);
     if (!IsParallelWorker()) return harvest_counts(st);
     mp_join_spill_share_counts(st);
-    add_partitions_report(st);
     pg_atomic_fetch_add_u64(&sh->stage.rows_emitted, st->counts.stage.rows_emitted);
     pg_atomic_fetch_add_u64(&sh->pairs, st->counts.pairs);
     pg_atomic_fetch_add_u64(&sh->filtered, st->counts.filtered);
@@ -134,8 +137,9 @@ static MpJoinRole join_partitions(MpJoinState* st, bool combines) {
     }
     mp_join_free_run(st);
     st->shared = NULL;
+    bool claimed = mp_join_spill_next_partition(st);  // first: the run then knows the outer side spilled
     mp_join_start_run(st);
-    return mp_join_spill_next_partition(st) ? MpJoinRole::Alone : MpJoinRole::Nothing;
+    return claimed ? MpJoinRole::Alone : MpJoinRole::Nothing;
 }
 
 MpJoinRole mp_join_parallel_compute(MpJoinState* st) {

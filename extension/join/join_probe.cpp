@@ -17,9 +17,10 @@
 //
 // Join types: those whose result follows from each A row alone (INNER, LEFT, SEMI,
 // ANTI; join_path.cpp offers no other). An A row whose key has a NULL matches nothing:
-// kept (with an empty range) only when unmatched A rows are emitted. A serial join
-// whose B reaches pg_mergepath.memory_limit while being read spills like any other
-// (join_spill.cpp), A then read into its sort.
+// kept (with an empty range) only when unmatched A rows are emitted. A join whose B
+// reaches pg_mergepath.memory_limit while being read spills like any other
+// (join_spill.cpp; in parallel join_spill_parallel.cpp), A then read into its sort (or
+// partitions).
 #include "join.h"
 
 #include "read_child.h"
@@ -34,7 +35,7 @@ extern "C" {
 }
 
 static bool planned_to_stream(const MpJoinState* st) {
-    return st->info.probe && !st->spill.sorting && !st->spill.sorted;
+    return st->info.probe && !st->spill.sorting && !st->spill.sorted && !st->spill.partitioned;
 }
 
 void mp_join_probe_start(MpJoinState* st) {

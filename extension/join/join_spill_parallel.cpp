@@ -16,7 +16,9 @@
 //      key's partition, so every participant emits what it joins.
 // A join planned in memory switches when the shared chunks and blocks of stored rows of
 // all participants reach the limit: a shared flag makes every participant, at its next
-// chunk or block, write the rest of its share into partitions. The rows already in shared
+// chunk or block, write the rest of its share into partitions (a join whose outer side
+// was to stream past sorted B: the rest of B, then all of A, read by the participants
+// that switched, the parallel scan handing A's blocks out among them). The rows already in shared
 // memory stay there until the combining participant (parallel_stage.h) has written them
 // into partition files of its own (under a number no participant has); then it publishes
 // and everyone claims partitions.
@@ -63,6 +65,7 @@ void begin_partitions(MpJoinState* st, int writer) {
     for (int side = 0; side < 2; side++)
         sp->files[side] = (BufFile**)MemoryContextAllocZero(st->css.ss.ps.state->es_query_cxt,
                                                              sizeof(BufFile*) * ss->partitions);
+    sp->file_count = ss->partitions;
     sp->writer = writer;
     sp->partitioning = true;
     pg_atomic_fetch_add_u32(&ss->partitioners, 1);
@@ -141,7 +144,7 @@ void mp_join_spill_share_init(MpJoinState* st, int workers) {
     ss->segment = DSM_HANDLE_INVALID;
     ss->participants = workers + 1;
     ss->partitions = Min(4 * ss->participants, 256);
-    if (mp_memory_limit_bytes() == 0 || st->info.probe) return;  // no limit; a streamed outer side holds B only
+    if (mp_memory_limit_bytes() == 0) return;  // no limit
     dsm_segment* seg = dsm_create(sizeof(SharedFileSet), DSM_CREATE_NULL_IF_MAXSEGMENTS);
     if (!seg) {  // none left: the join holds its input (it never fails for want of a segment)
         elog(DEBUG1, "pg_mergepath: no DSM segment left for a parallel MergePath Join's files: it will not spill");
@@ -168,7 +171,7 @@ bool mp_join_spill_share_planned(const MpJoinState* st) { return st->spill_segme
 // flag that switches everyone.
 bool mp_join_spill_share_due(MpJoinState* st, uint64 limit) {
     MpJoinSharedSpill* ss = shared_spill(st);
-    if (!st->spill_segment || st->probe.on) return false;
+    if (!st->spill_segment) return false;
     const uint64 blocks = st->arena[0].held_bytes + st->arena[1].held_bytes;
     uint64 all_blocks = pg_atomic_add_fetch_u64(&ss->held_bytes, blocks - st->spill.arena_reported);
     st->spill.arena_reported = blocks;
@@ -199,7 +202,7 @@ void mp_join_spill_share_finish(MpJoinState* st) {
     MpJoinSpill* sp = &st->spill;
     if (!sp->partitioning) return;
     for (int side = 0; side < 2; side++) {
-        for (int p = 0; p < shared_spill(st)->partitions; p++)
+        for (int p = 0; p < sp->file_count; p++)
             if (sp->files[side][p]) BufFileClose(sp->files[side][p]);
         pfree(sp->files[side]);
         sp->files[side] = NULL;
@@ -224,12 +227,23 @@ void mp_join_spill_move_shared(MpJoinState* st) {
     mp_join_spill_share_finish(st);
 }
 
+// A participant out of partitions: what its stage did joins the others' (EXPLAIN), once.
+static void share_report(MpJoinState* st) {
+    MpSharedStage* s = &st->dsm->stage;
+    if (!st->report.ran || st->spill.report_shared) return;
+    SpinLockAcquire(&s->mutex);
+    mp_stage_report_add(&s->report, &st->report);
+    SpinLockRelease(&s->mutex);
+    st->spill.report_shared = true;
+}
+
 bool mp_join_spill_next_partition(MpJoinState* st) {
     MpJoinSpill* sp = &st->spill;
     if (!st->dsm || st->shared || !mp_join_spill_partitioned(st)) return false;
     mp_join_spill_close_sorts(st);
     sp->sharing = shared_spill(st)->participants;
     sp->partitioned = claim_partition(st);
+    if (!sp->partitioned) share_report(st);
     return sp->partitioned;
 }
 
@@ -251,5 +265,6 @@ void mp_join_spill_harvest(MpJoinState* st) {
     st->spill.ranges += pg_atomic_exchange_u64(&ss->ranges, 0);
     st->spill.spool.keys_split += pg_atomic_exchange_u64(&ss->keys_split, 0);
     st->spill.switched = st->spill.switched || pg_atomic_read_u32(&ss->switched) != 0;
+    if (st->spill.switched && st->info.probe) st->probe.spilled = true;  // EXPLAIN's Outer Side
     if (pg_atomic_read_u32(&ss->partitioners) > 0) st->spill.partitions = ss->partitions;
 }
