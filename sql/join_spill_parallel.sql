@@ -130,11 +130,11 @@ SET enable_nestloop = off;
 -- an ERROR in a participant's input while the shares are partitioned, then a cancel: no temporary
 -- file is left, and the session goes on
 SELECT count(*) FROM jp_a a JOIN jp_b b ON a.k = b.k WHERE a.pa / a.z > 0;
-SELECT count(*) AS temp_files_left FROM pg_ls_tmpdir();
+SELECT count(*) AS temp_files_left FROM pg_ls_dir('base/pgsql_tmp', true, false);  -- file sets are directories
 SET statement_timeout = '50ms';
 SELECT count(*) FROM jp_a a JOIN jp_b b ON a.k = b.k JOIN jp_a c ON c.k = b.k;
 RESET statement_timeout;
-SELECT count(*) AS temp_files_left FROM pg_ls_tmpdir();
+SELECT count(*) AS temp_files_left FROM pg_ls_dir('base/pgsql_tmp', true, false);  -- file sets are directories
 SELECT live_operations FROM pg_mergepath_status();
 SELECT mp_join_check(jp_sql('jp_a', 'jp_b', 'right', 'a.k = b.k'));
 

@@ -88,11 +88,13 @@ struct MpJoinResults {
     uint64 b_dir_buckets;
 };
 
-// A parallel join's spill (join_spill_parallel.cpp): a file set in a DSM segment of its
-// own, which the leader makes for each execution; each participant writes its rows
-// there hash-partitioned by key, then the participants claim the partitions.
+// A parallel join's spill (join_spill_parallel.cpp): a file set in the node's DSM, where
+// each participant writes its rows hash-partitioned by key; then the participants claim
+// the partitions.
 struct MpJoinSharedSpill {
-    dsm_handle segment;        // the file set's segment; DSM_HANDLE_INVALID: none (no limit)
+    SharedFileSet fileset;     // the partition files (made when a limit is set: has_files)
+    dsm_handle segment;        // the parallel query's segment (workers attach the file set to it)
+    bool has_files;
     int participants;          // planned, the leader included: they share the limit
     int partitions;            // hash partitions of the keys
     pg_atomic_uint32 switched;        // a join planned in memory passed the limit: everyone partitions
@@ -168,7 +170,8 @@ struct MpJoinSpill {
     char* tuple;               // a row read back from a partition
     uint32 tuple_cap;
     uint64 arena_reported;     // a parallel participant's stored-row blocks added to held_bytes
-    bool report_shared;        // its stage's report added to the node's, all partitions joined
+    int joined;                // partitions this participant joined, this execution
+    bool report_shared;        // ... and its stage's report added to the node's
     MpKeySpool spool;
 };
 
@@ -256,7 +259,7 @@ struct MpJoinState {
     MpJoinShared* shared;     // where this execution's stage lives: dsm, or NULL (a serial node,
                               // or the participant that merges a parallel spilled join's shares)
     MpJoinShared local_shared;
-    dsm_segment* spill_segment;  // a parallel spill's file set, mapped here (join_spill_parallel.cpp)
+
 
     // this execution (a rescan resets run_cxt)
     MemoryContext run_cxt;
@@ -358,9 +361,9 @@ bool mp_join_spill_same_key(const MpJoinSpill* sp, int side, const int64* key); 
 uint64 mp_join_spill_range_bytes(const MpJoinState* st);
 
 // join_spill_parallel.cpp
-void mp_join_spill_share_init(MpJoinState* st, int workers);  // the leader: a new execution's file set
-void mp_join_spill_share_attach(MpJoinState* st);             // a worker
-void mp_join_spill_share_detach(MpJoinState* st);             // the node ends
+void mp_join_spill_share_init(MpJoinShared* sh, ParallelContext* pcxt);  // the leader, first execution
+void mp_join_spill_share_reset(MpJoinShared* sh);             // the leader, a rescan: the files deleted
+void mp_join_spill_share_attach(MpJoinShared* sh);            // a worker
 bool mp_join_spill_share_planned(const MpJoinState* st);      // the file set exists
 bool mp_join_spill_share_due(MpJoinState* st, uint64 limit);  // the participants hold the limit
 void mp_join_spill_share_begin(MpJoinState* st);              // this participant partitions its rows

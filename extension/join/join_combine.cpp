@@ -30,6 +30,8 @@ void mp_join_start_run(MpJoinState* st) {
     // a streamed outer side's partial path over a whole inner side (not parallel-aware):
     // every participant sorts all of B, a worker on one core
     if (st->info.own_inner && IsParallelWorker()) st->stage->cpu_threads = 1;
+    // the partitions of a spilled parallel join: every participant joins its own at once
+    if (st->spill.partitioned) st->stage->cpu_threads = Max(1, mp_cpu_thread_count() / Max(1, st->spill.sharing));
     st->space.cxt = st->run_cxt;
     st->space.dsa = st->shared ? estate->es_query_dsa : NULL;
     if (st->shared && !st->space.dsa)

@@ -211,7 +211,6 @@ static void mp_join_end(CustomScanState* node) {
     MpJoinState* st = (MpJoinState*)node;
     reset_run(st);
     mp_join_spill_end(st);
-    mp_join_spill_share_detach(st);
     if (st->run_cxt) MemoryContextDelete(st->run_cxt);
     st->run_cxt = NULL;
     ExecEndNode(outerPlanState(node));

@@ -16,10 +16,7 @@ Size mp_join_estimate_dsm(CustomScanState*, ParallelContext*) { return MAXALIGN(
 
 void mp_join_shared_init(MpJoinShared* sh) {
     mp_shared_init(&sh->stage);
-    MpJoinSharedSpill* ss = &sh->spill;
-    ss->segment = DSM_HANDLE_INVALID;
-    ss->participants = 1;
-    ss->partitions = 1;
+    MpJoinSharedSpill* ss = &sh->spill;  // its file set and sizes stay (join_spill_parallel.cpp)
     pg_atomic_init_u32(&ss->switched, 0);
     pg_atomic_init_u32(&ss->partitioners, 0);
     pg_atomic_init_u32(&ss->next_partition, 0);
@@ -48,13 +45,12 @@ void mp_join_initialize_dsm(CustomScanState* node, ParallelContext* pcxt, void* 
     MpJoinState* st = (MpJoinState*)node;
     end_last_execution(st);
     if (!pcxt->seg) {  // no DSM segment (none left): no workers either; the leader joins alone
-        mp_join_spill_share_detach(st);
         st->shared = st->dsm = NULL;
         return;
     }
     st->shared = st->dsm = (MpJoinShared*)coordinate;
     mp_join_shared_init(st->shared);
-    mp_join_spill_share_init(st, pcxt->nworkers);
+    mp_join_spill_share_init(st->shared, pcxt);
 }
 
 // The leader adds what the participants of the last execution counted to its totals
@@ -69,7 +65,7 @@ static void harvest_counts(MpJoinState* st) {
 }
 
 // A rescan of the Gather above: every worker of the last execution has exited.
-void mp_join_reinitialize_dsm(CustomScanState* node, ParallelContext* pcxt, void*) {
+void mp_join_reinitialize_dsm(CustomScanState* node, ParallelContext*, void*) {
     MpJoinState* st = (MpJoinState*)node;
     if (!st->dsm) return;  // a leader that joins alone (no DSM segment)
     MpChunkSpace space = {node->ss.ps.state->es_query_dsa, NULL, NULL};
@@ -77,14 +73,14 @@ void mp_join_reinitialize_dsm(CustomScanState* node, ParallelContext* pcxt, void
     end_last_execution(st);
     mp_shared_reset(&st->dsm->stage, &space);
     mp_join_shared_init(st->dsm);
-    st->shared = st->dsm;  // a leader that merged a spilled join ran its ranges in its own memory
-    mp_join_spill_share_init(st, pcxt->nworkers);
+    st->shared = st->dsm;  // a leader that joined partitions ran them in its own memory
+    mp_join_spill_share_reset(st->dsm);
 }
 
 void mp_join_initialize_worker(CustomScanState* node, shm_toc*, void* coordinate) {
     MpJoinState* st = (MpJoinState*)node;
     st->shared = st->dsm = (MpJoinShared*)coordinate;
-    mp_join_spill_share_attach(st);
+    mp_join_spill_share_attach(st->dsm);
 }
 
 // Every participant but the leader adds its own counts to the shared ones (the leader
@@ -133,6 +129,7 @@ static MpJoinRole join_partitions(MpJoinState* st, bool combines) {
     if (combines) {
         mp_segments_attach_all(st->space.segments);
         mp_join_spill_move_shared(st);
+        mp_queue_free_all(&st->shared->stage.queue, &st->space);  // the chunks in the query's area: read
         mp_shared_publish(&st->shared->stage);
     }
     mp_join_free_run(st);

@@ -360,5 +360,6 @@ void mp_join_spill_end(MpJoinState* st) {
     sp->run_ranges = 0;
     sp->arena_reported = 0;
     sp->sharing = 1;
+    sp->joined = 0;
     sp->report_shared = false;
 }

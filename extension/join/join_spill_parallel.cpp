@@ -7,7 +7,7 @@
 //   1. Each participant writes its share's rows - as join_spill.cpp sorts them: stored
 //      columns with the key words appended, MinimalTuples - into partition files of its
 //      own, one per side and partition (a key's rows all land in one partition; rows with
-//      a NULL key in partition 0), in a file set shared by the participants.
+//      a NULL key spread by writer), in a file set shared by the participants.
 //   2. Once every reader is done, the participants claim partitions from a shared cursor.
 //      A partition is read back from every participant's files into two local tuplesorts
 //      and joined key range by key range, as a serial spilled join, within this
@@ -23,10 +23,10 @@
 // into partition files of its own (under a number no participant has); then it publishes
 // and everyone claims partitions.
 //
-// The file set lives in a DSM segment of its own that the leader makes for each execution
-// (a rescan gets a fresh one, since a file set cannot be reset), and detaches when the node
-// ends or rescans; its files are deleted when the last process detaches (at ERROR or
-// cancel, by the resource owners). Files are PostgreSQL BufFiles: in temp_tablespaces,
+// The file set lives in the node's DSM (made on the first execution when a limit is set,
+// its files deleted by the leader before a rescan, as PostgreSQL's parallel hash join
+// does); its files are deleted when the last process detaches from the parallel query's
+// segment (at ERROR or cancel too). Files are PostgreSQL BufFiles: in temp_tablespaces,
 // counted against temp_file_limit.
 #include "join.h"
 
@@ -41,7 +41,7 @@ namespace {
 
 MpJoinSharedSpill* shared_spill(const MpJoinState* st) { return &st->dsm->spill; }
 
-SharedFileSet* fileset(const MpJoinState* st) { return (SharedFileSet*)dsm_segment_address(st->spill_segment); }
+SharedFileSet* fileset(const MpJoinState* st) { return &shared_spill(st)->fileset; }
 
 // Partition files are named for their side, partition and writer: a participant's number
 // (0 the leader, worker n n + 1), or, for the rows the combiner found in shared memory,
@@ -124,46 +124,45 @@ bool claim_partition(MpJoinState* st) {
         for (int side = 0; side < 2; side++)
             for (int writer = 0; writer <= shared_rows_writer(st); writer++) load_file(st, side, int(partition), writer);
         mp_join_spill_perform(st);
-        if (sp->head[0] || sp->head[1]) return true;
+        if (sp->head[0] || sp->head[1]) {
+            sp->joined++;
+            return true;
+        }
         mp_join_spill_close_sorts(st);
     }
 }
 
 }  // namespace
 
-void mp_join_spill_share_detach(MpJoinState* st) {
-    if (st->spill_segment) dsm_detach(st->spill_segment);
-    st->spill_segment = NULL;
+// The file set, and how many partitions: four per planned participant, so that claims
+// even out the work and each partition's sorts rarely need many merge passes, but no
+// more than lets a participant's files' buffers (two per partition, a block each) take a
+// quarter of its part of the limit, and at least two.
+void mp_join_spill_share_init(MpJoinShared* sh, ParallelContext* pcxt) {
+    MpJoinSharedSpill* ss = &sh->spill;
+    const uint64 limit = mp_memory_limit_bytes();
+    ss->participants = pcxt->nworkers + 1;
+    uint64 by_buffers = limit / (8 * uint64(ss->participants) * BLCKSZ);
+    ss->partitions = int(Max(uint64(2), Min(by_buffers, uint64(Min(4 * ss->participants, 256)))));
+    ss->has_files = limit > 0;
+    if (!ss->has_files) return;
+    SharedFileSetInit(&ss->fileset, pcxt->seg);
+    ss->segment = dsm_segment_handle(pcxt->seg);
 }
 
-// A segment holding the file set; partitions: four per planned participant, so that
-// claims even out the work and each partition's sorts rarely need many merge passes.
-void mp_join_spill_share_init(MpJoinState* st, int workers) {
-    MpJoinSharedSpill* ss = shared_spill(st);
-    mp_join_spill_share_detach(st);  // the last execution's (its workers have exited)
-    ss->segment = DSM_HANDLE_INVALID;
-    ss->participants = workers + 1;
-    ss->partitions = Min(4 * ss->participants, 256);
-    if (mp_memory_limit_bytes() == 0) return;  // no limit
-    dsm_segment* seg = dsm_create(sizeof(SharedFileSet), DSM_CREATE_NULL_IF_MAXSEGMENTS);
-    if (!seg) {  // none left: the join holds its input (it never fails for want of a segment)
-        elog(DEBUG1, "pg_mergepath: no DSM segment left for a parallel MergePath Join's files: it will not spill");
-        return;
-    }
-    st->spill_segment = seg;
-    SharedFileSetInit(fileset(st), seg);
-    ss->segment = dsm_segment_handle(seg);
+void mp_join_spill_share_reset(MpJoinShared* sh) {
+    if (sh->spill.has_files) SharedFileSetDeleteAll(&sh->spill.fileset);
 }
 
-void mp_join_spill_share_attach(MpJoinState* st) {
-    MpJoinSharedSpill* ss = shared_spill(st);
-    if (ss->segment == DSM_HANDLE_INVALID) return;
-    st->spill_segment = dsm_attach(ss->segment);
-    if (!st->spill_segment) elog(ERROR, "pg_mergepath: a parallel MergePath Join's file set is gone");
-    SharedFileSetAttach(fileset(st), st->spill_segment);
+void mp_join_spill_share_attach(MpJoinShared* sh) {
+    MpJoinSharedSpill* ss = &sh->spill;
+    if (!ss->has_files) return;
+    dsm_segment* segment = dsm_find_mapping(ss->segment);
+    if (!segment) elog(ERROR, "pg_mergepath: the parallel query's shared memory is not mapped in this worker");
+    SharedFileSetAttach(&ss->fileset, segment);
 }
 
-bool mp_join_spill_share_planned(const MpJoinState* st) { return st->spill_segment != NULL; }
+bool mp_join_spill_share_planned(const MpJoinState* st) { return st->dsm && shared_spill(st)->has_files; }
 
 // The participants' chunks (the queue's used bytes) and blocks of stored rows together
 // reach the limit, as a serial join's rows (join_spill.cpp: mp_join_spill_due). Every
@@ -171,7 +170,7 @@ bool mp_join_spill_share_planned(const MpJoinState* st) { return st->spill_segme
 // flag that switches everyone.
 bool mp_join_spill_share_due(MpJoinState* st, uint64 limit) {
     MpJoinSharedSpill* ss = shared_spill(st);
-    if (!st->spill_segment) return false;
+    if (!ss->has_files) return false;
     const uint64 blocks = st->arena[0].held_bytes + st->arena[1].held_bytes;
     uint64 all_blocks = pg_atomic_add_fetch_u64(&ss->held_bytes, blocks - st->spill.arena_reported);
     st->spill.arena_reported = blocks;
@@ -187,7 +186,9 @@ void mp_join_spill_share_begin(MpJoinState* st) { begin_partitions(st, mp_spill_
 void mp_join_spill_partition_row(MpJoinState* st, int side, TupleTableSlot* row, const uint64* words) {
     MpJoinSpill* sp = &st->spill;
     const int partitions = shared_spill(st)->partitions;
-    int partition = words ? int(hash_bytes((const unsigned char*)words, 8 * sp->key_words) % uint32(partitions)) : 0;
+    // a key's rows in one partition; rows with a NULL key (never matched) spread by writer
+    int partition = words ? int(hash_bytes((const unsigned char*)words, 8 * sp->key_words) % uint32(partitions))
+                          : sp->writer % partitions;
     BufFile*& file = sp->files[side][partition];
     if (!file) file = mp_temp_file_create(st->css.ss.ps.state->es_query_cxt, fileset(st),
                                           file_name(side, partition, sp->writer).text);
@@ -230,7 +231,7 @@ void mp_join_spill_move_shared(MpJoinState* st) {
 // A participant out of partitions: what its stage did joins the others' (EXPLAIN), once.
 static void share_report(MpJoinState* st) {
     MpSharedStage* s = &st->dsm->stage;
-    if (!st->report.ran || st->spill.report_shared) return;
+    if (st->spill.joined == 0 || !st->report.ran || st->spill.report_shared) return;
     SpinLockAcquire(&s->mutex);
     mp_stage_report_add(&s->report, &st->report);
     SpinLockRelease(&s->mutex);
