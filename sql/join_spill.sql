@@ -3,7 +3,8 @@
 -- key range by key range into the stage. work_mem = 64kB with memory_limit = 0 (128 kB)
 -- makes these ~200k-row inputs spill and split into hundreds of ranges; keys repeated
 -- past a range (777: 3000 x 50 pairs, 888: 100 x 2000, 999: 800 x 400) are split over
--- several ranges (join_spill_key.cpp), NULL keys are on both sides. Every join type,
+-- several ranges (join_spill_key.cpp), or, in an outer, semi or anti join with a join
+-- filter, joined row by row (join_spill_loop.cpp); NULL keys are on both sides. Every join type,
 -- with and without a join filter, a 128-bit key, a join that passes the limit only
 -- while reading (its inputs underestimated), a rescan and a cancel; every answer
 -- compared with PostgreSQL's own join (join_basic's helpers).
@@ -33,16 +34,17 @@ SET enable_nestloop = off;
 SELECT line FROM mp_explain('SELECT a.pa, b.pb FROM js_a a LEFT JOIN js_b b ON a.k = b.k') line
 WHERE line ~ 'Custom Scan|Memory Limit|Keys:';
 CREATE FUNCTION js_spilled(q text) RETURNS text LANGUAGE sql AS $$
-  SELECT format('ranges > 10: %s, spilled: %s, keys split: %s', mp_explain_count(e, 'Key Ranges') > 10,
-                mp_explain_count(e, 'Spilled') > 0, mp_explain_count(e, 'Keys Split Over Ranges'))
+  SELECT format('ranges > 10: %s, spilled: %s, keys split: %s, row by row: %s', mp_explain_count(e, 'Key Ranges') > 10,
+                mp_explain_count(e, 'Spilled') > 0, mp_explain_count(e, 'Keys Split Over Ranges'),
+                mp_explain_count(e, 'Keys Joined Row By Row'))
   FROM mp_explain_analyzed(q) e
 $$;
 SELECT js_spilled('SELECT a.pa, b.pb FROM js_a a JOIN js_b b ON a.k = b.k');
 -- keys split over ranges, with every column stored: 777 and 999 (A's rows past a quarter of a
 -- range: chunks of A x chunks of B), 888 (B's rows stream past A's); a semi join splits
 -- only 777 and 999 (B's first row of a key is enough); an inner join with a filter all
--- three (the filter judges each pair alone); an outer join with one none (a key's rows
--- are loaded whole: whether a row is emitted depends on all of the other side's)
+-- three (the filter judges each pair alone); an outer join with one none: it joins the
+-- three row by row (whether a row is emitted depends on all of the other side's)
 SELECT js_spilled('SELECT a.*, b.* FROM js_a a JOIN js_b b ON a.k = b.k');
 SELECT js_spilled('SELECT a.* FROM js_a a WHERE EXISTS (SELECT 1 FROM js_b b WHERE a.k = b.k)');
 SELECT js_spilled('SELECT a.*, b.* FROM js_a a JOIN js_b b ON a.k = b.k AND a.pa <> b.pb');

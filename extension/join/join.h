@@ -11,6 +11,7 @@
 //   join_spill.cpp     a serial join over pg_mergepath.memory_limit: both inputs sorted
 //                      by key through tuplesort, then combined key range by key range
 //   join_spill_key.cpp ... a key whose rows pass a range: spooled, split over ranges
+//   join_spill_loop.cpp ... or, with a filter in an outer, semi or anti join, joined row by row
 //   join_spill_parallel.cpp ... a parallel join: each participant writes its share into
 //                      hash partitions, then joins the partitions it claims
 //   join_probe.cpp     a join whose inner side is much smaller: only it goes through the
@@ -105,6 +106,7 @@ struct MpJoinSharedSpill {
     pg_atomic_uint64 disk_kb;     // EXPLAIN: partition files and sorts of every participant,
     pg_atomic_uint64 ranges;      // the workers' ranges and split keys
     pg_atomic_uint64 keys_split;
+    pg_atomic_uint64 keys_looped;
 };
 
 struct MpJoinShared {
@@ -126,6 +128,8 @@ enum class MpKeySpoolPhase : uint8_t {
     None,     // no key spooled
     StreamB,  // A's rows fit a quarter of a range: each range holds them all and B's next rows
     Grid,     // A's rows pass it: ranges over A chunk x B chunk, both spooled
+    Loop,     // an outer, semi or anti join with a filter: both sides' rows of a key past a
+              // range spooled, then joined row by row (join_spill_loop.cpp)
 };
 struct MpKeySpool {
     MpKeySpoolPhase phase;
@@ -138,6 +142,13 @@ struct MpKeySpool {
     uint64 a_read;               // Grid: A rows read in this pass over A (one pass per B chunk)
     uint64 b_chunk_start, b_chunk_rows;  // Grid: the B chunk of this pass (rows: 0 = not yet cut)
     uint64 keys_split;           // keys loaded over more than one range, every execution (EXPLAIN)
+    // Loop: the current A row against B's rows of the key, then B's rows without a match
+    bool loop_running;           // emitting the loop (its range holds no row)
+    bool a_loaded, a_matched;    // slot[0] holds the current A row; a pair of it passed
+    bool b_extras;               // emitting B's rows without a match (right, full joins)
+    uint64 b_index;              // B rows of the key gone through for the current A row
+    uint8* b_matched;            // a bit per B row of the key (right, full joins)
+    uint64 keys_looped;          // keys joined row by row, every execution (EXPLAIN)
 };
 
 // A join that spills (join_spill.cpp): each side's rows with their keys appended, in a
@@ -384,6 +395,19 @@ void mp_join_spill_harvest(MpJoinState* st);       // the leader takes them
 // first); returns the rows loaded.
 uint64 mp_key_spool_load(MpJoinState* st, const int64* key, uint64 target, uint64* bytes);
 bool mp_key_spool_active(const MpJoinState* st);  // a key spooled has rows for more ranges
+// Both sides' rows of the key `key` into the spools (emptied first; counts and bytes).
+void mp_key_spool_fill(MpJoinState* st, const int64* key);
+// The side's spool's next row into the range (its active read pointer); its bytes.
+uint64 mp_key_spool_load_next(MpJoinState* st, int side);
+void mp_key_spool_finish(MpJoinState* st);  // the key is done: spools emptied, phase None
+
+// join_spill_loop.cpp
+// An outer, semi or anti join with a filter: the key `key` (both sides' smallest) into the
+// range holding `*bytes` of `target` when its rows fit a range, else spooled for the loop
+// (run once the range so far is emitted). Returns the rows loaded.
+uint64 mp_key_loop_load(MpJoinState* st, const int64* key, uint64 target, uint64* bytes);
+void mp_key_loop_start(MpJoinState* st);                  // the spooled key's loop, in an empty range
+bool mp_key_loop_next(MpJoinState* st, TupleTableSlot* scan);  // its next row; false at its end
 uint64 mp_key_spool_next(MpJoinState* st, uint64 target, uint64* bytes);  // its next range
 void mp_key_spool_end(MpJoinState* st);           // spools freed (end, rescan)
 

@@ -352,6 +352,7 @@ static bool claim_batch(MpJoinState* st) {
 }
 
 bool mp_join_next(MpJoinState* st, TupleTableSlot* scan) {
+    if (st->spill.spool.loop_running) return mp_key_loop_next(st, scan);  // a key joined row by row
     for (;;) {
         switch (st->step) {
             case MpJoinStep::Claim: {

@@ -71,6 +71,8 @@ static void explain_counts(MpJoinState* st, ExplainState* es) {
         ExplainPropertyUInteger("Spilled", "kB", st->spill.disk_kb, es);
         if (st->spill.spool.keys_split > 0)
             ExplainPropertyUInteger("Keys Split Over Ranges", NULL, st->spill.spool.keys_split, es);
+        if (st->spill.spool.keys_looped > 0)
+            ExplainPropertyUInteger("Keys Joined Row By Row", NULL, st->spill.spool.keys_looped, es);
     }
     mp_stage_explain_outcome(&st->report, es);
 }

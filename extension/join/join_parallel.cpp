@@ -24,6 +24,7 @@ void mp_join_shared_init(MpJoinShared* sh) {
     pg_atomic_init_u64(&ss->disk_kb, 0);
     pg_atomic_init_u64(&ss->ranges, 0);
     pg_atomic_init_u64(&ss->keys_split, 0);
+    pg_atomic_init_u64(&ss->keys_looped, 0);
     memset(&sh->results, 0, sizeof(sh->results));
     sh->emitters = 0;
     sh->extras_claimed = false;

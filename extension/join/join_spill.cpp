@@ -14,9 +14,8 @@
 // inside it). Rows whose key has a NULL sort last and make the last ranges (kept only
 // for the outer joins, as when reading).
 // A key whose rows pass the range is split over several (join_spill_key.cpp), unless an
-// outer, semi or anti join has a filter: then one key's rows on both sides are loaded
-// together even past the range's size (a key repeated past the limit on both sides
-// holds them all).
+// outer, semi or anti join has a filter: then its rows on both sides are spooled and
+// joined row by row (join_spill_loop.cpp).
 // A parallel join's participants write their rows into hash partitions of the keys instead,
 // then each claims partitions and runs them here, one after another, within its part of
 // the limit (join_spill_parallel.cpp).
@@ -171,8 +170,9 @@ int smaller_head(const MpJoinSpill* sp) {
 // A key's rows may be split over ranges (join_spill_key.cpp) when every pair of them can
 // be judged alone: a join without a filter (all pairs match), or an inner join (its
 // filter judges each pair; no row is emitted for being unmatched). An outer, semi or
-// anti join with a filter loads a key's rows on both sides together, even past the
-// range: whether a row is emitted depends on every row of the other side.
+// anti join with a filter loads a key's rows on both sides together, or, past a range,
+// joins them row by row (join_spill_loop.cpp): whether a row is emitted depends on every
+// row of the other side.
 bool splits_keys(const MpJoinState* st) { return st->filter == NULL || st->info.jointype == JOIN_INNER; }
 
 // The next range: every row of the smallest keys left on either side, key after key,
@@ -194,13 +194,8 @@ uint64 load_range(MpJoinState* st, uint64 target) {
         }
         int first = !keyed[0] ? 1 : !keyed[1] ? 0 : smaller_head(sp);
         int64 key[2] = {sp->head_key[first][0], sp->key_words > 1 ? sp->head_key[first][1] : 0};
-        if (splits_keys(st)) {
-            rows += mp_key_spool_load(st, key, target, &bytes);
-            if (mp_key_spool_active(st)) break;  // the key goes on in the next ranges
-            continue;
-        }
-        for (int side = 0; side < 2; side++)
-            for (; mp_join_spill_same_key(sp, side, key); rows++) bytes += mp_join_spill_load_head(st, side);
+        rows += splits_keys(st) ? mp_key_spool_load(st, key, target, &bytes) : mp_key_loop_load(st, key, target, &bytes);
+        if (mp_key_spool_active(st)) break;  // the key goes on in the next ranges, or row by row
     }
     return rows;
 }

@@ -85,21 +85,9 @@ void spool_side(MpJoinState* st, int side, uint64 max_rows) {
     }
 }
 
-// The side's spool's next row (its active read pointer) into the range; its bytes.
-uint64 load_spooled(MpJoinState* st, int side) {
-    MpKeySpool* ks = &st->spill.spool;
-    if (!tuplestore_gettupleslot(ks->rows[side], true, false, ks->slot[side]))
-        elog(ERROR, "pg_mergepath: a spooled key has fewer rows than counted");
-    return mp_join_spill_load_row(st, side, ks->slot[side], ks->key);
-}
+uint64 load_spooled(MpJoinState* st, int side) { return mp_key_spool_load_next(st, side); }
 
-void finish_key(MpJoinState* st) {
-    MpKeySpool* ks = &st->spill.spool;
-    for (int side = 0; side < 2; side++) empty_spool(st, side);
-    if (ks->key_ranges > 1) ks->keys_split++;
-    ks->key_ranges = 0;
-    ks->phase = MpKeySpoolPhase::None;
-}
+void finish_key(MpJoinState* st) { mp_key_spool_finish(st); }
 
 // StreamB: all of A's rows of the key, then B's next ones from its sort up to the range's
 // size, or past it until they hold half a range (a key is split only when its B rows are
@@ -191,7 +179,38 @@ bool mp_key_spool_active(const MpJoinState* st) { return st->spill.spool.phase !
 
 uint64 mp_key_spool_next(MpJoinState* st, uint64 target, uint64* bytes) {
     if (st->spill.spool.phase == MpKeySpoolPhase::Grid) return grid_cell(st, target, bytes);
+    if (st->spill.spool.phase == MpKeySpoolPhase::Loop) {
+        mp_key_loop_start(st);
+        return 0;
+    }
     return stream_b(st, target, bytes);
+}
+
+void mp_key_spool_fill(MpJoinState* st, const int64* key) {
+    MpKeySpool* ks = &st->spill.spool;
+    if (!ks->rows[0]) finish_key(st);  // the spools' first use
+    for (int side = 0; side < 2; side++) empty_spool(st, side);
+    ks->key[0] = key[0];
+    ks->key[1] = key[1];
+    for (int side = 0; side < 2; side++) spool_side(st, side, UINT64_MAX);
+}
+
+uint64 mp_key_spool_load_next(MpJoinState* st, int side) {
+    MpKeySpool* ks = &st->spill.spool;
+    if (!tuplestore_gettupleslot(ks->rows[side], true, false, ks->slot[side]))
+        elog(ERROR, "pg_mergepath: a spooled key has fewer rows than counted");
+    return mp_join_spill_load_row(st, side, ks->slot[side], ks->key);
+}
+
+void mp_key_spool_finish(MpJoinState* st) {
+    MpKeySpool* ks = &st->spill.spool;
+    for (int side = 0; side < 2; side++) empty_spool(st, side);
+    if (ks->key_ranges > 1) ks->keys_split++;
+    ks->key_ranges = 0;
+    ks->phase = MpKeySpoolPhase::None;
+    if (ks->b_matched) pfree(ks->b_matched);
+    ks->b_matched = NULL;
+    ks->loop_running = ks->a_loaded = ks->b_extras = false;
 }
 
 void mp_key_spool_end(MpJoinState* st) {
@@ -205,4 +224,7 @@ void mp_key_spool_end(MpJoinState* st) {
     }
     ks->key_ranges = 0;
     ks->phase = MpKeySpoolPhase::None;
+    if (ks->b_matched) pfree(ks->b_matched);
+    ks->b_matched = NULL;
+    ks->loop_running = ks->a_loaded = ks->b_extras = false;
 }

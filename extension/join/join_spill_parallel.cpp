@@ -257,7 +257,8 @@ void mp_join_spill_share_counts(MpJoinState* st) {
     if (!IsParallelWorker()) return;
     pg_atomic_fetch_add_u64(&ss->ranges, st->spill.ranges);
     pg_atomic_fetch_add_u64(&ss->keys_split, st->spill.spool.keys_split);
-    st->spill.ranges = st->spill.spool.keys_split = 0;
+    pg_atomic_fetch_add_u64(&ss->keys_looped, st->spill.spool.keys_looped);
+    st->spill.ranges = st->spill.spool.keys_split = st->spill.spool.keys_looped = 0;
 }
 
 void mp_join_spill_harvest(MpJoinState* st) {
@@ -265,6 +266,7 @@ void mp_join_spill_harvest(MpJoinState* st) {
     st->spill.disk_kb += pg_atomic_exchange_u64(&ss->disk_kb, 0);
     st->spill.ranges += pg_atomic_exchange_u64(&ss->ranges, 0);
     st->spill.spool.keys_split += pg_atomic_exchange_u64(&ss->keys_split, 0);
+    st->spill.spool.keys_looped += pg_atomic_exchange_u64(&ss->keys_looped, 0);
     st->spill.switched = st->spill.switched || pg_atomic_read_u32(&ss->switched) != 0;
     if (st->spill.switched && st->info.probe) st->probe.spilled = true;  // EXPLAIN's Outer Side
     if (pg_atomic_read_u32(&ss->partitioners) > 0) st->spill.partitions = ss->partitions;
