@@ -439,6 +439,8 @@ void mp_join_start_emit(MpJoinState* st);
 bool mp_join_next(MpJoinState* st, TupleTableSlot* scan);  // the next joined row (before the qual)
 void mp_join_stop_emit(MpJoinState* st);                   // leaves the emitters (an early end)
 void mp_join_restart_emit(MpJoinState* st);                // a serial rescan: the same results again
+void mp_join_store_scan(TupleTableSlot* scan);  // the values written into the scan tuple, stored
+bool mp_join_passes_filter(MpJoinState* st, TupleTableSlot* scan);  // the join filter (counted when not)
 
 // join_explain.cpp
 void mp_explain_join(CustomScanState* node, List* ancestors, ExplainState* es);

@@ -143,12 +143,14 @@ static void null_side(MpJoinState* st, TupleTableSlot* scan, int side) {
     for (int c = 0; c < st->nstored[side]; c++) scan->tts_isnull[mp_join_scan_offset(st, side) + c] = true;
 }
 
-static void store(TupleTableSlot* scan) {
+void mp_join_store_scan(TupleTableSlot* scan) {
     ExecClearTuple(scan);  // keeps the values just written (a virtual slot)
     ExecStoreVirtualTuple(scan);
 }
 
-static bool passes_filter(MpJoinState* st, TupleTableSlot* scan) {
+static void store(TupleTableSlot* scan) { mp_join_store_scan(scan); }
+
+bool mp_join_passes_filter(MpJoinState* st, TupleTableSlot* scan) {
     if (!st->filter) return true;
     ExprContext* econtext = st->css.ss.ps.ps_ExprContext;
     ResetExprContext(econtext);
@@ -217,7 +219,7 @@ static bool next_passing_pair(MpJoinState* st, TupleTableSlot* scan) {
         fill_b_row(st, scan, j, true);
         put_a(st, scan);
         store(scan);
-        if (!passes_filter(st, scan)) continue;
+        if (!mp_join_passes_filter(st, scan)) continue;
         cur->a_matched = true;
         if (st->b_matched && !st->library_match) st->b_matched[j] = 1;
         if (st->info.jointype == JOIN_SEMI || st->info.jointype == JOIN_ANTI) cur->b = cur->b_end;

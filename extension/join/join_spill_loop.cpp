@@ -28,20 +28,7 @@ void put_side(MpJoinState* st, TupleTableSlot* scan, int side, TupleTableSlot* r
     }
 }
 
-TupleTableSlot* emit(TupleTableSlot* scan) {
-    ExecClearTuple(scan);  // keeps the values just written (a virtual slot)
-    return ExecStoreVirtualTuple(scan);
-}
-
-bool passes(MpJoinState* st, TupleTableSlot* scan) {
-    if (!st->filter) return true;
-    ExprContext* econtext = st->css.ss.ps.ps_ExprContext;
-    ResetExprContext(econtext);
-    econtext->ecxt_scantuple = scan;
-    if (ExecQual(st->filter, econtext)) return true;
-    st->counts.filtered++;
-    return false;
-}
+void emit(TupleTableSlot* scan) { mp_join_store_scan(scan); }
 
 // The next A row of the key into slot[0], B's spool back at its start.
 bool next_a(MpJoinState* st) {
@@ -88,7 +75,7 @@ bool next_pair(MpJoinState* st, TupleTableSlot* scan) {
         CHECK_FOR_INTERRUPTS();
         put_side(st, scan, 0, ks->slot[0]);
         put_side(st, scan, 1, ks->slot[1]);
-        if (!passes(st, scan)) continue;
+        if (!mp_join_passes_filter(st, scan)) continue;
         ks->a_matched = true;
         st->counts.pairs++;
         if (ks->b_matched) ks->b_matched[(ks->b_index - 1) / 8] |= uint8(1 << ((ks->b_index - 1) % 8));
