@@ -63,6 +63,11 @@ $$;
 SELECT jt, mp_join_check(js_sql(jt, 'a.k = b.k')) AS plain,
        mp_join_check(js_sql(jt, 'a.k = b.k AND a.pa % 7 <> b.pb % 5')) AS filtered
 FROM unnest(ARRAY['inner', 'left', 'right', 'full', 'semi', 'anti']) jt;
+-- filters that leave rows of the heavy keys unmatched, on both sides or all of them (the
+-- keys joined row by row: unmatched A rows, B rows, a key with no passing pair)
+SELECT jt, mp_join_check(js_sql(jt, 'a.k = b.k AND a.pa % 100 = b.pb % 150')) AS some_pass,
+       mp_join_check(js_sql(jt, 'a.k = b.k AND a.pa = b.pb + 1000000')) AS none_pass
+FROM unnest(ARRAY['left', 'right', 'full', 'semi', 'anti']) jt;
 -- an empty side (a run-time filter the planner cannot see through)
 SELECT mp_join_check('SELECT a.pa, b.pb FROM js_a a FULL JOIN (SELECT * FROM js_b WHERE pb > (SELECT max(pb) FROM js_b)) b ON a.k = b.k');
 SELECT mp_join_check('SELECT a.pa, b.pb FROM (SELECT * FROM js_a WHERE pa > (SELECT max(pa) FROM js_a)) a RIGHT JOIN js_b b ON a.k = b.k');
@@ -100,6 +105,8 @@ SELECT mp_join_check('SELECT o, x.n FROM js_outer, (SELECT count(*) AS n FROM js
 -- ... stopped partway through its ranges each time (a LIMIT above it), and with a
 -- parameter that changes per outer row
 SELECT mp_join_check('SELECT o FROM js_outer, (SELECT b.t FROM js_a a JOIN js_b b ON a.k = b.k LIMIT 7) x');
+-- ... stopped in the middle of a key joined row by row
+SELECT mp_join_check('SELECT o FROM js_outer, (SELECT 1 FROM js_a a LEFT JOIN js_b b ON a.k = b.k AND a.pa % 100 = b.pb % 150 WHERE a.k IN (777, 888) LIMIT 500) x');
 SELECT mp_join_check('SELECT o, (SELECT sum(length(x.t)) FROM (SELECT b.t FROM js_a a JOIN js_b b ON a.k = b.k WHERE a.pa % 3 = js_outer.o - 1 ORDER BY b.t LIMIT 5) x) FROM js_outer');
 RESET enable_material;
 SET enable_nestloop = off;

@@ -130,6 +130,7 @@ enum class MpKeySpoolPhase : uint8_t {
     Grid,     // A's rows pass it: ranges over A chunk x B chunk, both spooled
     Loop,     // an outer, semi or anti join with a filter: both sides' rows of a key past a
               // range spooled, then joined row by row (join_spill_loop.cpp)
+    Whole,    // ... a key that fits a range, spooled: the next range starts with it
 };
 struct MpKeySpool {
     MpKeySpoolPhase phase;
@@ -407,6 +408,7 @@ void mp_key_spool_finish(MpJoinState* st);  // the key is done: spools emptied, 
 // (run once the range so far is emitted). Returns the rows loaded.
 uint64 mp_key_loop_load(MpJoinState* st, const int64* key, uint64 target, uint64* bytes);
 void mp_key_loop_start(MpJoinState* st);                  // the spooled key's loop, in an empty range
+uint64 mp_key_loop_load_whole(MpJoinState* st, uint64* bytes);  // the spooled key into the range
 bool mp_key_loop_next(MpJoinState* st, TupleTableSlot* scan);  // its next row; false at its end
 uint64 mp_key_spool_next(MpJoinState* st, uint64 target, uint64* bytes);  // its next range
 void mp_key_spool_end(MpJoinState* st);           // spools freed (end, rescan)

@@ -141,7 +141,7 @@ static void compute(MpJoinState* st) {
         if (st->spill.sorted || mp_join_spill_planned(st)) spill_compute(st);
         else serial_compute(st);
     }
-    if (st->stage->report.ran) {
+    if (st->stage->report.ran && !st->spill.spool.loop_running) {  // a key joined row by row: an empty stage
         if (st->spill.run_ranges > 1) mp_stage_report_add(&st->report, &st->stage->report);
         else st->report = st->stage->report;
     }

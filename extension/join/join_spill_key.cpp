@@ -183,6 +183,7 @@ uint64 mp_key_spool_next(MpJoinState* st, uint64 target, uint64* bytes) {
         mp_key_loop_start(st);
         return 0;
     }
+    if (st->spill.spool.phase == MpKeySpoolPhase::Whole) return mp_key_loop_load_whole(st, bytes);
     return stream_b(st, target, bytes);
 }
 

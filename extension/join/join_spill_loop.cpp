@@ -11,7 +11,8 @@
 //   right:       each passing pair; then the B rows without one
 //   semi:        an A row at its first passing pair
 //   anti:        an A row with no passing pair
-// A key whose rows fit a range is loaded from the spools into it, as before.
+// A key whose rows fit a range is loaded from the spools into it (or into the next range,
+// when this one has no room left for it).
 #include "join.h"
 
 namespace {
@@ -75,9 +76,10 @@ bool next_pair(MpJoinState* st, TupleTableSlot* scan) {
         CHECK_FOR_INTERRUPTS();
         put_side(st, scan, 0, ks->slot[0]);
         put_side(st, scan, 1, ks->slot[1]);
+        emit(scan);  // stored before the filter reads it
+        st->counts.pairs++;
         if (!mp_join_passes_filter(st, scan)) continue;
         ks->a_matched = true;
-        st->counts.pairs++;
         if (ks->b_matched) ks->b_matched[(ks->b_index - 1) / 8] |= uint8(1 << ((ks->b_index - 1) % 8));
         if (jt == JOIN_SEMI || jt == JOIN_ANTI) {  // the A row's answer is known
             ks->a_loaded = false;
@@ -86,7 +88,6 @@ bool next_pair(MpJoinState* st, TupleTableSlot* scan) {
             emit(scan);
             return true;
         }
-        emit(scan);
         return true;
     }
     ks->a_loaded = false;
@@ -95,17 +96,25 @@ bool next_pair(MpJoinState* st, TupleTableSlot* scan) {
 
 }  // namespace
 
+uint64 mp_key_loop_load_whole(MpJoinState* st, uint64* bytes) {
+    MpKeySpool* ks = &st->spill.spool;
+    uint64 rows = 0;
+    for (int side = 0; side < 2; side++) {
+        tuplestore_rescan(ks->rows[side]);
+        for (uint64 i = 0; i < ks->count[side]; i++, rows++) *bytes += mp_key_spool_load_next(st, side);
+    }
+    mp_key_spool_finish(st);
+    return rows;
+}
+
 uint64 mp_key_loop_load(MpJoinState* st, const int64* key, uint64 target, uint64* bytes) {
     MpKeySpool* ks = &st->spill.spool;
     mp_key_spool_fill(st, key);
-    if (ks->bytes[0] + ks->bytes[1] <= target) {  // it fits a range: loaded whole
-        uint64 rows = 0;
-        for (int side = 0; side < 2; side++) {
-            tuplestore_rescan(ks->rows[side]);
-            for (uint64 i = 0; i < ks->count[side]; i++, rows++) *bytes += mp_key_spool_load_next(st, side);
-        }
-        mp_key_spool_finish(st);
-        return rows;
+    const uint64 key_bytes = ks->bytes[0] + ks->bytes[1];
+    if (key_bytes <= target) {  // it fits a range: loaded whole, into this one if it has room
+        if (*bytes == 0 || *bytes + key_bytes <= target) return mp_key_loop_load_whole(st, bytes);
+        ks->phase = MpKeySpoolPhase::Whole;  // the next range starts with it
+        return 0;
     }
     ks->phase = MpKeySpoolPhase::Loop;
     ks->keys_looped++;
