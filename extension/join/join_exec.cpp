@@ -228,12 +228,14 @@ static void mp_join_rescan(CustomScanState* node) {
     PlanState* outer = outerPlanState(node);
     PlanState* inner = innerPlanState(node);
     if (st->step == MpJoinStep::Init) return;
-    if (st->probe.on && !st->shared && inner->chgParam == NULL) {  // sorted B stays; A streams again
+    // (a parallel node - st->dsm - computes again even where this participant's part ran
+    // in its own memory: its next execution is a new parallel one)
+    if (st->probe.on && !st->dsm && inner->chgParam == NULL) {  // sorted B stays; A streams again
         if (outer->chgParam == NULL) ExecReScan(outer);
         mp_join_probe_restart(st);
         return mp_join_restart_emit(st);
     }
-    if (!st->shared && !st->spill.sorted && !st->probe.on && outer->chgParam == NULL && inner->chgParam == NULL)
+    if (!st->dsm && !st->spill.sorted && !st->probe.on && outer->chgParam == NULL && inner->chgParam == NULL)
         return mp_join_restart_emit(st);
     reset_run(st);
     mp_join_spill_end(st);
