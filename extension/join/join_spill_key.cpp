@@ -53,7 +53,7 @@ void make_spool(MpJoinState* st, int side) {
     MpKeySpool* ks = &st->spill.spool;
     MemoryContext old = MemoryContextSwitchTo(st->css.ss.ps.state->es_query_cxt);
     ks->rows[side] = tuplestore_begin_heap(false, false, spool_kb(st, side));
-    if (side == 1) tuplestore_alloc_read_pointer(ks->rows[1], 0);
+    if (side == 1) tuplestore_alloc_read_pointer(ks->rows[1], EXEC_FLAG_REWIND);  // copied onto pointer 0, which rescans
     if (!ks->slot[side]) ks->slot[side] = MakeSingleTupleTableSlot(st->spill.desc[side], &TTSOpsMinimalTuple);
     MemoryContextSwitchTo(old);
 }
