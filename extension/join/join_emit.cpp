@@ -148,7 +148,6 @@ void mp_join_store_scan(TupleTableSlot* scan) {
     ExecStoreVirtualTuple(scan);
 }
 
-static void store(TupleTableSlot* scan) { mp_join_store_scan(scan); }
 
 bool mp_join_passes_filter(MpJoinState* st, TupleTableSlot* scan) {
     if (!st->filter) return true;
@@ -206,7 +205,7 @@ static bool decide_without_pairs(MpJoinState* st, TupleTableSlot* scan, uint64 a
     fill_a_row(st, a);
     put_a(st, scan);
     null_side(st, scan, 1);
-    store(scan);
+    mp_join_store_scan(scan);
     return true;
 }
 
@@ -218,7 +217,7 @@ static bool next_passing_pair(MpJoinState* st, TupleTableSlot* scan) {
         if ((++st->counts.pairs & 0xFFFF) == 0) CHECK_FOR_INTERRUPTS();  // one A row may have millions
         fill_b_row(st, scan, j, true);
         put_a(st, scan);
-        store(scan);
+        mp_join_store_scan(scan);
         if (!mp_join_passes_filter(st, scan)) continue;
         cur->a_matched = true;
         if (st->b_matched && !st->library_match) st->b_matched[j] = 1;
@@ -254,7 +253,7 @@ static bool next_in_batch(MpJoinState* st, TupleTableSlot* scan) {
         if (!cur->a_matched && st->outer_side[0]) {
             put_a(st, scan);
             null_side(st, scan, 1);
-            store(scan);
+            mp_join_store_scan(scan);
             return true;
         }
     }
@@ -272,7 +271,7 @@ static bool next_null_key_row(MpJoinState* st, TupleTableSlot* scan, int side) {
             uint64 ref = ((const uint64*)mp_chunk_keys(c))[cur->in_chunk++];
             if (st->nstored[side] > 0) fill_side(st, scan, side, mp_arena_row(&st->space, ref));
             null_side(st, scan, 1 - side);
-            store(scan);
+            mp_join_store_scan(scan);
             return true;
         }
         cur->chunk = c->next_all;
@@ -288,7 +287,7 @@ static bool next_unmatched_b(MpJoinState* st, TupleTableSlot* scan) {
         if (st->b_matched[j]) continue;
         fill_b_row(st, scan, j, false);
         null_side(st, scan, 0);
-        store(scan);
+        mp_join_store_scan(scan);
         return true;
     }
     return false;

@@ -85,9 +85,6 @@ void spool_side(MpJoinState* st, int side, uint64 max_rows) {
     }
 }
 
-uint64 load_spooled(MpJoinState* st, int side) { return mp_key_spool_load_next(st, side); }
-
-void finish_key(MpJoinState* st) { mp_key_spool_finish(st); }
 
 // StreamB: all of A's rows of the key, then B's next ones from its sort up to the range's
 // size, or past it until they hold half a range (a key is split only when its B rows are
@@ -99,7 +96,7 @@ uint64 stream_b(MpJoinState* st, uint64 target, uint64* bytes) {
     uint64 rows = 0, b_bytes = 0;
     ks->key_ranges++;
     tuplestore_rescan(ks->rows[0]);
-    for (uint64 i = 0; i < ks->count[0]; i++, rows++) *bytes += load_spooled(st, 0);
+    for (uint64 i = 0; i < ks->count[0]; i++, rows++) *bytes += mp_key_spool_load_next(st, 0);
     while (mp_join_spill_same_key(sp, 1, ks->key) && (*bytes < target || b_bytes < chunk_budget(target))) {
         CHECK_FOR_INTERRUPTS();
         uint64 loaded = mp_join_spill_load_head(st, 1);
@@ -110,7 +107,7 @@ uint64 stream_b(MpJoinState* st, uint64 target, uint64* bytes) {
     const bool more_b = mp_join_spill_same_key(sp, 1, ks->key);
     if (more_b && !emits_a_once(st)) return rows;
     if (more_b) spool_side(st, 1, 0);  // a semi or anti join has its answer for the key: skip B's rest
-    finish_key(st);
+    mp_key_spool_finish(st);
     return rows;
 }
 
@@ -129,7 +126,7 @@ uint64 grid_cell(MpJoinState* st, uint64 target, uint64* bytes) {
                                      : rows < ks->b_chunk_rows;
          rows++) {
         CHECK_FOR_INTERRUPTS();
-        uint64 loaded = load_spooled(st, 1);
+        uint64 loaded = mp_key_spool_load_next(st, 1);
         chunk_bytes += loaded;
         *bytes += loaded;
         if (cut) ks->b_chunk_rows++;
@@ -137,7 +134,7 @@ uint64 grid_cell(MpJoinState* st, uint64 target, uint64* bytes) {
     for (uint64 a_bytes = 0, a_rows = 0; ks->a_read < ks->count[0] && (a_bytes < budget || a_rows == 0);
          a_rows++, rows++, ks->a_read++) {
         CHECK_FOR_INTERRUPTS();
-        uint64 loaded = load_spooled(st, 0);
+        uint64 loaded = mp_key_spool_load_next(st, 0);
         a_bytes += loaded;
         *bytes += loaded;
     }
@@ -147,7 +144,7 @@ uint64 grid_cell(MpJoinState* st, uint64 target, uint64* bytes) {
         ks->b_chunk_start += ks->b_chunk_rows;
         ks->b_chunk_rows = 0;
         tuplestore_copy_read_pointer(b, 0, 1);  // pointer 0 stands after the chunk
-        if (ks->b_chunk_start >= ks->count[1]) finish_key(st);
+        if (ks->b_chunk_start >= ks->count[1]) mp_key_spool_finish(st);
     }
     return rows;
 }
@@ -156,7 +153,7 @@ uint64 grid_cell(MpJoinState* st, uint64 target, uint64* bytes) {
 
 uint64 mp_key_spool_load(MpJoinState* st, const int64* key, uint64 target, uint64* bytes) {
     MpKeySpool* ks = &st->spill.spool;
-    if (!ks->rows[0]) finish_key(st);  // the spools' first use
+    if (!ks->rows[0]) mp_key_spool_finish(st);  // the spools' first use
     ks->key[0] = key[0];
     ks->key[1] = key[1];
     spool_side(st, 0, UINT64_MAX);
@@ -189,8 +186,7 @@ uint64 mp_key_spool_next(MpJoinState* st, uint64 target, uint64* bytes) {
 
 void mp_key_spool_fill(MpJoinState* st, const int64* key) {
     MpKeySpool* ks = &st->spill.spool;
-    if (!ks->rows[0]) finish_key(st);  // the spools' first use
-    for (int side = 0; side < 2; side++) empty_spool(st, side);
+    for (int side = 0; side < 2; side++) empty_spool(st, side);  // made on first use
     ks->key[0] = key[0];
     ks->key[1] = key[1];
     for (int side = 0; side < 2; side++) spool_side(st, side, UINT64_MAX);

@@ -29,7 +29,6 @@ void put_side(MpJoinState* st, TupleTableSlot* scan, int side, TupleTableSlot* r
     }
 }
 
-void emit(TupleTableSlot* scan) { mp_join_store_scan(scan); }
 
 // The next A row of the key into slot[0], B's spool back at its start.
 bool next_a(MpJoinState* st) {
@@ -61,7 +60,7 @@ bool next_unmatched_b(MpJoinState* st, TupleTableSlot* scan) {
         if (b_matched(ks, ks->b_index - 1)) continue;
         put_side(st, scan, 0, NULL);
         put_side(st, scan, 1, ks->slot[1]);
-        emit(scan);
+        mp_join_store_scan(scan);
         return true;
     }
     return false;
@@ -76,7 +75,7 @@ bool next_pair(MpJoinState* st, TupleTableSlot* scan) {
         CHECK_FOR_INTERRUPTS();
         put_side(st, scan, 0, ks->slot[0]);
         put_side(st, scan, 1, ks->slot[1]);
-        emit(scan);  // stored before the filter reads it
+        mp_join_store_scan(scan);  // stored before the filter reads it
         st->counts.pairs++;
         if (!mp_join_passes_filter(st, scan)) continue;
         ks->a_matched = true;
@@ -85,7 +84,7 @@ bool next_pair(MpJoinState* st, TupleTableSlot* scan) {
             ks->a_loaded = false;
             if (jt == JOIN_ANTI) return false;
             put_side(st, scan, 1, NULL);
-            emit(scan);
+            mp_join_store_scan(scan);
             return true;
         }
         return true;
@@ -155,7 +154,7 @@ bool mp_key_loop_next(MpJoinState* st, TupleTableSlot* scan) {
         if (ks->a_matched || !emits_unmatched_a(jt)) continue;
         put_side(st, scan, 0, ks->slot[0]);
         put_side(st, scan, 1, NULL);
-        emit(scan);
+        mp_join_store_scan(scan);
         return true;
     }
 }

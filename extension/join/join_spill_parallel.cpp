@@ -71,14 +71,6 @@ void begin_partitions(MpJoinState* st, int writer) {
     pg_atomic_fetch_add_u32(&ss->partitioners, 1);
 }
 
-// Whether a key chunk of any participant holds rows (a join that switched while reading).
-bool shared_chunks_hold_rows(MpJoinState* st) {
-    for (MpChunk* c = mp_chunk_at(&st->space, st->shared->stage.queue.all); c;
-         c = mp_chunk_at(&st->space, c->next_all))
-        if (c->stream <= uint32(MpKeyStream::Nulls) && c->count > 0) return true;
-    return false;
-}
-
 void damaged_file(void) {
     ereport(ERROR, (errcode_for_file_access(), errmsg("pg_mergepath: could not read a join partition file")));
 }
@@ -222,8 +214,7 @@ bool mp_join_spill_partitioned(const MpJoinState* st) {
 // here: the rows still in shared memory (a join that switched while reading) into
 // partition files of its own.
 void mp_join_spill_move_shared(MpJoinState* st) {
-    if (!shared_chunks_hold_rows(st)) return;
-    begin_partitions(st, shared_rows_writer(st));
+    begin_partitions(st, shared_rows_writer(st));  // files made at their first row: none when no row was held
     mp_join_spill_move_held(st);
     mp_join_spill_share_finish(st);
 }
