@@ -1,5 +1,6 @@
 // pg_mergepath.cpp — the module's entry points: _PG_init (configuration parameters,
-// custom-scan registration, planner hooks — no device work: this runs in the
+// custom-scan registration, planner hooks (paths, and the scan tuples' rewrite after
+// planning) — no device work: this runs in the
 // postmaster under shared_preload_libraries, and CUDA must first be touched in a
 // backend), and the SQL-callable functions of the install script.
 //
@@ -13,6 +14,7 @@
 #include "device.h"
 #include "join.h"
 #include "pipeline.h"
+#include "scan_tlists.h"
 #include "setop.h"
 #include "shared_budget.h"
 
@@ -34,6 +36,8 @@ void _PG_init(void) {
     mp_install_setop_path_hook();
     mp_register_join_methods();
     mp_install_join_path_hook();
+    mp_register_setop_scan_tlist_fix();
+    mp_register_join_scan_tlist_fix();
     mp_install_planner_hook();
 }
 

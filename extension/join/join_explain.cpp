@@ -31,7 +31,9 @@ extern "C" {
 static char* deparse_key(MpJoinState* st, List* ancestors, ExplainState* es, bool useprefix, int side, int k) {
     Plan* plan = st->css.ss.ps.plan;
     Plan* child = side == 0 ? outerPlan(plan) : innerPlan(plan);
-    List* context = set_deparse_context_plan(es->deparse_cxt, child, lcons(plan, ancestors));
+    // a new list: lcons would grow the caller's ancestors in place, and EXPLAIN goes on
+    // to deparse the parent's subplans with it
+    List* context = set_deparse_context_plan(es->deparse_cxt, child, lcons(plan, list_copy(ancestors)));
     int col = list_nth_int(st->info.key_columns[side], k);
     TargetEntry* tle = (TargetEntry*)list_nth(child->targetlist, col);
     return deparse_expression((Node*)tle->expr, context, useprefix, false);

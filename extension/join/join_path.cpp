@@ -198,13 +198,20 @@ struct Inputs {
                      // the node is not parallel-aware, like a hash join over a private hash)
 };
 
+// Whether an input emits this Var: one of its relations' columns, or a row-identity
+// column of UPDATE / DELETE / MERGE (varno ROWID_VAR) that its target carries.
+bool input_emits(RelOptInfo* input, Var* var) {
+    if (var->varno == ROWID_VAR) return list_member(input->reltarget->exprs, var);
+    return !IS_SPECIAL_VARNO(var->varno) && bms_is_member(var->varno, input->relids);
+}
+
 // Whether the join emits or filters on a column of this input (its rows are stored):
-// some Var of the input's rels is in the join's target.
+// some Var the input emits is in the join's target.
 bool side_stores(RelOptInfo* joinrel, RelOptInfo* input) {
     List* vars = pull_var_clause((Node*)joinrel->reltarget->exprs, PVC_RECURSE_PLACEHOLDERS);
     ListCell* lc;
     foreach (lc, vars)
-        if (IsA(lfirst(lc), Var) && bms_is_member(((Var*)lfirst(lc))->varno, input->relids)) return true;
+        if (IsA(lfirst(lc), Var) && input_emits(input, (Var*)lfirst(lc))) return true;
     return false;
 }
 

@@ -10,9 +10,17 @@
 // The scan tuple (custom_scan_tlist) is the Vars the node's output needs — those of the
 // target list, the join filter (custom_exprs) and the qual — outer ones first, then
 // inner ones; these are the columns each side stores per row (row_arena.h). setrefs
-// turns the target list, qual and filter into INDEX_VAR references to it; EXPLAIN
-// deparses them through it, as it does for a foreign join.
+// turns the target list, qual and filter into INDEX_VAR references to it. After
+// planning, each of its entries becomes the OUTER_VAR / INNER_VAR reference to the child
+// column the node copies into it (scan_tlists.cpp), so that EXPLAIN deparses the node's
+// expressions through its children, as it does a hash join's.
+//
+// Row-identity columns of UPDATE / DELETE / MERGE on an inherited or partitioned target
+// (varno ROWID_VAR: ctid, tableoid, wholerow, as the ModifyTable needs them) are
+// columns like any other: the target's input (an Append) emits them, the node stores
+// and passes them.
 #include "join.h"
+#include "scan_tlists.h"
 
 extern "C" {
 #include "nodes/makefuncs.h"
@@ -161,5 +169,23 @@ static Plan* mp_plan_join_path(PlannerInfo*, RelOptInfo* rel, CustomPath* best_p
     cscan->custom_private = mp_join_info_to_list(&info);
     cscan->custom_relids = bms_copy(rel->relids);
     cscan->methods = &mp_join_scan_methods;
+    mp_note_planned_node();
     return &cscan->scan.plan;
 }
+
+// The scan tuple's columns as the child columns they are copied from: the outer side's
+// stored columns first, then the inner side's (make_scan_tlist's order).
+static void fix_scan_tlist(CustomScan* cscan) {
+    MpJoinInfo info;
+    mp_join_info_from_list(cscan->custom_private, &info);
+    int nouter = list_length(info.stored[0]);
+    ListCell* lc;
+    foreach (lc, cscan->custom_scan_tlist) {
+        TargetEntry* tle = (TargetEntry*)lfirst(lc);
+        int i = tle->resno - 1, side = i < nouter ? 0 : 1;
+        int col = list_nth_int(info.stored[side], side == 0 ? i : i - nouter);
+        tle->expr = (Expr*)mp_child_column_var(side, AttrNumber(col + 1), (Node*)tle->expr);
+    }
+}
+
+void mp_register_join_scan_tlist_fix(void) { mp_register_scan_tlist_fix(&mp_join_scan_methods, fix_scan_tlist); }

@@ -52,13 +52,12 @@ void mp_setop_info_from_list(List* list, MpSetOpInfo* info);
 const char* mp_setop_cmd_name(SetOpCmd cmd);  // "Intersect All", ...
 
 void mp_install_setop_path_hook(void);
-void mp_install_planner_hook(void);
+void mp_register_setop_scan_tlist_fix(void);
 void mp_register_setop_methods(void);
 
 extern const CustomPathMethods mp_setop_path_methods;
 extern const CustomScanMethods mp_setop_scan_methods;
 extern const CustomExecMethods mp_setop_exec_methods;
-extern uint64 mp_planned_setop_nodes;  // MergePath SetOp plans made by this backend
 
 // ---- executor state ------------------------------------------------------------------
 

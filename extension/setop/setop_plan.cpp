@@ -17,12 +17,13 @@
 // plan keeps exactly that tlist. custom_scan_tlist (describing our scan tuple) starts as
 // a copy so that setrefs turns the tlist into INDEX_VAR references; setrefs then adds
 // the range-table offset to its Vars, leaving references to nothing, which EXPLAIN
-// VERBOSE cannot print. So a planner_hook, after standard_planner, rewrites each of
-// our custom_scan_tlist Vars into OUTER_VAR k — column k of the left input — which
+// VERBOSE cannot print. So after standard_planner (scan_tlists.cpp) each of our
+// custom_scan_tlist Vars becomes OUTER_VAR k — column k of the left input — which
 // EXPLAIN deparses the way it deparses SetOp's own output ("*SELECT* 1".a), and the
-// flag column (the last) into the constant 0 that the node emits. The executor never
+// flag column (the last) the constant 0 that the node emits. The executor never
 // evaluates custom_scan_tlist; only its types matter there.
 #include "setop.h"
+#include "scan_tlists.h"
 
 extern "C" {
 #include "catalog/pg_type_d.h"
@@ -30,9 +31,6 @@ extern "C" {
 #include "nodes/nodeFuncs.h"
 #include "optimizer/tlist.h"
 }
-
-uint64 mp_planned_setop_nodes = 0;
-static planner_hook_type prev_planner_hook = NULL;
 
 static Plan* mp_plan_custom_path(PlannerInfo* root, RelOptInfo* rel, CustomPath* best_path, List* tlist,
                                  List* clauses, List* custom_plans);
@@ -138,7 +136,7 @@ static Plan* mp_plan_custom_path(PlannerInfo* root, RelOptInfo* rel, CustomPath*
     cscan->custom_private = best_path->custom_private;
     cscan->custom_scan_tlist = make_scan_tlist(tlist);
     cscan->methods = &mp_setop_scan_methods;
-    mp_planned_setop_nodes++;
+    mp_note_planned_node();
     return &cscan->scan.plan;
 }
 
@@ -155,57 +153,8 @@ static void fix_scan_tlist(CustomScan* cscan) {
             tle->expr = (Expr*)makeConst(INT4OID, -1, InvalidOid, sizeof(int32), Int32GetDatum(0), false, true);
             continue;
         }
-        if (!IsA(tle->expr, Var)) continue;
-        Var* var = (Var*)tle->expr;
-        var->varno = OUTER_VAR;
-        var->varattno = tle->resno;
-        var->varnosyn = 0;
-        var->varattnosyn = 0;
+        tle->expr = (Expr*)mp_child_column_var(0, tle->resno, (Node*)tle->expr);
     }
 }
 
-static void fix_plan_tree(Plan* plan);
-
-static void fix_plan_list(List* plans) {
-    ListCell* lc;
-    foreach (lc, plans) fix_plan_tree((Plan*)lfirst(lc));
-}
-
-// Visits every plan node below plan (PostgreSQL 15 has no plan_tree_walker).
-static void fix_plan_tree(Plan* plan) {
-    if (plan == NULL) return;
-    check_stack_depth();
-    switch (nodeTag(plan)) {
-        case T_CustomScan: {
-            CustomScan* cscan = (CustomScan*)plan;
-            if (cscan->methods == &mp_setop_scan_methods) fix_scan_tlist(cscan);
-            fix_plan_list(cscan->custom_plans);
-            break;
-        }
-        case T_Append: fix_plan_list(((Append*)plan)->appendplans); break;
-        case T_MergeAppend: fix_plan_list(((MergeAppend*)plan)->mergeplans); break;
-        case T_BitmapAnd: fix_plan_list(((BitmapAnd*)plan)->bitmapplans); break;
-        case T_BitmapOr: fix_plan_list(((BitmapOr*)plan)->bitmapplans); break;
-        case T_SubqueryScan: fix_plan_tree(((SubqueryScan*)plan)->subplan); break;
-        default: break;
-    }
-    fix_plan_tree(plan->lefttree);
-    fix_plan_tree(plan->righttree);
-}
-
-static PlannedStmt* mp_planner(Query* parse, const char* query_string, int cursor_options,
-                               ParamListInfo bound_params) {
-    uint64 before = mp_planned_setop_nodes;
-    PlannedStmt* stmt = prev_planner_hook ? prev_planner_hook(parse, query_string, cursor_options, bound_params)
-                                          : standard_planner(parse, query_string, cursor_options, bound_params);
-    if (mp_planned_setop_nodes != before) {
-        fix_plan_tree(stmt->planTree);
-        fix_plan_list(stmt->subplans);
-    }
-    return stmt;
-}
-
-void mp_install_planner_hook(void) {
-    prev_planner_hook = planner_hook;
-    planner_hook = mp_planner;
-}
+void mp_register_setop_scan_tlist_fix(void) { mp_register_scan_tlist_fix(&mp_setop_scan_methods, fix_scan_tlist); }
