@@ -10,8 +10,15 @@
 #   PG_CONFIG=...              another pg_config (default: the one on PATH)
 #   PGMP_TESTS="a b ..."       run these tests instead of the whole list (setop_setup,
 #                              which the others need, first)
+#   PGMP_SUITE=isolation       run the isolation suite instead (specs/, the Makefile's
+#                              ISOLATION, pg_isolation_regress: concurrent sessions)
 #   PGMP_RESULTS=DIR           copy the actual outputs (results/*.out) there, to review
 #                              and adopt changed expected files
+#   PGMP_AUTO_EXPLAIN=1        load auto_explain too and have it explain every statement,
+#                              nested ones included (VERBOSE, ANALYZE); the outputs then
+#                              differ from the expected ones (scripts/regress-auto-explain.sh
+#                              compares their ERRORs)
+#   PGMP_SERVER_LOG=FILE       copy the server's log there
 #
 # The database is UTF8 with the C locale (identical results on every host); tests
 # that need another collation name an ICU one explicitly.
@@ -25,7 +32,12 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 pg_config=${PG_CONFIG:-pg_config}
 device=${PGMP_DEVICE:-auto}
 bindir=$("$pg_config" --bindir)
-pg_regress=$("$pg_config" --pkglibdir)/pgxs/src/test/regress/pg_regress
+suite=${PGMP_SUITE:-regress}
+case "$suite" in
+  regress) pg_regress=$("$pg_config" --pkglibdir)/pgxs/src/test/regress/pg_regress; list=REGRESS ;;
+  isolation) pg_regress=$("$pg_config" --pkglibdir)/pgxs/src/test/isolation/pg_isolation_regress; list=ISOLATION ;;
+  *) echo "regress.sh: PGMP_SUITE must be regress or isolation" >&2; exit 2 ;;
+esac
 sharedir=$("$pg_config" --sharedir)
 
 die() { echo "regress.sh: $*" >&2; exit 2; }
@@ -34,8 +46,10 @@ die() { echo "regress.sh: $*" >&2; exit 2; }
 [ -f "$sharedir/extension/pg_mergepath.control" ] || die "pg_mergepath is not installed: run make install"
 case "$device" in auto|gpu|cpu) ;; *) die "PGMP_DEVICE must be auto, gpu or cpu" ;; esac
 
-# The test list is the Makefile's REGRESS (read directly: the GPU host has no make/PGXS).
-tests=$(sed -n '/^REGRESS *=/,/[^\\]$/p' "$root/Makefile" | sed 's/^REGRESS *=//; s/\\$//' | tr -s ' \n' ' ')
+# The test list is the Makefile's REGRESS or ISOLATION (read directly: the GPU host has
+# no make/PGXS).
+tests=$(awk -v var="$list" '$0 ~ "^" var " *=" { on = 1; sub("^" var " *=", "") }
+                             on { cont = sub(/\\$/, ""); print; if (!cont) exit }' "$root/Makefile" | tr -s ' \n' ' ')
 [ -n "${PGMP_TESTS:-}" ] && tests=$PGMP_TESTS
 if [ "$device" = gpu ]; then
   tests=$(echo "$tests" | tr ' ' '\n' | grep -vx setop_nogpu | tr '\n' ' ')
@@ -43,7 +57,7 @@ fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/pgmp-regress.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-cp -r "$root/sql" "$root/expected" "$work/"
+cp -r "$root/sql" "$root/specs" "$root/expected" "$work/"
 cat > "$work/regress.conf" <<EOF
 shared_preload_libraries = 'pg_mergepath'
 pg_mergepath.device = '$device'
@@ -51,6 +65,15 @@ pg_mergepath.hashed_keys = on
 # plans depend on statistics (ranged keys: the key width): only the tests' own ANALYZE sets them
 autovacuum = off
 EOF
+if [ -n "${PGMP_AUTO_EXPLAIN:-}" ]; then
+  cat >> "$work/regress.conf" <<EOF
+shared_preload_libraries = 'pg_mergepath,auto_explain'
+auto_explain.log_min_duration = 0
+auto_explain.log_verbose = on
+auto_explain.log_analyze = on
+auto_explain.log_nested_statements = on
+EOF
+fi
 
 run=()
 if [ "$(id -u)" = 0 ]; then
@@ -68,6 +91,9 @@ status=0
 
 if [ -n "${PGMP_RESULTS:-}" ]; then
   mkdir -p "$PGMP_RESULTS" && cp "$work"/results/*.out "$PGMP_RESULTS"/
+fi
+if [ -n "${PGMP_SERVER_LOG:-}" ]; then
+  cat "$work"/log/postmaster.log > "$PGMP_SERVER_LOG" 2>/dev/null || true
 fi
 if [ "$status" -ne 0 ]; then
   [ -f "$work/regression.diffs" ] && cat "$work/regression.diffs"

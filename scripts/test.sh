@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # scripts/test.sh — runs every test of pg_mergepath on this machine:
 #   1. the library's GoogleTest suite (ctest; GPU tests report Skipped without a GPU),
-#   2. the pg_regress suite on a temporary instance (scripts/regress.sh),
+#   2. the pg_regress suite on a temporary instance (scripts/regress.sh), then again with
+#      auto_explain explaining every statement, failing on any ERROR the first run did
+#      not have (scripts/regress-auto-explain.sh), and the isolation suite (specs/:
+#      concurrent sessions),
 #   3. the SQL benchmark's small mode, which verifies answers (scripts/bench-small.sh),
 #   4. several sessions at once under a small shared memory budget, every answer checked
 #      (scripts/concurrency.sh; the CPU backend reserves in the budget through the
@@ -32,6 +35,12 @@ cmake --build build -j"$jobs" >/dev/null
 
 step "pg_regress suite"
 bash scripts/regress.sh
+
+step "pg_regress suite under auto_explain (VERBOSE, ANALYZE, nested statements)"
+bash scripts/regress-auto-explain.sh
+
+step "isolation suite (concurrent sessions: EvalPlanQual rechecks through the join)"
+PGMP_SUITE=isolation bash scripts/regress.sh
 
 step "SQL benchmark, small mode (answers verified)"
 bash scripts/bench-small.sh

@@ -199,12 +199,16 @@ void mp_join_restart_emit(MpJoinState* st) {
 // ---- pairs ----------------------------------------------------------------------------
 
 // SEMI / ANTI without a filter: whether A position a is emitted follows from its count.
+// A SEMI row carries its first match's B columns, as PostgreSQL's semi joins do (B's
+// columns are in the output only as row marks, which EvalPlanQual reads back).
 static bool decide_without_pairs(MpJoinState* st, TupleTableSlot* scan, uint64 a) {
-    bool matched = a_range(st, a)->count > 0;
+    const mergepath::JoinRange* range = a_range(st, a);
+    bool matched = range->count > 0;
     if (matched != (st->info.jointype == JOIN_SEMI)) return false;
     fill_a_row(st, a);
     put_a(st, scan);
-    null_side(st, scan, 1);
+    if (matched && st->nstored[1] > 0) fill_side(st, scan, 1, mp_arena_row(&st->space, st->b_refs[range->lower]));
+    else null_side(st, scan, 1);
     mp_join_store_scan(scan);
     return true;
 }

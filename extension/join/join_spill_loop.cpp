@@ -82,10 +82,7 @@ bool next_pair(MpJoinState* st, TupleTableSlot* scan) {
         if (ks->b_matched) ks->b_matched[(ks->b_index - 1) / 8] |= uint8(1 << ((ks->b_index - 1) % 8));
         if (jt == JOIN_SEMI || jt == JOIN_ANTI) {  // the A row's answer is known
             ks->a_loaded = false;
-            if (jt == JOIN_ANTI) return false;
-            put_side(st, scan, 1, NULL);
-            mp_join_store_scan(scan);
-            return true;
+            return jt == JOIN_SEMI;  // with its first match's B columns (row marks)
         }
         return true;
     }
