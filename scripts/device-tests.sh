@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # scripts/device-tests.sh — every test on the GPU host, in one device call: the library's
 # unit tests with the CUDA backend (the binary built here, since that host has no
-# GoogleTest) and the pg_regress suite with pg_mergepath.device = gpu.
+# GoogleTest), the pg_regress suite, the isolation specs and the pg_regress suite under
+# auto_explain (no new ERROR), all with pg_mergepath.device = gpu.
+# AUTO_EXPLAIN_TESTS (default: every test) narrows the auto_explain run to fit the call.
 #
 # 1. Here, from the repo root:
 #        bash ../shared/device/prepare CUDA_ARCH=90 && bash scripts/device-tests.sh --prepare
 #    (builds build-gpu/ with the tests for sm_90 and puts the stripped binary in .device/bin)
 # 2. On the GPU host, carry [".device"], from the repo root:
 #        bash scripts/device-tests.sh
-#    Writes unit.log and regress.log into $OUT (or ./device-out); prints both summaries;
+#    Writes unit.log, regress.log, isolation.log and auto-explain.log into $OUT (or ./device-out); prints both summaries;
 #    exits non-zero when either fails. UNIT_TIMEOUT_S (default 300) bounds the unit tests.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -38,4 +40,8 @@ bash .device/pg-up .device/pg15.tar.xz .device/stage > "$out/pg-up.log" 2>&1 || 
 . /opt/pg/env
 PGMP_DEVICE=gpu bash scripts/regress.sh > "$out/regress.log" 2>&1 || status=1
 grep -E '^test |tests passed|tests failed|regress.sh' "$out/regress.log"
+PGMP_DEVICE=gpu PGMP_SUITE=isolation bash scripts/regress.sh > "$out/isolation.log" 2>&1 || status=1
+grep -E '^test |tests passed|tests failed|regress.sh' "$out/isolation.log"
+PGMP_DEVICE=gpu PGMP_TESTS="${AUTO_EXPLAIN_TESTS:-}" bash scripts/regress-auto-explain.sh > "$out/auto-explain.log" 2>&1 || status=1
+grep -E 'regress-auto-explain' "$out/auto-explain.log"
 exit $status

@@ -55,8 +55,19 @@ BEGIN
   RETURN d;
 END $$;
 
+-- Which of our nodes q's plan has: 'join', 'setop', 'join + setop' or 'native plan'.
+CREATE FUNCTION st_nodes(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE line text; j boolean := false; s boolean := false;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+    j := j OR line LIKE '%Custom Scan (MergePath Join)%';
+    s := s OR line LIKE '%Custom Scan (MergePath SetOp)%';
+  END LOOP;
+  RETURN CASE WHEN j AND s THEN 'join + setop' WHEN j THEN 'join' WHEN s THEN 'setop' ELSE 'native plan' END;
+END $$;
+
 -- st_dml(dml, tables): dml with %1$s for the prefix, run natively on n_* and through our
--- join on o_*. Returns the plan of ours ('serial' / 'parallel' / 'native plan'), the
+-- nodes on o_*. Returns our plan's nodes (st_nodes), the
 -- rows it changed (or returned, for a RETURNING statement, wrapped in a writable CTE)
 -- in each run, and the rows in which each named table differs afterwards.
 CREATE FUNCTION st_dml(dml text, tables text[]) RETURNS text LANGUAGE plpgsql AS $$
@@ -74,7 +85,7 @@ BEGIN
   PERFORM set_config('enable_hashjoin', 'off', true);
   PERFORM set_config('enable_mergejoin', 'off', true);
   PERFORM set_config('enable_nestloop', 'off', true);
-  plan := mp_join_plan(format(wrapped, 'o'));
+  plan := st_nodes(format(wrapped, 'o'));
   IF has_returning THEN EXECUTE format(wrapped, 'o') INTO rows_o, hash_o;
   ELSE EXECUTE format(wrapped, 'o'); GET DIAGNOSTICS rows_o = ROW_COUNT; END IF;
   PERFORM set_config('enable_hashjoin', 'on', true);
@@ -120,6 +131,11 @@ SELECT st_dml('UPDATE %1$s_plain SET id = %1$s_plain.id + 1000 FROM st_u WHERE %
 SELECT st_dml('DELETE FROM %1$s_plain USING st_u WHERE %1$s_plain.id = st_u.id AND st_u.x < 3', '{plain,fk}');
 SELECT st_dml('INSERT INTO %1$s_plain SELECT st_u.id + 2000, %1$s_inh.val FROM %1$s_inh JOIN st_u ON %1$s_inh.id = st_u.id', '{plain}');
 SELECT st_dml('INSERT INTO %1$s_part SELECT %1$s_inh.id + 300, ''ins'' FROM %1$s_inh JOIN st_w ON %1$s_inh.id = st_w.id', '{part}');
+-- set operations as the source
+SELECT st_dml('UPDATE %1$s_part SET val = ''s'' FROM (SELECT id FROM st_u INTERSECT SELECT id FROM st_w) s '
+              'WHERE %1$s_part.id = s.id', '{part}');
+SELECT st_dml('DELETE FROM %1$s_inh WHERE id IN (SELECT id FROM st_u EXCEPT ALL SELECT id FROM st_w)', '{inh}');
+SELECT st_dml('INSERT INTO %1$s_plain SELECT id + 5000, ''set'' FROM (SELECT id FROM st_u INTERSECT ALL SELECT id FROM st_w) s', '{plain}');
 
 -- A RETURNING list shown (ordered by the CTE above it)
 SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_nestloop = off;
@@ -285,4 +301,4 @@ RESET pg_mergepath.enabled;
 DROP TABLE n_plain, n_fk, n_inh, n_inh_c, n_part, o_plain, o_fk, o_inh, o_inh_c, o_part, st_u, st_w, g0, st_p, st_r, st_c,
            st_tree, st_a, st_b, st_pa, st_pb, st_ctas, st_ctas_parallel;
 DROP TYPE st_pair;
-DROP FUNCTION st_targets(text), st_differ(text, text), st_dml(text, text[]), st_explain_lines(text);
+DROP FUNCTION st_targets(text), st_differ(text, text), st_nodes(text), st_dml(text, text[]), st_explain_lines(text);

@@ -168,6 +168,15 @@ bool has_placeholders(List* exprs) {
     return false;
 }
 
+#ifdef USE_ASSERT_CHECKING
+bool has_row_identity_vars(List* exprs) {
+    ListCell* lc;
+    foreach (lc, exprs)
+        if (IsA(lfirst(lc), Var) && ((Var*)lfirst(lc))->varno == ROWID_VAR) return true;
+    return false;
+}
+#endif
+
 // Why the join is not ours before looking at its clauses, or NULL.
 const char* refuse_early(RelOptInfo* joinrel, RelOptInfo* outerrel, RelOptInfo* innerrel, JoinType jointype,
                          List* restrictlist) {
@@ -179,6 +188,12 @@ const char* refuse_early(RelOptInfo* joinrel, RelOptInfo* outerrel, RelOptInfo* 
     if (outerrel->cheapest_total_path->param_info || innerrel->cheapest_total_path->param_info)
         return "an input needs parameters (LATERAL)";
     if (has_placeholders(joinrel->reltarget->exprs)) return "it computes placeholder variables";
+#ifdef USE_ASSERT_CHECKING
+    // setrefs asserts that a scan's own tuple has no row-identity Var, which ours then
+    // holds (join_plan.cpp); release builds pass them through correctly
+    if (has_row_identity_vars(joinrel->reltarget->exprs))
+        return "it carries UPDATE / DELETE / MERGE row-identity columns (an assert-enabled build)";
+#endif
     ListCell* lc;
     foreach (lc, restrictlist)
         if (has_placeholders(list_make1(lfirst_node(RestrictInfo, lc)->clause)))
