@@ -3,14 +3,15 @@
 # unit tests with the CUDA backend (the binary built here, since that host has no
 # GoogleTest), the pg_regress suite, the isolation specs and the pg_regress suite under
 # auto_explain (no new ERROR), all with pg_mergepath.device = gpu.
-# AUTO_EXPLAIN_TESTS (default: every test) narrows the auto_explain run to fit the call.
+# AUTO_EXPLAIN_TESTS (default: every test) narrows the auto_explain run to fit the call
+# (setop_setup and join_basic first: the others use their helpers).
 #
 # 1. Here, from the repo root:
 #        bash ../shared/device/prepare CUDA_ARCH=90 && bash scripts/device-tests.sh --prepare
 #    (builds build-gpu/ with the tests for sm_90 and puts the stripped binary in .device/bin)
 # 2. On the GPU host, carry [".device"], from the repo root:
 #        bash scripts/device-tests.sh
-#    Writes unit.log, regress.log, isolation.log and auto-explain.log into $OUT (or ./device-out); prints both summaries;
+#    Writes unit.log, regress.log, isolation.log and auto-explain.log into $OUT (or ./device-out); prints their summaries;
 #    exits non-zero when either fails. UNIT_TIMEOUT_S (default 300) bounds the unit tests.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

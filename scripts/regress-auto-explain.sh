@@ -35,7 +35,8 @@ done
 [ "$checked" -gt 0 ] || { echo "regress-auto-explain: no test ran"; tail -n 40 "$out/regress.log"; exit 1; }
 if grep -qE 'terminated by signal|server closed the connection unexpectedly|TRAP:|PANIC' "$out/server.log" "$out/results/"*.out; then
   echo "regress-auto-explain: the server crashed:"
-  grep -E 'terminated by signal|TRAP:|PANIC' "$out/server.log" | head -n 5
+  grep -hE 'terminated by signal|server closed the connection unexpectedly|TRAP:|PANIC' \
+    "$out/server.log" "$out/results/"*.out | head -n 5 || true
   status=1
 fi
 explained=$(grep -c 'Custom Scan (MergePath' "$out/server.log" || true)

@@ -90,14 +90,14 @@ status=0
     --encoding=UTF8 --no-locale --dbname=contrib_regression $tests) || status=$?
 
 if [ -n "${PGMP_RESULTS:-}" ]; then
-  mkdir -p "$PGMP_RESULTS" && cp "$work"/results/*.out "$PGMP_RESULTS"/
+  mkdir -p "$PGMP_RESULTS" && { cp "$work"/results/*.out "$PGMP_RESULTS"/ 2>/dev/null || true; }
 fi
 if [ -n "${PGMP_SERVER_LOG:-}" ]; then
   cat "$work"/log/postmaster.log > "$PGMP_SERVER_LOG" 2>/dev/null || true
 fi
 if [ "$status" -ne 0 ]; then
   [ -f "$work/regression.diffs" ] && cat "$work/regression.diffs"
-  for log in "$work"/tmp_check/log/*.log; do
+  for log in "$work"/log/*.log; do
     [ -f "$log" ] && { echo "---- tail of $log"; tail -n 30 "$log"; }
   done
   echo "regress.sh: FAILED (device=$device)" >&2

@@ -7,6 +7,8 @@
 --   2. EXPLAIN, EXPLAIN VERBOSE and EXPLAIN ANALYZE VERBOSE over joins and set operations
 --      whose outputs are record fields, whole rows, expressions, system columns, subplan
 --      parameters and CTE columns: the expected output shows what is deparsed.
+--   (expected/statements_1.out: an assert-enabled PostgreSQL, where a join carrying
+--   row-identity columns stays native: join_path.cpp)
 --   3. Other forms around the node (LATERAL, set-returning functions, window functions,
 --      grouping sets, FOR UPDATE, recursive CTEs, partitionwise joins, CREATE TABLE AS,
 --      parallel plans): answers compared with the native plan's (mp_join_check,
