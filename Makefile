@@ -14,11 +14,15 @@ EXTENSION = pg_mergepath
 MODULE_big = pg_mergepath
 # install script of each version and the upgrade scripts between them
 DATA = $(wildcard sql/pg_mergepath--*.sql)
-# extension/common: GUCs, devices, keys, the C++/ERROR boundary; extension/stage: the
-# sorted-sides stage every node uses (chunks, the library facade, the parallel protocol);
-# extension/setop: the MergePath SetOp node; extension/join: the MergePath Join node.
-EXT_DIRS = common stage setop join
-OBJS = $(patsubst %.cpp,%.o,$(sort $(foreach d,$(EXT_DIRS),$(wildcard extension/$(d)/*.cpp))))
+# extension/, top down (calls only go down): pg_mergepath.cpp, the module's entry;
+# setop/ and join/, the two nodes; plan/, what their planner sides share (partial paths,
+# the scan tuples' rewrite after planning); spill/, inputs over the memory limit (sorted
+# runs, hash partitions); stage/, the sorted-sides stage (the library facade, the parallel
+# protocol, row directories); store/, memory for keys and rows (chunks, segments, arenas);
+# keys/, key encodings; runtime/, GUCs, the device, the shared GPU budget, the C++ /
+# ERROR boundary, threads.
+EXT_DIRS = setop join plan spill stage store keys runtime
+OBJS = extension/pg_mergepath.o $(patsubst %.cpp,%.o,$(sort $(foreach d,$(EXT_DIRS),$(wildcard extension/$(d)/*.cpp))))
 PGFILEDESC = "pg_mergepath - INTERSECT / EXCEPT [ALL] and equi-joins on GPUs"
 
 # Regression tests (sql/*.sql, expected/*.out), in order; setop_setup comes first.

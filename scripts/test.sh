@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # scripts/test.sh — runs every test of pg_mergepath on this machine:
+#   0. the layering of extension/'s folders (scripts/check-layers.sh),
 #   1. the library's GoogleTest suite (ctest; GPU tests report Skipped without a GPU),
 #   2. the pg_regress suite on a temporary instance (scripts/regress.sh), then again with
 #      auto_explain explaining every statement, failing on any ERROR the first run did
@@ -23,6 +24,9 @@ step() { echo; echo "=== $* ($(date +%T))"; }
 
 step "dependencies"
 bash scripts/install-deps.sh
+
+step "layers: extension/'s includes only go down (scripts/check-layers.sh)"
+bash scripts/check-layers.sh
 
 step "build: library + extension"
 make -j"$jobs" CUDA_ARCH="$CUDA_ARCH" >/dev/null

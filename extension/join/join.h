@@ -17,7 +17,8 @@
 //   join_probe.cpp     a join whose inner side is much smaller: only it goes through the
 //                      stage; the outer side streams past it in small batches
 //   join_explain.cpp   EXPLAIN
-// Calls go down: exec -> input / combine / parallel / emit -> the stage (extension/stage).
+// Calls go down: exec -> input / combine / parallel / emit -> extension/stage (the
+// sorted sides), extension/spill and extension/store.
 #pragma once
 
 #include "device.h"
@@ -270,7 +271,7 @@ struct MpJoinState {
     ExprState* filter;        // the join filter (custom_exprs), or NULL
     MpJoinShared* dsm;        // the parallel query's (DSM), or NULL: counters, the spill's sorts
     MpJoinShared* shared;     // where this execution's stage lives: dsm, or NULL (a serial node,
-                              // or the participant that merges a parallel spilled join's shares)
+                              // or a parallel participant joining the partitions it claimed)
     MpJoinShared local_shared;
 
 
@@ -350,8 +351,9 @@ int mp_join_spill_sort_kb(void);            // each side's sort memory (kB)
 bool mp_join_spill_planned(const MpJoinState* st);  // planned to spill, and a limit is set now
 void mp_join_spill_begin(MpJoinState* st);  // the sorts, before reading (a join planned to spill)
 bool mp_join_spill_due(MpJoinState* st);    // a join reading in memory holds the limit
-// ... so the rows it reads next go into new sorts; a serial join's rows held so far too
-// (and are freed), a parallel participant's stay in shared memory for the merger
+// ... so the rows it reads next go into new sorts (a parallel participant's: into hash
+// partitions); a serial join's rows held so far too (and are freed), a parallel
+// participant's stay in shared memory, which the combiner writes into partitions
 void mp_join_spill_switch(MpJoinState* st);
 // Both sides' sorts (work_kb 0: only their rows' layout and slots, to write partitions).
 void mp_join_spill_open_sorts(MpJoinState* st, int work_kb);
@@ -427,8 +429,8 @@ void mp_join_probe_a_row(MpJoinState* st, uint64 a);
 // join_parallel.cpp
 void mp_join_shared_init(MpJoinShared* sh);  // a new execution's (a serial node's own too)
 // What a participant does after the parallel steps: emit its claims of the shared
-// results; run the spilled join's key ranges alone (it merged the sorted shares, and
-// st->shared is now NULL); or nothing (a spilled join another participant merges).
+// results; join alone the hash partitions of a spilled join it claimed (st->shared is
+// now NULL); or nothing (it claimed no partition).
 enum class MpJoinRole { Emit, Alone, Nothing };
 MpJoinRole mp_join_parallel_compute(MpJoinState* st);
 Size mp_join_estimate_dsm(CustomScanState* node, ParallelContext* pcxt);

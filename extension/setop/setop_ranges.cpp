@@ -1,6 +1,6 @@
 // setop_ranges.cpp — a serial MergePath SetOp node whose keys outgrow
 // pg_mergepath.memory_limit: bounded memory by sorted runs in temporary files and key
-// ranges (stage/spill_runs.h; the ranges come from mergepath/key_ranges.h).
+// ranges (spill/spill_runs.h; the ranges come from mergepath/key_ranges.h).
 //  - While reading: once the key chunks held reach a third of the limit, the stage
 //    (which may have shipped runs to the GPU) is dropped and every chunk is written out
 //    as sorted runs; from then on, chunks are spilled each time they reach that size.

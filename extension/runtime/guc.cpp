@@ -5,16 +5,21 @@
 //   pg_mergepath.enable_join       also the MergePath Join node (off: set operations only)
 //   pg_mergepath.stream_outer      a join whose inner side is much smaller streams its outer
 //                                  side past the sorted inner one (off: both sides sorted)
-//   pg_mergepath.device            auto | gpu | cpu: where the set operations run
-//   pg_mergepath.min_rows          estimated input rows below which the node is not offered
+//   pg_mergepath.device            auto | gpu | cpu: where the nodes sort and combine
+//   pg_mergepath.min_rows          estimated input rows (both sides) below which the nodes
+//                                  are not offered
+//   pg_mergepath.hashed_keys       set operations also over verified 64-bit hashes (off)
+//   pg_mergepath.image_keys        set operations over canonical byte images (text, ...)
+//   pg_mergepath.ranged_keys       lossless keys narrowed by the columns' statistics
 //   pg_mergepath.gpu_memory_limit  GPU memory one backend may hold (0 = no limit)
 //   pg_mergepath.cpu_threads       threads of the CPU backend (0 = all cores)
 //   pg_mergepath.gpu_shared_memory GPU memory all backends together may hold (reload;
 //                                  0 = 90% of the GPU's memory, -1 = no limit)
 //   pg_mergepath.gpu_wait_timeout  how long a query waits for room in that budget before
 //                                  it is computed on the CPU backend
-//   pg_mergepath.memory_limit      memory one node may hold before its keys spill to
-//                                  temporary files and are combined by key range
+//   pg_mergepath.memory_limit      memory one node may hold before its inputs spill to
+//                                  temporary files and are combined by key range or
+//                                  hash partition
 //                                  (-1 = no limit, 0 = work_mem x hash_mem_multiplier)
 // Hidden, for tests:
 //   pg_mergepath.debug_hash_bits         keep only this many bits of each row hash, so that
@@ -79,13 +84,13 @@ static void define_public_gucs(void) {
                              "outer one or less sort only the inner side and find each outer row's key in it, "
                              "never storing the outer side. Off: both sides are sorted.",
                              &mp_stream_outer, true, PGC_USERSET, 0, NULL, NULL, NULL);
-    DefineCustomEnumVariable("pg_mergepath.device", "Where pg_mergepath runs set operations: auto, gpu or cpu.",
+    DefineCustomEnumVariable("pg_mergepath.device", "Where the MergePath nodes sort and combine: auto, gpu or cpu.",
                              "auto uses the GPU when one is usable and the CPU backend otherwise; "
                              "gpu raises an error when no GPU is usable.",
                              &mp_device_setting, MP_DEVICE_SETTING_AUTO, device_options, PGC_USERSET, 0, NULL,
                              NULL, NULL);
     DefineCustomIntVariable("pg_mergepath.min_rows",
-                            "Estimated input rows (both sides) below which the MergePath SetOp node is not used.",
+                            "Estimated input rows (both sides) below which the MergePath nodes are not used.",
                             NULL, &mp_min_rows, 100000, 0, INT_MAX, PGC_USERSET, 0, NULL, NULL, NULL);
     DefineCustomBoolVariable("pg_mergepath.hashed_keys",
                              "Also offer the node for keys that need hashing and verification.",
@@ -103,7 +108,7 @@ static void define_public_gucs(void) {
                              "rows outside the ranges (statistics are samples, and may be stale) take a 128-bit "
                              "key of their own, so answers never depend on the statistics.",
                              &mp_ranged_keys, true, PGC_USERSET, 0, NULL, NULL, NULL);
-    DefineCustomIntVariable("pg_mergepath.gpu_memory_limit", "GPU memory one backend's set operations may hold.",
+    DefineCustomIntVariable("pg_mergepath.gpu_memory_limit", "GPU memory one backend's MergePath nodes may hold.",
                             "0 means no limit. A query that needs more is computed on the CPU backend.",
                             &mp_gpu_memory_limit_mb, 0, 0, INT_MAX / 2, PGC_USERSET, GUC_UNIT_MB, NULL, NULL,
                             NULL);
@@ -119,10 +124,10 @@ static void define_public_gucs(void) {
                             "Then it is computed on the CPU backend, with a NOTICE.", &mp_gpu_wait_timeout_ms, 10000, 0,
                             INT_MAX, PGC_USERSET, GUC_UNIT_MS, NULL, NULL, NULL);
     DefineCustomIntVariable("pg_mergepath.memory_limit",
-                            "Memory one MergePath SetOp node may hold before its keys spill to temporary files.",
+                            "Memory one MergePath node may hold before its inputs spill to temporary files.",
                             "-1 means no limit; 0 means work_mem x hash_mem_multiplier. Host and GPU memory count "
-                            "together. Above the limit, sorted runs go to temporary files and the set operation "
-                            "is computed one key range at a time.",
+                            "together. Above the limit, sorted runs or hash partitions go to temporary files and "
+                            "the node combines one key range or partition at a time.",
                             &mp_memory_limit_kb, 4 * 1024 * 1024, -1, INT_MAX, PGC_USERSET, GUC_UNIT_KB, NULL, NULL,
                             NULL);
 }
