@@ -10,7 +10,8 @@
 //                                  are not offered
 //   pg_mergepath.hashed_keys       set operations also over verified 64-bit hashes (off)
 //   pg_mergepath.image_keys        set operations over canonical byte images (text, ...)
-//   pg_mergepath.ranged_keys       lossless keys narrowed by the columns' statistics
+//   pg_mergepath.ranged_keys       set operations' lossless keys narrowed by the columns'
+//                                  statistics
 //   pg_mergepath.gpu_memory_limit  GPU memory one backend may hold (0 = no limit)
 //   pg_mergepath.cpu_threads       threads of the CPU backend (0 = all cores)
 //   pg_mergepath.gpu_shared_memory GPU memory all backends together may hold (reload;

@@ -44,7 +44,8 @@ struct MpSetOpInfo {
                         // replaced plan does (a hashed INTERSECT may read the right input first)
     bool parallel;      // a partial path: every participant reads, one combines, all emit
     bool spill;         // a partial path over half of pg_mergepath.memory_limit: every
-                        // participant spills sorted runs, one combines range by range and emits
+                        // participant spills sorted runs (or hash partitions), one plans the
+                        // ranges, and every participant claims, combines and emits ranges
 };
 
 List* mp_setop_info_to_list(const MpSetOpInfo* info);

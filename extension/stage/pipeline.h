@@ -1,7 +1,7 @@
 // pipeline.h — the C++ side of one node's sorted-sides work, behind the facade of
 // stage.h, for the key width the planner chose (the library's typed objects are made
-// here; node code that handles keys of every width itself dispatches through
-// mp_with_key_type, key_chunks.h):
+// here; node code that handles keys of every width itself dispatches on it too, through
+// mp_with_key_type, key_chunks.h, or a switch of its own):
 //  - set operations: a mergepath::SqlSetOp<K>, and a SqlSetOp<Key128> for the
 //    null-layout keys of rows with NULLs, made when the first such chunk arrives
 //    (pipeline.cpp);

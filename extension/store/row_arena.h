@@ -1,4 +1,5 @@
-// row_arena.h — the rows a join keeps: the columns it emits later, packed as
+// row_arena.h — the rows a node keeps (a join: the columns it emits later; a set
+// operation over image keys: its records, keys/image_records.cpp), packed as
 // MinimalTuples one after another into large blocks of a chunk space (key_chunks.h:
 // the backend's memory for a serial node, the parallel query's shared memory for a
 // parallel one, so every participant can read every stored row). A row is addressed by
