@@ -311,11 +311,19 @@ inline bool mp_join_timing_on(MpJoinState* st) {
     Instrumentation* instr = st->css.ss.ps.instrument;
     return instr != NULL && instr->need_timer;
 }
-// Which join types emit the rows of a side that have no match.
+// The join types' rules, the one statement of them every way of emitting follows
+// (join_emit.cpp over ranges, join_spill_loop.cpp over spools):
+// which join types emit the rows of a side that have no match (with the other side's
+// columns NULL) ...
 inline bool mp_join_outer_side(JoinType jt, int side) {
     if (side == 0) return jt == JOIN_LEFT || jt == JOIN_FULL || jt == JOIN_ANTI;
     return jt == JOIN_RIGHT || jt == JOIN_FULL;
 }
+// ... whose A row's answer is known at its first passing pair (SEMI: emitted with that
+// pair's B columns, the row marks EvalPlanQual reads; ANTI: dropped) ...
+inline bool mp_join_first_match_decides(JoinType jt) { return jt == JOIN_SEMI || jt == JOIN_ANTI; }
+// ... and which emit an A row's passing pairs (all but ANTI; SEMI only the first).
+inline bool mp_join_emits_pairs(JoinType jt) { return jt != JOIN_ANTI; }
 
 // join_input.cpp
 struct MpJoinReadCounts {

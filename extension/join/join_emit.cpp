@@ -79,7 +79,7 @@ constexpr uint32 kMpPrefetchAhead = 16;
 static uint32 upcoming_b_positions(MpJoinState* st, uint64 j, bool in_pairs, uint64* out) {
     const MpJoinCursor* cur = &st->cur;
     const JoinType jt = st->info.jointype;
-    const uint64 per_row = in_pairs && (jt == JOIN_SEMI || jt == JOIN_ANTI) ? kMpPrefetchAhead : kMpEmitBatch;
+    const uint64 per_row = in_pairs && mp_join_first_match_decides(jt) ? kMpPrefetchAhead : kMpEmitBatch;
     uint32 n = 0;
     uint64 end = in_pairs ? Min(cur->b_end, j + per_row) : cur->b_pos_end;
     for (uint64 p = j; p < end && n < kMpEmitBatch; p++) out[n++] = p;
@@ -204,7 +204,7 @@ void mp_join_restart_emit(MpJoinState* st) {
 static bool decide_without_pairs(MpJoinState* st, TupleTableSlot* scan, uint64 a) {
     const mergepath::JoinRange* range = a_range(st, a);
     bool matched = range->count > 0;
-    if (matched != (st->info.jointype == JOIN_SEMI)) return false;
+    if (matched ? !mp_join_emits_pairs(st->info.jointype) : !st->outer_side[0]) return false;
     fill_a_row(st, a);
     put_a(st, scan);
     if (matched && st->nstored[1] > 0) fill_side(st, scan, 1, mp_arena_row(&st->space, st->b_refs[range->lower]));
@@ -225,8 +225,8 @@ static bool next_passing_pair(MpJoinState* st, TupleTableSlot* scan) {
         if (!mp_join_passes_filter(st, scan)) continue;
         cur->a_matched = true;
         if (st->b_matched && !st->library_match) st->b_matched[j] = 1;
-        if (st->info.jointype == JOIN_SEMI || st->info.jointype == JOIN_ANTI) cur->b = cur->b_end;
-        return st->info.jointype != JOIN_ANTI;
+        if (mp_join_first_match_decides(st->info.jointype)) cur->b = cur->b_end;
+        return mp_join_emits_pairs(st->info.jointype);
     }
     return false;
 }
@@ -244,7 +244,7 @@ static void start_a_row(MpJoinState* st, TupleTableSlot* scan) {
 // The next row from the claimed batch of A positions, or false when it is done.
 static bool next_in_batch(MpJoinState* st, TupleTableSlot* scan) {
     MpJoinCursor* cur = &st->cur;
-    bool quick = st->filter == NULL && (st->info.jointype == JOIN_SEMI || st->info.jointype == JOIN_ANTI);
+    bool quick = st->filter == NULL && mp_join_first_match_decides(st->info.jointype);
     while (cur->a < cur->a_end) {
         if (quick) {
             if (decide_without_pairs(st, scan, cur->a++)) return true;

@@ -28,9 +28,7 @@ extern "C" {
 namespace {
 
 // (a semi or anti join here has no filter: join_spill.cpp's splits_keys)
-bool emits_a_once(const MpJoinState* st) {
-    return st->info.jointype == JOIN_SEMI || st->info.jointype == JOIN_ANTI;
-}
+bool emits_a_once(const MpJoinState* st) { return mp_join_first_match_decides(st->info.jointype); }
 
 uint64 chunk_budget(uint64 target) { return Max(target / 2, uint64(1)); }
 uint64 a_fits_budget(uint64 target) { return target / 4; }  // A's rows stream with B's

@@ -11,14 +11,13 @@
 //   right:       each passing pair; then the B rows without one
 //   semi:        an A row at its first passing pair
 //   anti:        an A row with no passing pair
+// (the rules as join.h states them for every way of emitting: mp_join_outer_side,
+// mp_join_first_match_decides, mp_join_emits_pairs)
 // A key whose rows fit a range is loaded from the spools into it (or into the next range,
 // when this one has no room left for it).
 #include "join.h"
 
 namespace {
-
-bool emits_unmatched_b(JoinType jt) { return jt == JOIN_RIGHT || jt == JOIN_FULL; }
-bool emits_unmatched_a(JoinType jt) { return jt == JOIN_LEFT || jt == JOIN_FULL || jt == JOIN_ANTI; }
 
 // The side's spooled row (in its slot) into the scan tuple, or its columns NULL.
 void put_side(MpJoinState* st, TupleTableSlot* scan, int side, TupleTableSlot* row) {
@@ -80,9 +79,9 @@ bool next_pair(MpJoinState* st, TupleTableSlot* scan) {
         if (!mp_join_passes_filter(st, scan)) continue;
         ks->a_matched = true;
         if (ks->b_matched) ks->b_matched[(ks->b_index - 1) / 8] |= uint8(1 << ((ks->b_index - 1) % 8));
-        if (jt == JOIN_SEMI || jt == JOIN_ANTI) {  // the A row's answer is known
+        if (mp_join_first_match_decides(jt)) {  // the A row's answer is known
             ks->a_loaded = false;
-            return jt == JOIN_SEMI;  // with its first match's B columns (row marks)
+            return mp_join_emits_pairs(jt);
         }
         return true;
     }
@@ -122,14 +121,13 @@ void mp_key_loop_start(MpJoinState* st) {
     MpKeySpool* ks = &st->spill.spool;
     tuplestore_rescan(ks->rows[0]);
     ks->a_loaded = ks->b_extras = false;
-    if (emits_unmatched_b(st->info.jointype))
+    if (st->outer_side[1])
         ks->b_matched = (uint8*)MemoryContextAllocZero(st->css.ss.ps.state->es_query_cxt, ks->count[1] / 8 + 1);
     ks->loop_running = true;
 }
 
 bool mp_key_loop_next(MpJoinState* st, TupleTableSlot* scan) {
     MpKeySpool* ks = &st->spill.spool;
-    const JoinType jt = st->info.jointype;
     for (;;) {
         CHECK_FOR_INTERRUPTS();
         if (ks->b_extras) {
@@ -138,7 +136,7 @@ bool mp_key_loop_next(MpJoinState* st, TupleTableSlot* scan) {
             return false;
         }
         if (!ks->a_loaded && !next_a(st)) {  // every A row done
-            if (!emits_unmatched_b(jt)) {
+            if (!st->outer_side[1]) {
                 mp_key_spool_finish(st);
                 return false;
             }
@@ -148,7 +146,7 @@ bool mp_key_loop_next(MpJoinState* st, TupleTableSlot* scan) {
             continue;
         }
         if (next_pair(st, scan)) return true;
-        if (ks->a_matched || !emits_unmatched_a(jt)) continue;
+        if (ks->a_matched || !st->outer_side[0]) continue;
         put_side(st, scan, 0, ks->slot[0]);
         put_side(st, scan, 1, NULL);
         mp_join_store_scan(scan);
