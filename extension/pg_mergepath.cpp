@@ -32,12 +32,8 @@ PG_FUNCTION_INFO_V1(pg_mergepath_describe);
 void _PG_init(void) {
     mp_define_gucs();
     mp_shared_budget_install();
-    mp_register_setop_methods();
-    mp_install_setop_path_hook();
-    mp_register_join_methods();
-    mp_install_join_path_hook();
-    mp_register_setop_scan_tlist_fix();
-    mp_register_join_scan_tlist_fix();
+    mp_setop_install();
+    mp_join_install();
     mp_install_planner_hook();
 }
 

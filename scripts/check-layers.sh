@@ -5,7 +5,9 @@
 #
 # Top down (the Makefile's EXT_DIRS order, the module entry above all):
 #   pg_mergepath.cpp > setop, join > plan > spill > stage > store > keys > runtime
-# setop and join are one layer: neither includes the other's headers.
+# setop and join are one layer: neither includes the other's headers. From outside its
+# folder a node is seen through its public header alone (setop.h, join.h: one install
+# call); its other headers (setop_node.h, join_node.h, ...) are its own.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root/extension"
@@ -35,6 +37,18 @@ for f in */*.cpp */*.h; do
     fi
   done < <(sed -n 's/^#include "\([^"/]*\)".*/\1/p' "$f")
 done
+# the module entry, above every folder, sees the nodes through their public headers
+while read -r inc; do
+  target=${header_dir[$inc]:-}
+  case "$target" in
+    setop|join)
+      checked=$((checked + 1))
+      if [ "$inc" != "$target.h" ]; then
+        echo "check-layers: pg_mergepath.cpp includes $target/$inc (not the node's public header)"
+        status=1
+      fi ;;
+  esac
+done < <(sed -n 's/^#include "\([^"/]*\)".*/\1/p' pg_mergepath.cpp)
 [ "$checked" -gt 0 ] || { echo "check-layers: no include checked"; exit 1; }
 [ "$status" -eq 0 ] && echo "check-layers: $checked includes, all going down"
 exit "$status"

@@ -16,7 +16,7 @@
 //
 // Row numbers: the library numbers each side's keys in the order their chunks were
 // adopted; the combiner records that order (row_directory.h).
-#include "join.h"
+#include "join_node.h"
 
 #include "prefault.h"
 #include "timing.h"

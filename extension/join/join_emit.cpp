@@ -27,7 +27,7 @@
 // A join whose outer side streams (join_probe.cpp) claims the next batch of outer rows
 // it read and searched instead: its rows are A rows 0..n of the cursor, their ranges and
 // stored columns in the batch.
-#include "join.h"
+#include "join_node.h"
 
 // ---- the scan tuple -----------------------------------------------------------------
 

@@ -28,7 +28,7 @@
 // serial spilled join (join_spill_parallel.cpp). The C++ objects belong to a per-execution
 // memory context whose reset callback deletes them, so ERROR, cancel, rescan and end
 // all free them; a GPU out of memory moves the work to the CPU backend (stage.cpp).
-#include "join.h"
+#include "join_node.h"
 
 #include "timing.h"
 
@@ -52,7 +52,11 @@ static Node* mp_join_create_state(CustomScan* cscan) {
 
 const CustomScanMethods mp_join_scan_methods = {"MergePath Join", mp_join_create_state};
 
-void mp_register_join_methods(void) { RegisterCustomScanMethods(&mp_join_scan_methods); }
+void mp_join_install(void) {
+    RegisterCustomScanMethods(&mp_join_scan_methods);
+    mp_install_join_path_hook();
+    mp_register_join_scan_tlist_fix();
+}
 
 static int* int_array(List* list) {
     int* out = (int*)palloc(sizeof(int) * Max(1, list_length(list)));

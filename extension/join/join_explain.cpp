@@ -19,7 +19,7 @@
 // the ranges out, sorting, the sorted search, expanding pairs into rows, and emitting
 // (qual and projection; this process); then the peak memory of the combining step and
 // its wait for the shared GPU budget (stage.cpp).
-#include "join.h"
+#include "join_node.h"
 
 extern "C" {
 #include "nodes/makefuncs.h"

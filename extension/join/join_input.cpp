@@ -12,7 +12,7 @@
 // limit reads into sorts instead (join_spill.cpp): from the start when it was planned
 // so, or from the chunk or block of stored rows that takes a serial join to the limit.
 // A join whose outer side streams (join_probe.cpp) reads only B here.
-#include "join.h"
+#include "join_node.h"
 
 #include "read_child.h"
 #include "timing.h"

@@ -10,7 +10,7 @@
 // emits the outer join's unmatched rows (join_emit.cpp). A join over the memory limit
 // writes hash partitions instead, and each participant joins the partitions it claims
 // (join_spill_parallel.cpp).
-#include "join.h"
+#include "join_node.h"
 
 Size mp_join_estimate_dsm(CustomScanState*, ParallelContext*) { return MAXALIGN(sizeof(MpJoinShared)); }
 

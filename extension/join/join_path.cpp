@@ -70,7 +70,7 @@
 // index on a side estimated tiny, which PostgreSQL then prefers for either estimate).
 // pg_mergepath.min_rows (both inputs' estimated rows) keeps tiny joins native, where
 // the fixed costs (device start, launches, shared memory) dominate.
-#include "join.h"
+#include "join_node.h"
 #include "partial_paths.h"
 
 extern "C" {

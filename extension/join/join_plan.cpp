@@ -19,7 +19,7 @@
 // (varno ROWID_VAR: ctid, tableoid, wholerow, as the ModifyTable needs them) are
 // columns like any other: the target's input (an Append) emits them, the node stores
 // and passes them.
-#include "join.h"
+#include "join_node.h"
 #include "scan_tlists.h"
 
 extern "C" {

@@ -21,7 +21,7 @@
 // reaches pg_mergepath.memory_limit while being read spills like any other
 // (join_spill.cpp; in parallel join_spill_parallel.cpp), A then read into its sort (or
 // partitions).
-#include "join.h"
+#include "join_node.h"
 
 #include "read_child.h"
 #include "timing.h"

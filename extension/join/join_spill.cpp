@@ -19,7 +19,7 @@
 // A parallel join's participants write their rows into hash partitions of the keys instead,
 // then each claims partitions and runs them here, one after another, within its part of
 // the limit (join_spill_parallel.cpp).
-#include "join.h"
+#include "join_node.h"
 
 #include "read_child.h"
 #include "timing.h"

@@ -19,7 +19,7 @@
 // other side has none (then a side's rows are loaded once, alone). Semi and anti joins
 // emit A's rows once: their cells use only B's first row of the key (a semi join emits
 // each A row once; an anti join none, as every A row of the key matches).
-#include "join.h"
+#include "join_node.h"
 
 extern "C" {
 #include "utils/guc.h"

@@ -11,11 +11,11 @@
 //   right:       each passing pair; then the B rows without one
 //   semi:        an A row at its first passing pair
 //   anti:        an A row with no passing pair
-// (the rules as join.h states them for every way of emitting: mp_join_outer_side,
+// (the rules as join_node.h states them for every way of emitting: mp_join_outer_side,
 // mp_join_first_match_decides, mp_join_emits_pairs)
 // A key whose rows fit a range is loaded from the spools into it (or into the next range,
 // when this one has no room left for it).
-#include "join.h"
+#include "join_node.h"
 
 namespace {
 

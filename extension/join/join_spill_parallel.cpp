@@ -28,7 +28,7 @@
 // does); its files are deleted when the last process detaches from the parallel query's
 // segment (at ERROR or cancel too). Files are PostgreSQL BufFiles: in temp_tablespaces,
 // counted against temp_file_limit.
-#include "join.h"
+#include "join_node.h"
 
 #include "spill_runs.h"
 

@@ -8,7 +8,7 @@
 //
 // Used to recompute a whole query whose row hashes collided (rare: then it costs what
 // HashSetOp costs, and like HashSetOp it does not spill).
-#include "setop.h"
+#include "setop_node.h"
 
 struct MpGroupCounts {
     int64 left;

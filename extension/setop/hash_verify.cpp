@@ -11,7 +11,7 @@
 // caller recomputes the query exactly (exact_setop.cpp). Checking every run, not only
 // emitted ones, matters: a collision can also hide a row that should be emitted
 // (EXCEPT) or inflate a count (ALL).
-#include "setop.h"
+#include "setop_node.h"
 
 #include "timing.h"
 

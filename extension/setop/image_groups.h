@@ -19,7 +19,7 @@
 #pragma once
 
 #include "key_chunks.h"
-#include "setop.h"
+#include "setop_node.h"
 
 #include "pg_mergepath.h"
 

@@ -4,7 +4,7 @@
 // runs the set operation; the results are then read in place from the library's
 // memory (a serial node) or copied into shared memory for every participant to emit
 // from (a parallel node).
-#include "setop.h"
+#include "setop_node.h"
 
 #include "prefault.h"
 #include "timing.h"

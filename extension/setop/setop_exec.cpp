@@ -32,7 +32,7 @@
 // everything, as HashSetOp does (the planner does not offer them above the limit); a
 // GPU out of memory moves the work to the CPU backend with a NOTICE (stage.cpp). The C++ objects belong to a per-execution memory context whose
 // reset callback deletes them, so ERROR, cancel, rescan and end all free them.
-#include "setop.h"
+#include "setop_node.h"
 
 static void mp_begin(CustomScanState* node, EState* estate, int eflags);
 static TupleTableSlot* mp_exec(CustomScanState* node);
@@ -54,7 +54,11 @@ static Node* mp_create_state(CustomScan* cscan) {
 
 const CustomScanMethods mp_setop_scan_methods = {"MergePath SetOp", mp_create_state};
 
-void mp_register_setop_methods(void) { RegisterCustomScanMethods(&mp_setop_scan_methods); }
+void mp_setop_install(void) {
+    RegisterCustomScanMethods(&mp_setop_scan_methods);
+    mp_install_setop_path_hook();
+    mp_register_setop_scan_tlist_fix();
+}
 
 // The grouping equality of two stored rows (row_slot[0] vs row_slot[1]), NULL = NULL.
 static ExprState* build_row_equal(MpSetOpState* st, TupleDesc desc) {

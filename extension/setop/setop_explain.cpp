@@ -13,7 +13,7 @@
 // the set-operation kernel, grouping equal images (image keys) or verifying hashes
 // (hashed keys), and emitting rows (this process); then the peak memory of the
 // combining step and its wait for the shared GPU budget (stage.cpp).
-#include "setop.h"
+#include "setop_node.h"
 
 static void explain_participants(MpSetOpState* st, ExplainState* es) {
     ExplainPropertyInteger("Participants", NULL, st->counts.participants, es);

@@ -12,7 +12,7 @@
 // the combining process may adopt the chunks pushed so far (the GPU then sorts them
 // while the input is still being read), or, over the memory limit, spill them
 // (setop_ranges.cpp).
-#include "setop.h"
+#include "setop_node.h"
 
 #include "read_child.h"
 #include "timing.h"

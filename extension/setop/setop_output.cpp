@@ -11,7 +11,7 @@
 //    index the stored left rows (referenced, not copied);
 //  - after a hash collision, the exact table's groups.
 // The scan tuple is the set operation's columns plus the resjunk flag column (0).
-#include "setop.h"
+#include "setop_node.h"
 
 // The next range of results for this process: a serial node's is all of them.
 static bool next_range(MpSetOpState* st) {

@@ -7,7 +7,7 @@
 // memory; then everyone emits the batches of result rows it claims. A node planned over
 // half of pg_mergepath.memory_limit spills instead, and its participants claim key
 // ranges (spill_compute).
-#include "setop.h"
+#include "setop_node.h"
 
 // The node's DSM: the shared stage, then (a node that spills) the spill's file set.
 static MpSharedSpill* spill_after(MpSharedStage* s) {

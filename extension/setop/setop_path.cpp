@@ -57,7 +57,7 @@
 #include <algorithm>
 
 #include "partial_paths.h"
-#include "setop.h"
+#include "setop_node.h"
 #include "column_ranges.h"  // after setop.h: it brings PostgreSQL's headers
 
 extern "C" {

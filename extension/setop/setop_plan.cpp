@@ -22,7 +22,7 @@
 // EXPLAIN deparses the way it deparses SetOp's own output ("*SELECT* 1".a), and the
 // flag column (the last) the constant 0 that the node emits. The executor never
 // evaluates custom_scan_tlist; only its types matter there.
-#include "setop.h"
+#include "setop_node.h"
 #include "scan_tlists.h"
 
 extern "C" {

@@ -1,10 +1,10 @@
 // setop_ranges.h — what the two ways a MergePath SetOp node works over its memory limit
-// share (internal to them; setop.h has the node's interface):
+// share (internal to them; setop_node.h has the node's state and plan information):
 //   setop_ranges.cpp  lossless keys: sorted runs, key ranges; and the flow of both
 //   image_ranges.cpp  image keys: hash partitions, pieces split until they fit
 #pragma once
 
-#include "setop.h"
+#include "setop_node.h"
 
 #include "image_partitions.h"
 
