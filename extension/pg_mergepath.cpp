@@ -1,8 +1,8 @@
 // pg_mergepath.cpp — the module's entry points: _PG_init (configuration parameters,
-// custom-scan registration, planner hooks (paths, and the scan tuples' rewrite after
-// planning) — no device work: this runs in the
-// postmaster under shared_preload_libraries, and CUDA must first be touched in a
-// backend), and the SQL-callable functions of the install script.
+// each node's install call, the planner hook that rewrites the nodes' scan tuples after
+// planning; no device work: this runs in the postmaster under shared_preload_libraries,
+// and CUDA must first be touched in a backend), and the SQL-callable functions of the
+// install script.
 //
 //   pg_mergepath_status()    device this session uses, live set operations, and the
 //                            library memory they hold (0 when idle: leak checks); the

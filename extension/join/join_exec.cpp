@@ -29,6 +29,7 @@
 // memory context whose reset callback deletes them, so ERROR, cancel, rescan and end
 // all free them; a GPU out of memory moves the work to the CPU backend (stage.cpp).
 #include "join_node.h"
+#include "scan_tlists.h"
 
 #include "timing.h"
 
@@ -55,7 +56,7 @@ const CustomScanMethods mp_join_scan_methods = {"MergePath Join", mp_join_create
 void mp_join_install(void) {
     RegisterCustomScanMethods(&mp_join_scan_methods);
     mp_install_join_path_hook();
-    mp_register_join_scan_tlist_fix();
+    mp_register_scan_tlist_fix(&mp_join_scan_methods, mp_join_fix_scan_tlist);
 }
 
 static int* int_array(List* list) {

@@ -68,7 +68,7 @@ inline Node* mp_strip_relabel(Node* expr) {
 void mp_join_info_from_list(List* list, MpJoinInfo* info);
 const char* mp_join_type_name(JoinType jointype);  // "Inner", "Left", ...
 
-void mp_register_join_scan_tlist_fix(void);
+void mp_join_fix_scan_tlist(CustomScan* cscan);  // after planning (scan_tlists.h)
 void mp_install_join_path_hook(void);
 extern const CustomPathMethods mp_join_path_methods;
 extern const CustomScanMethods mp_join_scan_methods;

@@ -175,7 +175,7 @@ static Plan* mp_plan_join_path(PlannerInfo*, RelOptInfo* rel, CustomPath* best_p
 
 // The scan tuple's columns as the child columns they are copied from: the outer side's
 // stored columns first, then the inner side's (make_scan_tlist's order).
-static void fix_scan_tlist(CustomScan* cscan) {
+void mp_join_fix_scan_tlist(CustomScan* cscan) {
     MpJoinInfo info;
     mp_join_info_from_list(cscan->custom_private, &info);
     int nouter = list_length(info.stored[0]);
@@ -187,5 +187,3 @@ static void fix_scan_tlist(CustomScan* cscan) {
         tle->expr = (Expr*)mp_child_column_var(side, AttrNumber(col + 1), (Node*)tle->expr);
     }
 }
-
-void mp_register_join_scan_tlist_fix(void) { mp_register_scan_tlist_fix(&mp_join_scan_methods, fix_scan_tlist); }

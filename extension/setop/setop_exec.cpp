@@ -33,6 +33,7 @@
 // GPU out of memory moves the work to the CPU backend with a NOTICE (stage.cpp). The C++ objects belong to a per-execution memory context whose
 // reset callback deletes them, so ERROR, cancel, rescan and end all free them.
 #include "setop_node.h"
+#include "scan_tlists.h"
 
 static void mp_begin(CustomScanState* node, EState* estate, int eflags);
 static TupleTableSlot* mp_exec(CustomScanState* node);
@@ -57,7 +58,7 @@ const CustomScanMethods mp_setop_scan_methods = {"MergePath SetOp", mp_create_st
 void mp_setop_install(void) {
     RegisterCustomScanMethods(&mp_setop_scan_methods);
     mp_install_setop_path_hook();
-    mp_register_setop_scan_tlist_fix();
+    mp_register_scan_tlist_fix(&mp_setop_scan_methods, mp_setop_fix_scan_tlist);
 }
 
 // The grouping equality of two stored rows (row_slot[0] vs row_slot[1]), NULL = NULL.

@@ -55,7 +55,7 @@ void mp_setop_info_from_list(List* list, MpSetOpInfo* info);
 const char* mp_setop_cmd_name(SetOpCmd cmd);  // "Intersect All", ...
 
 void mp_install_setop_path_hook(void);
-void mp_register_setop_scan_tlist_fix(void);
+void mp_setop_fix_scan_tlist(CustomScan* cscan);  // after planning (scan_tlists.h)
 
 extern const CustomPathMethods mp_setop_path_methods;
 extern const CustomScanMethods mp_setop_scan_methods;

@@ -142,7 +142,7 @@ static Plan* mp_plan_custom_path(PlannerInfo* root, RelOptInfo* rel, CustomPath*
 
 // Points our scan tuple's Vars at the left input's columns (OUTER_VAR), and the flag
 // column at the 0 we emit, for EXPLAIN.
-static void fix_scan_tlist(CustomScan* cscan) {
+void mp_setop_fix_scan_tlist(CustomScan* cscan) {
     MpSetOpInfo info;
     mp_setop_info_from_list(cscan->custom_private, &info);
     int ncols = list_length(info.eqops);
@@ -157,4 +157,3 @@ static void fix_scan_tlist(CustomScan* cscan) {
     }
 }
 
-void mp_register_setop_scan_tlist_fix(void) { mp_register_scan_tlist_fix(&mp_setop_scan_methods, fix_scan_tlist); }
