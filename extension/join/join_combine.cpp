@@ -26,22 +26,24 @@ void mp_join_start_run(MpJoinState* st) {
     if (!st->run_cxt)
         st->run_cxt = AllocSetContextCreate(estate->es_query_cxt, "pg_mergepath Join", ALLOCSET_DEFAULT_SIZES);
     mp_join_probe_start(st);
-    st->stage = mp_stage_create_join(st->run_cxt, st->info.key_bits, st->library_match, st->probe.on);
+    const bool shared = mp_join_runs_shared(st);
+    st->stage = mp_stage_create_join(st->run_cxt, st->info.key_bits, st->library_match,
+                                     st->way == MpJoinWay::StreamOuter);
     // a streamed outer side's partial path over a whole inner side (not parallel-aware):
     // every participant sorts all of B, a worker on one core
     if (st->info.own_inner && IsParallelWorker()) st->stage->cpu_threads = 1;
     // the partitions of a spilled parallel join: every participant joins its own at once
-    if (st->spill.partitioned) st->stage->cpu_threads = Max(1, mp_cpu_thread_count() / Max(1, st->spill.sharing));
+    if (st->way == MpJoinWay::JoinPartitions) st->stage->cpu_threads = Max(1, mp_cpu_thread_count() / Max(1, st->spill.sharing));
     st->space.cxt = st->run_cxt;
-    st->space.dsa = st->shared ? estate->es_query_dsa : NULL;
-    if (st->shared && !st->space.dsa)
+    st->space.dsa = shared ? estate->es_query_dsa : NULL;
+    if (shared && !st->space.dsa)
         elog(ERROR, "pg_mergepath: a parallel MergePath Join runs without its dynamic shared memory area");
     MpJoinShared* sh = mp_join_shared(st);
     // keys and stored rows in segments of each participant's, while the leader reads
     st->space.segments =
-        st->shared ? mp_segments_open(st->run_cxt, &sh->stage.segments, &sh->stage.leader_reads) : NULL;
-    if (!st->shared) mp_join_shared_init(sh);
-    ConditionVariable* wake = st->shared ? &sh->stage.chunk_cv : NULL;
+        shared ? mp_segments_open(st->run_cxt, &sh->stage.segments, &sh->stage.leader_reads) : NULL;
+    if (!shared) mp_join_shared_init(sh);
+    ConditionVariable* wake = shared ? &sh->stage.chunk_cv : NULL;
     MpChunkQueue* queue = &sh->stage.queue;
     MemoryContext old = MemoryContextSwitchTo(st->run_cxt);
     for (int side = 0; side < 2; side++) {
@@ -64,7 +66,6 @@ void mp_join_free_run(MpJoinState* st) {
     memset(&st->a_dir, 0, sizeof(st->a_dir));
     memset(&st->a_window, 0, sizeof(st->a_window));
     memset(&st->b_window, 0, sizeof(st->b_window));
-    st->probe.on = false;  // its batch memory went with the run context
     st->b_refs = NULL;
     st->b_matched = NULL;
 }
@@ -79,9 +80,9 @@ static void adopt(MpJoinState* st, MpChunkRef first) {
 }
 
 void mp_join_adopt_pending(MpJoinState* st) {
-    if (IsParallelWorker() || st->spill.sorting || !mp_stage_open_early(st->stage)) return;
+    if (IsParallelWorker() || mp_join_way_sorts_input(st->way) || !mp_stage_open_early(st->stage)) return;
     if (st->dsm && (pg_atomic_read_u32(&st->dsm->spill.switched) || mp_join_spill_partitioned(st)))
-        return;  // the rows go to partitions instead
+        return;  // the rows go to partitions instead (someone switched)
     adopt(st, mp_queue_take(&mp_join_shared(st)->stage.queue, &st->space));
 }
 
@@ -141,7 +142,7 @@ static void put_b_results(MpJoinState* st) {
     mp_stage_download_ranges(st->stage, out);
     if (b_matched && !st->library_match) memset(b_matched, 0, nb);  // the emitters set them
     if (out.b_rows) b_rows_to_refs(st, out.b_rows, nb);
-    if (st->probe.on) mp_join_probe_put_b(st);
+    if (st->way == MpJoinWay::StreamOuter) mp_join_probe_put_b(st);
     put_a_directory(st, r);
 }
 
@@ -184,9 +185,9 @@ void mp_join_put_ranges(MpJoinState* st) {
             mp_stage_download_ranges_by_a_row(st->stage, a->first[c], chunk->count,
                                               (mergepath::JoinRange*)mp_chunk_ranges(chunk));
         }
-        if (st->shared) mp_shared_results_ready(s, a->first[first] + rows);
+        if (mp_join_runs_shared(st)) mp_shared_results_ready(s, a->first[first] + rows);
     }
-    if (st->shared) mp_shared_results_ready(s, a->rows);
+    if (mp_join_runs_shared(st)) mp_shared_results_ready(s, a->rows);
     mp_stage_release(st->stage);  // everything the emitters need is in the space now
     double ms = clock.lap_ms();
     st->stage->report.combine_ms += ms;
@@ -214,7 +215,7 @@ static void premap_stored_rows(MpJoinState* st) {
         }
         ref = c->next_all;
     }
-    mp_premap(ranges, count, st->shared ? 2 : 8);
+    mp_premap(ranges, count, mp_join_runs_shared(st) ? 2 : 8);
 }
 
 void mp_join_take_results(MpJoinState* st) {

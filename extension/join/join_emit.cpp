@@ -64,7 +64,7 @@ static void resolve_a_window(MpJoinState* st, uint64 lo, uint64 hi) {
 
 // The B range of A row a: in its chunk, or in the outer batch (a streamed outer side).
 static const mergepath::JoinRange* a_range(const MpJoinState* st, uint64 a) {
-    return st->probe.on ? mp_join_probe_range(st, a) : mp_join_a_range(&st->a_dir, a);
+    return st->way == MpJoinWay::StreamOuter ? mp_join_probe_range(st, a) : mp_join_a_range(&st->a_dir, a);
 }
 
 // How far ahead of its use a B row's reference, and its tuple, is prefetched: enough
@@ -121,7 +121,7 @@ static MinimalTuple b_tuple(MpJoinState* st, uint64 j, bool in_pairs) {
 // between two of them.
 static void fill_a_row(MpJoinState* st, uint64 a) {
     if (st->nstored[0] == 0) return;
-    if (st->probe.on) return mp_join_probe_a_row(st, a);
+    if (st->way == MpJoinWay::StreamOuter) return mp_join_probe_a_row(st, a);
     MpRowWindow* w = &st->a_window;
     if (a < w->lo || a >= w->hi) resolve_a_window(st, a, Min(a + kMpEmitBatch, mp_join_shared(st)->results.rows[0]));
     deform_tuple(st, 0, mp_arena_row(&st->space, w->refs[a - w->lo]), st->a_values, st->a_isnull);
@@ -335,7 +335,7 @@ static bool next_extra(MpJoinState* st, TupleTableSlot* scan) {
 static bool claim_batch(MpJoinState* st) {
     MpJoinShared* sh = mp_join_shared(st);
     MpJoinCursor* cur = &st->cur;
-    if (st->probe.on) {  // this participant's next outer rows, whatever the others do
+    if (st->way == MpJoinWay::StreamOuter) {  // this participant's next outer rows, whatever the others do
         if (!mp_join_probe_fill(st)) return false;
         cur->a = 0;
         cur->a_end = uint64(st->probe.rows);
@@ -352,7 +352,7 @@ static bool claim_batch(MpJoinState* st) {
     cur->a_started = false;
     cur->b_pos = Max(begin, rows_a) - rows_a;
     cur->b_pos_end = Max(end, rows_a) - rows_a;
-    if (st->shared && cur->a < cur->a_end) mp_shared_wait_ready(&sh->stage, cur->a_end);
+    if (mp_join_runs_shared(st) && cur->a < cur->a_end) mp_shared_wait_ready(&sh->stage, cur->a_end);
     return true;
 }
 

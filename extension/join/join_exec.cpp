@@ -114,7 +114,7 @@ static void reset_run(MpJoinState* st);
 // Over the memory limit: both inputs read into sorts first (once), then the next key
 // range loaded and combined like a whole input (join_spill.cpp).
 static void spill_compute(MpJoinState* st) {
-    if (!st->spill.sorted) count_read(st, mp_join_read_inputs(st));
+    if (!mp_join_way_sorted(st->way)) count_read(st, mp_join_read_inputs(st));
     // once a range found no room in the shared GPU budget (NOTICE), the later ones run
     // on the CPU backend at once: not one wait and one NOTICE per range
     st->stage->budget_full = st->spill.budget_full;
@@ -127,24 +127,31 @@ static void spill_compute(MpJoinState* st) {
 static void serial_compute(MpJoinState* st) {
     MpJoinReadCounts read = mp_join_read_inputs(st);
     count_read(st, read);
-    if (st->spill.sorted) return spill_compute(st);  // it reached the limit while reading
+    if (st->way == MpJoinWay::SortedRanges) return spill_compute(st);  // it reached the limit while reading
     mp_join_combine(st, read.rows[0] + read.rows[1]);
     mp_join_put_ranges(st);
 }
 
+// One execution's results, or a spilled one's next key range, by the way it runs
+// (join_way.cpp): a parallel node's participant takes its part of the parallel steps,
+// after which it emits its claims of the shared results, or joins alone the partitions
+// of a spilled join it claims (JoinPartitions), or has nothing to emit (Finished).
 static void compute(MpJoinState* st) {
+    if (st->way == MpJoinWay::Unchosen) mp_join_choose_way(st);
     mp_join_start_run(st);
-    // a parallel node's participant: after the parallel steps it emits its claims of the
-    // shared results, or joins the partitions of a spilled join it claims (st->shared is
-    // NULL then), or has nothing to emit
-    MpJoinRole role = st->shared ? mp_join_parallel_compute(st) : MpJoinRole::Alone;
-    if (role == MpJoinRole::Nothing) {
-        st->step = MpJoinStep::Done;
-        return;
-    }
-    if (role == MpJoinRole::Alone) {
-        if (st->spill.sorted || mp_join_spill_planned(st)) spill_compute(st);
-        else serial_compute(st);
+    if (mp_join_runs_shared(st)) mp_join_parallel_compute(st);
+    switch (st->way) {
+        case MpJoinWay::Finished: st->step = MpJoinStep::Done; return;
+        case MpJoinWay::SortInput:
+        case MpJoinWay::SortedRanges:
+        case MpJoinWay::JoinPartitions: spill_compute(st); break;
+        case MpJoinWay::InMemory:
+        case MpJoinWay::StreamOuter:
+            if (!mp_join_runs_shared(st)) serial_compute(st);
+            break;
+        case MpJoinWay::Unchosen:
+        case MpJoinWay::WritePartitions:
+        case MpJoinWay::PartitionsWritten: elog(ERROR, "pg_mergepath: a MergePath Join computes in state %d", int(st->way));
     }
     if (st->stage->report.ran && !st->spill.spool.loop_running) {  // a key joined row by row: an empty stage
         if (st->spill.run_ranges > 1) mp_stage_report_add(&st->report, &st->stage->report);
@@ -157,7 +164,7 @@ static void compute(MpJoinState* st) {
 // A join that spills has emitted a key range: the next one, if rows are left (a parallel
 // participant's: in the next partition it claims).
 static bool next_range(MpJoinState* st) {
-    if (!st->spill.sorted) return false;
+    if (!mp_join_way_sorted(st->way)) return false;
     if (!mp_join_spill_more(st) && !mp_join_spill_next_partition(st)) return false;
     reset_run(st);
     compute(st);
@@ -215,7 +222,7 @@ static void reset_run(MpJoinState* st) {
 static void mp_join_end(CustomScanState* node) {
     MpJoinState* st = (MpJoinState*)node;
     reset_run(st);
-    mp_join_spill_end(st);
+    mp_join_end_way(st);
     if (st->run_cxt) MemoryContextDelete(st->run_cxt);
     st->run_cxt = NULL;
     ExecEndNode(outerPlanState(node));
@@ -235,15 +242,15 @@ static void mp_join_rescan(CustomScanState* node) {
     if (st->step == MpJoinStep::Init) return;
     // (a parallel node - st->dsm - computes again even where this participant's part ran
     // in its own memory: its next execution is a new parallel one)
-    if (st->probe.on && !st->dsm && inner->chgParam == NULL) {  // sorted B stays; A streams again
+    if (st->way == MpJoinWay::StreamOuter && !st->dsm && inner->chgParam == NULL) {  // sorted B stays; A streams again
         if (outer->chgParam == NULL) ExecReScan(outer);
         mp_join_probe_restart(st);
         return mp_join_restart_emit(st);
     }
-    if (!st->dsm && !st->spill.sorted && !st->probe.on && outer->chgParam == NULL && inner->chgParam == NULL)
+    if (!st->dsm && st->way == MpJoinWay::InMemory && outer->chgParam == NULL && inner->chgParam == NULL)
         return mp_join_restart_emit(st);
     reset_run(st);
-    mp_join_spill_end(st);
+    mp_join_end_way(st);
     if (outer->chgParam == NULL) ExecReScan(outer);
     if (inner->chgParam == NULL) ExecReScan(inner);
 }

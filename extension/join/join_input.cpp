@@ -46,7 +46,7 @@ static uint64 read_side(MpJoinState* st, PlanState* child, int side, uint64* nul
     });
     *null_key_rows += null_keys;
     if (!over_limit) return rows;
-    mp_join_spill_switch(st);  // the rows held so far, and the rest, go through the sorts (join_spill.cpp)
+    mp_join_switch_way(st);  // the rows held so far, and the rest, go through the sorts (join_way.cpp)
     return rows + mp_join_spill_read_side(st, child, side, null_key_rows);
 }
 
@@ -59,24 +59,24 @@ MpJoinReadCounts mp_join_read_inputs(MpJoinState* st) {
     MpStopwatch clock;
     MpJoinReadCounts counts = {{0, 0}, 0};
     PlanState* children[2] = {outerPlanState(&st->css), innerPlanState(&st->css)};
-    if (mp_join_spill_planned(st)) mp_join_spill_begin(st);
-    const bool streams_a = st->probe.on;  // A streams past sorted B later (join_probe.cpp)
+    if (mp_join_way_sorts_input(st->way)) mp_join_spill_begin(st);  // planned over the limit
+    const bool streams_a = st->way == MpJoinWay::StreamOuter;  // A streams past sorted B later (join_probe.cpp)
     for (int side = 0; side < 2; side++) {
         if (side == 0 && streams_a) continue;
-        if (st->spill.sorting) {
+        if (mp_join_way_sorts_input(st->way)) {
             counts.rows[side] = mp_join_spill_read_side(st, children[side], side, &counts.null_key_rows);
             continue;
         }
         counts.rows[side] = read_one_side(st, children[side], side, &counts.null_key_rows);  // may switch
-        if (st->spill.sorting) continue;
+        if (mp_join_way_sorts_input(st->way)) continue;
         mp_writer_flush(&st->writers[int(MpKeyStream::Main)][side]);
         mp_writer_flush(&st->writers[int(MpKeyStream::Nulls)][side]);
     }
-    if (streams_a && st->spill.sorting) {  // B reached the limit: A goes into its sort too
+    if (streams_a && mp_join_way_sorts_input(st->way)) {  // B reached the limit: A goes into its sort too
         st->probe.spilled = true;
         counts.rows[0] = mp_join_spill_read_side(st, children[0], 0, &counts.null_key_rows);
     }
-    if (st->spill.sorting) mp_join_spill_finish_read(st);
+    if (mp_join_way_sorts_input(st->way)) mp_join_spill_finish_read(st);
     if (mp_join_timing_on(st)) st->read_ms += clock.lap_ms();
     return counts;
 }

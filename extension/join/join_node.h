@@ -3,6 +3,7 @@
 //   join_path.cpp      planner: which joins qualify, the serial and the partial path, costs
 //   join_plan.cpp      path -> CustomScan plan (children, scan tuple, key columns)
 //   join_exec.cpp      executor lifecycle: begin, exec, end, rescan (the data flow)
+//   join_way.cpp       the way an execution runs (MpJoinWay): chosen once, switched once
 //   join_input.cpp     step 1: reading the children into keys and stored rows
 //   join_combine.cpp   step 2: the stage sorts both sides and searches A in B; the
 //                      ranges and the row directory are put where every emitter reads them
@@ -124,6 +125,31 @@ struct MpJoinShared {
 
 // ---- executor state ------------------------------------------------------------------
 
+// The way one execution runs, and where it is on that way: the node's one state machine
+// of strategies (join_way.cpp chooses the first state and makes the one run-time switch;
+// every other question of "which way" asks this, never a flag). Each way's own data is
+// its part of the state: MpJoinProbe (StreamOuter), MpJoinSpill (the four spilled
+// states), the parallel query's MpJoinShared (every way but JoinPartitions and Finished
+// of a parallel participant).
+//
+//   InMemory ------------+-> SortInput -> SortedRanges            (a serial node)
+//   StreamOuter ---------+
+//              limit passed while reading: the rows held move into the sorts
+//   InMemory / StreamOuter -> WritePartitions -> PartitionsWritten -> JoinPartitions -> Finished
+//              (a parallel participant: its share into hash partitions, then the ones it claims)
+//   SortInput and WritePartitions are also chosen at the start (planned over the limit).
+enum class MpJoinWay : uint8_t {
+    Unchosen,           // before an execution's first row
+    InMemory,           // both sides into chunks, combined once, emitted by A row
+    StreamOuter,        // B into chunks, combined; A streams past sorted B (join_probe.cpp)
+    SortInput,          // over the limit, this process alone: rows go into two tuplesorts
+    SortedRanges,       // ... both sorted: key ranges loaded and combined one by one (join_spill.cpp)
+    WritePartitions,    // a parallel participant over the limit: its rows into hash partitions
+    PartitionsWritten,  // ... its files closed: it waits for the others, then claims partitions
+    JoinPartitions,     // ... each partition it claims sorted, then as SortedRanges, alone
+    Finished,           // ... no partition left to claim: nothing more to emit
+};
+
 // A spilled join's key whose rows may not fit one range (join_spill_key.cpp): A's rows of
 // the key spooled (and, when they pass a quarter of a range, B's too), then loaded over
 // several ranges, each holding a cell of A's rows x B's rows of the key.
@@ -169,12 +195,8 @@ struct MpJoinSpill {
     uint64 ranges;             // ranges combined, every execution (EXPLAIN)
     uint64 run_ranges;         // ... this execution
     uint64 disk_kb;            // sorts' temporary files (EXPLAIN)
-    bool sorting;              // rows go into the sorts
     bool budget_full;          // a range found no room in the shared GPU budget: the rest use the CPU
-    bool sorted;               // both inputs read and sorted
     // a parallel join (join_spill_parallel.cpp)
-    bool partitioning;         // rows go to this participant's partition files
-    bool partitioned;          // this execution joins the partitions it claims
     bool switched;             // planned in memory, it partitioned at run time (EXPLAIN)
     int sharing;               // processes sharing the limit (1: a serial join)
     int writer;                // the number its partition files carry
@@ -194,7 +216,6 @@ struct MpJoinSpill {
 // their keys found in sorted B, then emitted like a claimed batch of A rows.
 constexpr int kMpProbeBatch = 256;
 struct MpJoinProbe {
-    bool on;                   // this execution streams the outer side (planned so, not spilled)
     const void* b_keys;        // sorted B's keys and their directory (the results)
     const uint64* b_dir;
     uint64 b_dir_buckets;
@@ -206,7 +227,7 @@ struct MpJoinProbe {
     mergepath::JoinRange ranges[kMpProbeBatch];  // each row's equal keys in sorted B
     int rows;                  // in the batch
     bool done;                 // the outer input has ended
-    bool spilled;              // an execution found B past the memory limit: both sides spilled
+    bool spilled;              // an execution found B past the memory limit: both sides spilled (EXPLAIN)
     uint64 b_keys_held;        // B's keys read so far (the memory limit counts their copies)
     // the directory's view (mergepath::KeyDirectory<K> of the node's key type), made once
     alignas(8) char directory[64];  // 8, not more: the node is palloc'd (MAXALIGN)
@@ -270,11 +291,9 @@ struct MpJoinState {
     bool outer_side[2];       // rows of this side without a match are emitted
     bool library_match;       // b_matched comes from the library (right / full, no filter)
     ExprState* filter;        // the join filter (custom_exprs), or NULL
-    MpJoinShared* dsm;        // the parallel query's (DSM), or NULL: counters, the spill's sorts
-    MpJoinShared* shared;     // where this execution's stage lives: dsm, or NULL (a serial node,
-                              // or a parallel participant joining the partitions it claimed)
-    MpJoinShared local_shared;
-
+    MpJoinShared* dsm;        // the parallel query's (DSM), or NULL: counters, the spill's files
+    MpJoinShared local_shared;  // a serial node's results (and those of a partition joined alone)
+    MpJoinWay way;            // this execution's (join_way.cpp)
 
     // this execution (a rescan resets run_cxt)
     MemoryContext run_cxt;
@@ -306,7 +325,22 @@ struct MpJoinState {
 // Where a side's stored columns start in the scan tuple (outer side's first).
 inline int mp_join_scan_offset(const MpJoinState* st, int side) { return side == 0 ? 0 : st->nstored[0]; }
 
-inline MpJoinShared* mp_join_shared(MpJoinState* st) { return st->shared ? st->shared : &st->local_shared; }
+// The ways that read rows into sorts or partition files instead of chunks ...
+inline bool mp_join_way_sorts_input(MpJoinWay way) {
+    return way == MpJoinWay::SortInput || way == MpJoinWay::WritePartitions;
+}
+// ... and those that combine sorted key ranges one after another.
+inline bool mp_join_way_sorted(MpJoinWay way) {
+    return way == MpJoinWay::SortedRanges || way == MpJoinWay::JoinPartitions;
+}
+// This execution's stage, results and claims live in the parallel query's shared memory
+// (every participant of a parallel node until it joins partitions alone).
+inline bool mp_join_runs_shared(const MpJoinState* st) {
+    return st->dsm != NULL && st->way != MpJoinWay::JoinPartitions && st->way != MpJoinWay::Finished;
+}
+inline MpJoinShared* mp_join_shared(MpJoinState* st) {
+    return mp_join_runs_shared(st) ? st->dsm : &st->local_shared;
+}
 
 inline bool mp_join_timing_on(MpJoinState* st) {
     Instrumentation* instr = st->css.ss.ps.instrument;
@@ -355,15 +389,20 @@ inline bool mp_join_put_row(MpJoinState* st, int side, const K* key, uint64 ref)
     return pushed;
 }
 
+// join_way.cpp
+void mp_join_choose_way(MpJoinState* st);  // an execution's first state (st->way)
+// A join reading in memory passed the limit (mp_join_spill_due): the rows it reads next go
+// into new sorts (a parallel participant's: into hash partitions); a serial join's rows
+// held so far too (and are freed), a parallel participant's stay in shared memory, which
+// the combiner writes into partitions.
+void mp_join_switch_way(MpJoinState* st);
+void mp_join_end_way(MpJoinState* st);  // the execution's spill closed, its way Unchosen (end, rescan)
+
 // join_spill.cpp
 int mp_join_spill_sort_kb(void);            // each side's sort memory (kB)
 bool mp_join_spill_planned(const MpJoinState* st);  // planned to spill, and a limit is set now
-void mp_join_spill_begin(MpJoinState* st);  // the sorts, before reading (a join planned to spill)
+void mp_join_spill_begin(MpJoinState* st);  // the way's sorts or partition files, before its rows
 bool mp_join_spill_due(MpJoinState* st);    // a join reading in memory holds the limit
-// ... so the rows it reads next go into new sorts (a parallel participant's: into hash
-// partitions); a serial join's rows held so far too (and are freed), a parallel
-// participant's stay in shared memory, which the combiner writes into partitions
-void mp_join_spill_switch(MpJoinState* st);
 // Both sides' sorts (work_kb 0: only their rows' layout and slots, to write partitions).
 void mp_join_spill_open_sorts(MpJoinState* st, int work_kb);
 void mp_join_spill_close_sorts(MpJoinState* st);
@@ -374,7 +413,7 @@ uint64 mp_join_spill_read_side(MpJoinState* st, PlanState* child, int side, uint
 void mp_join_spill_finish_read(MpJoinState* st);   // both sorts sorted, their first rows out
 uint64 mp_join_spill_load_range(MpJoinState* st);  // the next key range into the writers; its rows
 bool mp_join_spill_more(const MpJoinState* st);    // rows left for another range
-void mp_join_spill_end(MpJoinState* st);           // the sorts freed (end, rescan)
+void mp_join_spill_end(MpJoinState* st);           // the sorts and files closed (mp_join_end_way)
 // for join_spill_key.cpp: the side's head row into the range (then the next head), a row
 // of the key `key` from `slot` into the range (its bytes), the side's next head
 uint64 mp_join_spill_load_head(MpJoinState* st, int side);
@@ -396,8 +435,8 @@ void mp_join_spill_partition_row(MpJoinState* st, int side, TupleTableSlot* row,
 void mp_join_spill_share_finish(MpJoinState* st);             // its partition files closed
 bool mp_join_spill_partitioned(const MpJoinState* st);        // someone partitioned (reading is over)
 void mp_join_spill_move_shared(MpJoinState* st);  // the combiner: rows in shared memory into partitions
-// The next partition claimed, sorted, its first rows out; false when none is left (or the
-// join is not a partitioned one).
+// The next partition claimed, sorted, its first rows out; false when none is left (the way
+// is Finished then) or the way is not JoinPartitions.
 bool mp_join_spill_next_partition(MpJoinState* st);
 void mp_join_spill_share_counts(MpJoinState* st);  // a participant's EXPLAIN counts into the DSM
 void mp_join_spill_harvest(MpJoinState* st);       // the leader takes them
@@ -426,7 +465,7 @@ uint64 mp_key_spool_next(MpJoinState* st, uint64 target, uint64* bytes);  // its
 void mp_key_spool_end(MpJoinState* st);           // spools freed (end, rescan)
 
 // join_probe.cpp
-void mp_join_probe_start(MpJoinState* st);    // probe.on (planned so, not spilled), batch memory
+void mp_join_probe_start(MpJoinState* st);    // a StreamOuter run's batch memory
 void mp_join_probe_put_b(MpJoinState* st);    // the combiner: sorted B's keys and their directory
 void mp_join_probe_take(MpJoinState* st);     // every emitter: this process's view of them
 bool mp_join_probe_fill(MpJoinState* st);     // the next batch of outer rows, searched; false at the end
@@ -437,11 +476,10 @@ void mp_join_probe_a_row(MpJoinState* st, uint64 a);
 
 // join_parallel.cpp
 void mp_join_shared_init(MpJoinShared* sh);  // a new execution's (a serial node's own too)
-// What a participant does after the parallel steps: emit its claims of the shared
-// results; join alone the hash partitions of a spilled join it claimed (st->shared is
-// now NULL); or nothing (it claimed no partition).
-enum class MpJoinRole { Emit, Alone, Nothing };
-MpJoinRole mp_join_parallel_compute(MpJoinState* st);
+// A participant's parallel steps: afterwards it emits its claims of the shared results,
+// or (way JoinPartitions) joins alone the first partition of a spilled join it claimed,
+// or (Finished) has nothing to emit.
+void mp_join_parallel_compute(MpJoinState* st);
 Size mp_join_estimate_dsm(CustomScanState* node, ParallelContext* pcxt);
 void mp_join_initialize_dsm(CustomScanState* node, ParallelContext* pcxt, void* coordinate);
 void mp_join_reinitialize_dsm(CustomScanState* node, ParallelContext* pcxt, void* coordinate);

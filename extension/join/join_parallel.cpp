@@ -39,19 +39,19 @@ void mp_join_shared_init(MpJoinShared* sh) {
 // would lose it); the spill's sorts and files close before their file set goes.
 static void end_last_execution(MpJoinState* st) {
     mp_join_stop_emit(st);
-    mp_join_spill_end(st);
+    mp_join_end_way(st);
 }
 
 void mp_join_initialize_dsm(CustomScanState* node, ParallelContext* pcxt, void* coordinate) {
     MpJoinState* st = (MpJoinState*)node;
     end_last_execution(st);
     if (!pcxt->seg) {  // no DSM segment (none left): no workers either; the leader joins alone
-        st->shared = st->dsm = NULL;
+        st->dsm = NULL;
         return;
     }
-    st->shared = st->dsm = (MpJoinShared*)coordinate;
-    mp_join_shared_init(st->shared);
-    mp_join_spill_share_init(st->shared, pcxt);
+    st->dsm = (MpJoinShared*)coordinate;
+    mp_join_shared_init(st->dsm);
+    mp_join_spill_share_init(st->dsm, pcxt);
 }
 
 // The leader adds what the participants of the last execution counted to its totals
@@ -74,13 +74,12 @@ void mp_join_reinitialize_dsm(CustomScanState* node, ParallelContext*, void*) {
     end_last_execution(st);
     mp_shared_reset(&st->dsm->stage, &space);
     mp_join_shared_init(st->dsm);
-    st->shared = st->dsm;  // a leader that joined partitions ran them in its own memory
     mp_join_spill_share_reset(st->dsm);
 }
 
 void mp_join_initialize_worker(CustomScanState* node, shm_toc*, void* coordinate) {
     MpJoinState* st = (MpJoinState*)node;
-    st->shared = st->dsm = (MpJoinShared*)coordinate;
+    st->dsm = (MpJoinShared*)coordinate;
     mp_join_spill_share_attach(st->dsm);
 }
 
@@ -104,7 +103,7 @@ static void adopt_while_waiting(void* arg) { mp_join_adopt_pending((MpJoinState*
 
 // The combining participant: every chunk into the stage, results into shared memory.
 static void combine_for_all(MpJoinState* st) {
-    MpSharedStage* s = &st->shared->stage;
+    MpSharedStage* s = &st->dsm->stage;
     uint64 keys = pg_atomic_read_u64(&s->rows_read[0]) + pg_atomic_read_u64(&s->rows_read[1]);
     // every participant's segments, held here until the node ends (chunk_segments.h)
     mp_segments_attach_all(st->space.segments);
@@ -115,7 +114,7 @@ static void combine_for_all(MpJoinState* st) {
 }
 
 static void read_share(MpJoinState* st) {
-    MpSharedStage* s = &st->shared->stage;
+    MpSharedStage* s = &st->dsm->stage;
     MpJoinReadCounts read = mp_join_read_inputs(st);
     pg_atomic_fetch_add_u64(&s->rows_read[0], read.rows[0]);
     pg_atomic_fetch_add_u64(&s->rows_read[1], read.rows[1]);
@@ -125,23 +124,22 @@ static void read_share(MpJoinState* st) {
 // A join whose participants partitioned their shares: the combiner first writes the rows
 // still in shared memory into partitions (every participant's segments attached, so
 // they outlive their writers), then publishes; from here on every participant joins the
-// partitions it claims in its own memory.
-static MpJoinRole join_partitions(MpJoinState* st, bool combines) {
+// partitions it claims in its own memory (way JoinPartitions, then Finished).
+static void join_partitions(MpJoinState* st, bool combines) {
     if (combines) {
         mp_segments_attach_all(st->space.segments);
         mp_join_spill_move_shared(st);
-        mp_queue_free_all(&st->shared->stage.queue, &st->space);  // the chunks in the query's area: read
-        mp_shared_publish(&st->shared->stage);
+        mp_queue_free_all(&st->dsm->stage.queue, &st->space);  // the chunks in the query's area: read
+        mp_shared_publish(&st->dsm->stage);
     }
     mp_join_free_run(st);
-    st->shared = NULL;
-    bool claimed = mp_join_spill_next_partition(st);  // first: the run then knows the outer side spilled
+    st->way = MpJoinWay::JoinPartitions;
+    mp_join_spill_next_partition(st);  // first: the run then knows its way
     mp_join_start_run(st);
-    return claimed ? MpJoinRole::Alone : MpJoinRole::Nothing;
 }
 
-MpJoinRole mp_join_parallel_compute(MpJoinState* st) {
-    MpSharedStage* s = &st->shared->stage;
+void mp_join_parallel_compute(MpJoinState* st) {
+    MpSharedStage* s = &st->dsm->stage;
     bool combines = false;
     if (mp_shared_attach(s)) {
         read_share(st);
@@ -151,5 +149,4 @@ MpJoinRole mp_join_parallel_compute(MpJoinState* st) {
     if (!combines) mp_shared_wait_results(s);
     if (mp_join_spill_partitioned(st)) return join_partitions(st, combines);
     if (combines) combine_for_all(st);
-    return MpJoinRole::Emit;
 }

@@ -34,13 +34,8 @@ extern "C" {
 #include "utils/datum.h"
 }
 
-static bool planned_to_stream(const MpJoinState* st) {
-    return st->info.probe && !st->spill.sorting && !st->spill.sorted && !st->spill.partitioned;
-}
-
 void mp_join_probe_start(MpJoinState* st) {
     MpJoinProbe* p = &st->probe;
-    p->on = planned_to_stream(st);
     p->rows = 0;
     p->done = false;
     p->b_keys_held = 0;
@@ -52,7 +47,7 @@ void mp_join_probe_start(MpJoinState* st) {
     p->bytes_used = p->bytes_capacity = 0;
     p->values = NULL;
     p->isnull = NULL;
-    if (!p->on) return;
+    if (st->way != MpJoinWay::StreamOuter) return;
     p->batch_cxt = AllocSetContextCreate(st->run_cxt, "pg_mergepath Join outer batch", ALLOCSET_DEFAULT_SIZES);
     const int n = Max(1, st->nstored[0]) * kMpProbeBatch;
     p->values = (Datum*)MemoryContextAlloc(st->run_cxt, sizeof(Datum) * n);
@@ -78,7 +73,7 @@ void mp_join_probe_put_b(MpJoinState* st) {
 
 void mp_join_probe_take(MpJoinState* st) {
     MpJoinProbe* p = &st->probe;
-    if (!p->on) return;
+    if (st->way != MpJoinWay::StreamOuter) return;
     const MpJoinResults* r = &mp_join_shared(st)->results;
     p->b_keys = mp_space_at(&st->space, r->b_keys);
     p->b_dir = (const uint64*)mp_space_at(&st->space, r->b_dir);
@@ -146,9 +141,9 @@ static void keep_a_columns(MpJoinState* st, TupleTableSlot* slot, int i) {
 
 // Rows read from the outer side, for EXPLAIN ANALYZE (a parallel node's in shared memory).
 static void count_outer(MpJoinState* st, uint64 rows, uint64 null_keys) {
-    if (st->shared) {
-        pg_atomic_fetch_add_u64(&st->shared->stage.rows_read[0], rows);
-        pg_atomic_fetch_add_u64(&st->shared->stage.null_rows, null_keys);
+    if (mp_join_runs_shared(st)) {
+        pg_atomic_fetch_add_u64(&st->dsm->stage.rows_read[0], rows);
+        pg_atomic_fetch_add_u64(&st->dsm->stage.null_rows, null_keys);
         return;
     }
     st->counts.stage.rows_read[0] += rows;

@@ -86,7 +86,7 @@ void put_row(MpJoinState* st, int side, const Datum* values, const bool* isnull,
         in->tts_isnull[ncols + w] = words == NULL;
     }
     ExecStoreVirtualTuple(in);
-    if (sp->partitioning) mp_join_spill_partition_row(st, side, in, words);
+    if (st->way == MpJoinWay::WritePartitions) mp_join_spill_partition_row(st, side, in, words);
     else tuplesort_puttupleslot(sp->sort[side], in);
 }
 
@@ -261,24 +261,23 @@ void mp_join_spill_open_sorts(MpJoinState* st, int work_kb) {
 }
 
 void mp_join_spill_begin(MpJoinState* st) {
-    if (st->shared) mp_join_spill_share_begin(st);  // into partitions (join_spill_parallel.cpp)
+    if (st->way == MpJoinWay::WritePartitions) mp_join_spill_share_begin(st);  // join_spill_parallel.cpp
     else mp_join_spill_open_sorts(st, mp_join_spill_sort_kb());
-    st->spill.sorting = true;
 }
 
 bool mp_join_spill_planned(const MpJoinState* st) {
-    return st->info.spill && mp_memory_limit_bytes() > 0 && (!st->shared || mp_join_spill_share_planned(st));
+    return st->info.spill && mp_memory_limit_bytes() > 0 && (!st->dsm || mp_join_spill_share_planned(st));
 }
 
 bool mp_join_spill_due(MpJoinState* st) {
     uint64 limit = mp_memory_limit_bytes();
-    if (limit == 0 || st->spill.sorting) return false;
-    if (st->shared) return mp_join_spill_share_due(st, limit);
+    if (limit == 0 || mp_join_way_sorts_input(st->way)) return false;
+    if (mp_join_runs_shared(st)) return mp_join_spill_share_due(st, limit);
     uint64 held = mp_join_shared(st)->stage.queue.used_bytes + mp_writers_used_bytes(st->writers) +
                   st->arena[0].held_bytes + st->arena[1].held_bytes;
     // a streamed outer side keeps B's sorted keys and a directory over them (up to two
     // words per key) besides
-    if (st->probe.on) held += st->probe.b_keys_held * (st->info.key_bits / 8 + 2 * sizeof(uint64));
+    if (st->way == MpJoinWay::StreamOuter) held += st->probe.b_keys_held * (st->info.key_bits / 8 + 2 * sizeof(uint64));
     return held >= limit;
 }
 
@@ -287,16 +286,6 @@ void mp_join_spill_move_held(MpJoinState* st) {
         move_held_rows<decltype(k)>(st);
         return 0;
     });
-}
-
-void mp_join_spill_switch(MpJoinState* st) {
-    for (int side = 0; side < 2; side++)  // the chunks being filled join the queue's list
-        for (int stream = 0; stream < 2; stream++) mp_writer_flush(&st->writers[stream][side]);
-    mp_join_spill_begin(st);
-    if (st->shared) return;  // a participant's rows stay: the combiner partitions them (join_spill_parallel.cpp)
-    mp_join_spill_move_held(st);
-    mp_join_free_run(st);  // the rows held, their chunks and the stage: freed now
-    mp_join_start_run(st);
 }
 
 uint64 mp_join_spill_read_side(MpJoinState* st, PlanState* child, int side, uint64* null_key_rows) {
@@ -313,13 +302,12 @@ void mp_join_spill_perform(MpJoinState* st) {
         if (stats.spaceType == SORT_SPACE_TYPE_DISK) sp->disk_kb += uint64(stats.spaceUsed);
         mp_join_spill_advance(sp, side);
     }
-    sp->sorting = false;
-    sp->sorted = true;
+    if (st->way == MpJoinWay::SortInput) st->way = MpJoinWay::SortedRanges;  // a partition's: JoinPartitions
 }
 
 // A parallel participant's rows wait in its partition files until partitions are claimed.
 void mp_join_spill_finish_read(MpJoinState* st) {
-    if (st->spill.partitioning) mp_join_spill_share_finish(st);
+    if (st->way == MpJoinWay::WritePartitions) mp_join_spill_share_finish(st);
     else mp_join_spill_perform(st);
 }
 
@@ -351,7 +339,7 @@ void mp_join_spill_end(MpJoinState* st) {
     MpJoinSpill* sp = &st->spill;
     mp_join_spill_close_sorts(st);
     mp_join_spill_share_finish(st);  // a parallel participant's partition files, if open
-    sp->sorting = sp->sorted = sp->budget_full = sp->partitioned = false;
+    sp->budget_full = false;
     sp->run_ranges = 0;
     sp->arena_reported = 0;
     sp->sharing = 1;

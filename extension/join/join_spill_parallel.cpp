@@ -67,7 +67,7 @@ void begin_partitions(MpJoinState* st, int writer) {
                                                              sizeof(BufFile*) * ss->partitions);
     sp->file_count = ss->partitions;
     sp->writer = writer;
-    sp->partitioning = true;
+    st->way = MpJoinWay::WritePartitions;
     pg_atomic_fetch_add_u32(&ss->partitioners, 1);
 }
 
@@ -167,7 +167,7 @@ bool mp_join_spill_share_due(MpJoinState* st, uint64 limit) {
     uint64 all_blocks = pg_atomic_add_fetch_u64(&ss->held_bytes, blocks - st->spill.arena_reported);
     st->spill.arena_reported = blocks;
     if (pg_atomic_read_u32(&ss->switched)) return true;
-    uint64 held = st->shared->stage.queue.used_bytes + all_blocks + mp_writers_used_bytes(st->writers);
+    uint64 held = st->dsm->stage.queue.used_bytes + all_blocks + mp_writers_used_bytes(st->writers);
     if (held < limit) return false;
     pg_atomic_write_u32(&ss->switched, 1);
     return true;
@@ -193,7 +193,7 @@ void mp_join_spill_partition_row(MpJoinState* st, int side, TupleTableSlot* row,
 
 void mp_join_spill_share_finish(MpJoinState* st) {
     MpJoinSpill* sp = &st->spill;
-    if (!sp->partitioning) return;
+    if (st->way != MpJoinWay::WritePartitions) return;
     for (int side = 0; side < 2; side++) {
         for (int p = 0; p < sp->file_count; p++)
             if (sp->files[side][p]) BufFileClose(sp->files[side][p]);
@@ -202,7 +202,7 @@ void mp_join_spill_share_finish(MpJoinState* st) {
     }
     sp->disk_kb += sp->file_bytes / 1024;
     sp->file_bytes = 0;
-    sp->partitioning = sp->sorting = false;
+    st->way = MpJoinWay::PartitionsWritten;
     mp_join_spill_close_sorts(st);  // the layout
 }
 
@@ -231,12 +231,13 @@ static void share_report(MpJoinState* st) {
 
 bool mp_join_spill_next_partition(MpJoinState* st) {
     MpJoinSpill* sp = &st->spill;
-    if (!st->dsm || st->shared || !mp_join_spill_partitioned(st)) return false;
+    if (st->way != MpJoinWay::JoinPartitions) return false;
     mp_join_spill_close_sorts(st);
     sp->sharing = shared_spill(st)->participants;
-    sp->partitioned = claim_partition(st);
-    if (!sp->partitioned) share_report(st);
-    return sp->partitioned;
+    if (claim_partition(st)) return true;
+    st->way = MpJoinWay::Finished;
+    share_report(st);
+    return false;
 }
 
 // A participant's counts for EXPLAIN into the DSM, once its work is done: its files, and
