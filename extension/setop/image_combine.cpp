@@ -26,7 +26,7 @@ static const uint64* sorted_refs(MpSetOpState* st, MemoryContext cxt, int side, 
 
 // Helper threads may resolve references only where that is plain arithmetic: the node's
 // own memory, or participants' segments (all attached by now), not the query's area.
-static bool threads_may_resolve(const MpSetOpState* st) { return !st->space.dsa || st->queue->area == kNoChunk; }
+static bool threads_may_resolve(const MpSetOpState* st) { return !st->space.dsa || mp_setop_queue(st)->area == kNoChunk; }
 
 static void keep_local(MpSetOpState* st, MemoryContext cxt, const MpImageParts& parts, uint64* out) {
     st->runs[0] = (MpResultRun*)MemoryContextAlloc(cxt, sizeof(MpResultRun) * parts.count);
@@ -78,7 +78,7 @@ void mp_put_image_results(MpSetOpState* st) {
     void* address;
     MpChunkRef out_ref = kNoChunk;
     if (st->shared) {
-        out_ref = mp_space_alloc_kept(&st->space, st->queue, bytes, &address);
+        out_ref = mp_space_alloc_kept(&st->space, mp_setop_queue(st), bytes, &address);
         mp_prefault_block(address, bytes);
     } else {
         address = MemoryContextAllocHuge(st->run_cxt, bytes);

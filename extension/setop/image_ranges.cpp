@@ -72,7 +72,7 @@ double estimated_bytes(const MpSetOpState* st) {
     double bytes = 0;
     for (const Plan* child : {outerPlan(plan), innerPlan(plan)})
         bytes += child->plan_rows * (double(child->plan_width) + kLoadedRowBytes);
-    if (st->shared_spill) bytes *= st->shared_spill->participants;  // partial plans' rows are per participant
+    if (st->files && !mp_setop_switchable(st)) bytes *= st->files->participants;  // partial plans' rows are per participant
     return bytes;
 }
 
@@ -82,7 +82,7 @@ double estimated_bytes(const MpSetOpState* st) {
 int partition_count(const MpSetOpState* st, uint64 limit_bytes) {
     // a node that switched at run time: the plan's estimate was wrong; every participant
     // takes the most partitions its share of the limit allows
-    const double bytes = st->switch_spill ? 1e300 : estimated_bytes(st);
+    const double bytes = mp_setop_switchable(st) ? 1e300 : estimated_bytes(st);
     double piece = Max(double(limit_bytes) / 6, 1.0);
     uint64 most = Max(limit_bytes / (16 * BLCKSZ), kMinWays);
     uint64 count = 2;
@@ -307,7 +307,7 @@ uint64 mp_image_spill_budget(const MpSetOpState* st, uint64 limit_bytes) {
 void mp_image_ranges_start(MpSetOpState* st) {
     MpSetOpRanges* r = st->ranges;
     MpImageRanges* ir = (MpImageRanges*)MemoryContextAllocZero(st->run_cxt, sizeof(MpImageRanges));
-    SharedFileSet* fileset = st->shared_spill ? &st->shared_spill->fileset : NULL;
+    SharedFileSet* fileset = mp_setop_spill_files(st) ? &st->files->fileset : NULL;
     const int count = partition_count(st, r->limit_bytes);
     // every partition's buffer of both sides within a 16th of the limit (BLCKSZ at least:
     // the index of blocks stays below 0.2% of what is spilled)
@@ -342,15 +342,16 @@ static void spill_chunks(MpSetOpState* st, MpPartitions* parts, const MpChunkSpa
 
 void mp_image_ranges_spill(MpSetOpState* st) {
     MpStopwatch clock;
-    MpChunkQueue* queue = st->queue;
-    spill_chunks(st, &st->ranges->images->parts, st->chunk_space, queue->all, st->writers);
+    MpChunkQueue* queue = mp_setop_queue(st);
+    const MpChunkSpace* chunk_space = mp_setop_chunk_space(st);
+    spill_chunks(st, &st->ranges->images->parts, chunk_space, queue->all, st->writers);
     for (MpChunkRef ref = queue->all; ref != kNoChunk;) {  // chunks and record blocks
-        MpChunk* c = mp_chunk_at(st->chunk_space, ref);
+        MpChunk* c = mp_chunk_at(chunk_space, ref);
         ref = c->next_all;
         pfree(c);
     }
     mp_queue_init(queue);
-    mp_arena_init_blocks(&st->image_arena, st->chunk_space, queue);
+    mp_arena_init_blocks(&st->image_arena, chunk_space, queue);
     memset(st->adopted, 0, sizeof(st->adopted));
     st->ranges->images->parts.report.spill_ms += clock.lap_ms();
 }
@@ -359,15 +360,15 @@ void mp_image_ranges_spill_shared(MpSetOpState* st) {
     MpStopwatch clock;
     const MpPartitions* own = &st->ranges->images->parts;
     MpPartitions parts;
-    mp_partitions_init(&parts, st->run_cxt, own->count, own->block_bytes, &st->shared_spill->fileset,
+    mp_partitions_init(&parts, st->run_cxt, own->count, own->block_bytes, &st->files->fileset,
                        kMpSharedChunksSlot);
     spill_chunks(st, &parts, &st->space, st->shared->queue.all, NULL);
     parts.report.spill_ms += clock.lap_ms();
     mp_partitions_export(&parts);
-    SpinLockAcquire(&st->shared_spill->mutex);
-    mp_spill_report_add(&st->shared_spill->report, &parts.report);
-    SpinLockRelease(&st->shared_spill->mutex);
-    pg_atomic_fetch_or_u64(&st->shared_spill->exported, uint64(1) << kMpSharedChunksSlot);
+    SpinLockAcquire(&st->files->mutex);
+    mp_spill_report_add(&st->files->report, &parts.report);
+    SpinLockRelease(&st->files->mutex);
+    pg_atomic_fetch_or_u64(&st->files->exported, uint64(1) << kMpSharedChunksSlot);
 }
 
 void mp_image_ranges_export(MpSetOpState* st) {
@@ -377,7 +378,7 @@ void mp_image_ranges_export(MpSetOpState* st) {
 
 void mp_image_ranges_report_shared(MpSetOpState* st) {
     MpPartitions* parts = &st->ranges->images->parts;
-    MpSharedSpill* s = st->shared_spill;
+    MpSharedSpill* s = st->files;
     SpinLockAcquire(&s->mutex);
     mp_spill_report_add(&s->report, &parts->report);
     SpinLockRelease(&s->mutex);
@@ -394,11 +395,11 @@ bool mp_image_ranges_next(MpSetOpState* st) {
         return true;
     }
     uint64 exporters = 0;
-    if (st->shared_spill) {
+    if (mp_setop_claims_ranges(st)) {
         if (leader_leaves_claims(st)) return false;
         int stream;
-        if (!mp_shared_spill_claim(st->shared_spill, &stream, &r->range)) return false;
-        exporters = pg_atomic_read_u64(&st->shared_spill->exported);
+        if (!mp_shared_spill_claim(st->files, &stream, &r->range)) return false;
+        exporters = pg_atomic_read_u64(&st->files->exported);
     } else if (++r->range >= r->range_count) {
         return false;
     }

@@ -12,22 +12,21 @@
 // Writers of both streams and sides into the node's queue, in this process's chunk
 // space; a parallel node's wake the leader, which ships chunks while it reads or waits.
 static void init_writers(MpSetOpState* st) {
-    ConditionVariable* wake = st->queue != &st->local_queue ? &st->shared->chunk_cv : NULL;
+    ConditionVariable* wake = st->way == MpSetOpWay::SharedInMemory ? &st->shared->chunk_cv : NULL;
     bool with_refs = st->info.keys.images;  // the main keys' records (nothing goes to stream 1)
     for (int stream = 0; stream < 2; stream++)
         for (int side = 0; side < 2; side++)
-            mp_writer_init(&st->writers[stream][side], st->chunk_space, st->queue, wake, stream, side,
+            mp_writer_init(&st->writers[stream][side], mp_setop_chunk_space(st), mp_setop_queue(st), wake, stream, side,
                            int(mp_stream_key_bytes(st, stream)),
                            with_refs && stream == int(MpKeyStream::Main));
 }
 
+// (the way is SharedSwitched by now: mp_setop_queue and mp_setop_chunk_space are its own)
 void mp_writers_to_own_memory(MpSetOpState* st) {
     for (int stream = 0; stream < 2; stream++)  // the chunks being filled join the shared queue
         for (int side = 0; side < 2; side++) mp_writer_flush(&st->writers[stream][side]);
     st->own_space = {NULL, st->run_cxt, NULL};
-    st->chunk_space = &st->own_space;
     mp_queue_init(&st->local_queue);
-    st->queue = &st->local_queue;
     uint64 spent_us[2][2];  // counted once the side is read
     for (int stream = 0; stream < 2; stream++)
         for (int side = 0; side < 2; side++) spent_us[stream][side] = st->writers[stream][side].alloc_us;
@@ -36,7 +35,7 @@ void mp_writers_to_own_memory(MpSetOpState* st) {
         for (int side = 0; side < 2; side++) st->writers[stream][side].alloc_us = spent_us[stream][side];
     // image keys: records from now on in its own blocks (those it wrote before stay listed
     // on the shared queue, with the chunks that reference them)
-    if (st->info.keys.images) mp_arena_init_blocks(&st->image_arena, &st->own_space, st->queue);
+    if (st->info.keys.images) mp_arena_init_blocks(&st->image_arena, &st->own_space, mp_setop_queue(st));
 }
 
 void mp_start_run(MpSetOpState* st) {
@@ -49,23 +48,21 @@ void mp_start_run(MpSetOpState* st) {
                                                          : mergepath::SetOpShape::Rows;
     st->stage = mp_stage_create(st->run_cxt, st->keys.key_bits, st->intersect, st->all, shape);
     // a node that spills keeps its chunks to itself: only its runs are shared (files)
-    bool shared_chunks = st->shared && !st->shared_spill;
+    bool shared_chunks = st->way == MpSetOpWay::SharedInMemory;
     st->space.cxt = st->run_cxt;
     st->space.dsa = shared_chunks ? st->css.ss.ps.state->es_query_dsa : NULL;
     st->space.segments =
         shared_chunks ? mp_segments_open(st->run_cxt, &st->shared->segments, &st->shared->leader_reads) : NULL;
-    st->chunk_space = &st->space;
     st->records_reported = 0;
     if (shared_chunks && !st->space.dsa)
         elog(ERROR, "pg_mergepath: a parallel MergePath SetOp runs without its dynamic shared memory area");
     mp_queue_init(&st->local_queue);
-    st->queue = shared_chunks ? &st->shared->queue : &st->local_queue;
     init_writers(st);
     if (st->info.keys.images) {
         MemoryContext old = MemoryContextSwitchTo(st->run_cxt);
         mp_image_scratch_init(&st->image_scratch, &st->images);
         MemoryContextSwitchTo(old);
-        mp_arena_init_blocks(&st->image_arena, &st->space, st->queue);
+        mp_arena_init_blocks(&st->image_arena, &st->space, mp_setop_queue(st));
     } else if (!st->keys.lossless) {
         mp_row_store_init(&st->store[0], st->run_cxt, "pg_mergepath left rows");
         mp_row_store_init(&st->store[1], st->run_cxt, "pg_mergepath right rows");
@@ -83,7 +80,7 @@ static void adopt(MpSetOpState* st, MpChunkRef first) {
 // the process that will combine does this: a serial node, or a parallel node's leader.
 void mp_adopt_pending(MpSetOpState* st) {
     if (IsParallelWorker() || !mp_stage_open_early(st->stage)) return;
-    adopt(st, mp_queue_take(st->queue, &st->space));
+    adopt(st, mp_queue_take(mp_setop_queue(st), &st->space));
 }
 
 // The chunks from `first` on, mapped here in one pass on threads (see mp_premap).
@@ -104,7 +101,7 @@ static void premap_chunks(MpSetOpState* st, MpChunkRef first) {
 void mp_combine(MpSetOpState* st, uint64 keys) {
     MpStopwatch clock;
     mp_stage_open(st->stage, mp_choose_device(keys), keys);
-    MpChunkRef rest = mp_queue_take(st->queue, &st->space);
+    MpChunkRef rest = mp_queue_take(mp_setop_queue(st), &st->space);
     premap_chunks(st, rest);  // what is left to ship after reading: everyone waits for it
     adopt(st, rest);
     mp_stage_finish(st->stage);
@@ -131,7 +128,7 @@ static void lay_out_stream(MpSetOpState* st, MpKeyStream stream) {
     const size_t key_bytes = mp_stream_key_bytes(st, int(stream));
     uint64 n = mp_stage_result_count(st->stage, stream), placed = 0;
     int chunks = 0;
-    for (MpChunk* c = mp_chunk_at(&st->space, st->queue->all); c; c = mp_chunk_at(&st->space, c->next_all))
+    for (MpChunk* c = mp_chunk_at(&st->space, mp_setop_queue(st)->all); c; c = mp_chunk_at(&st->space, c->next_all))
         chunks += c->side == 0 && c->stream == uint32(stream);
     out->runs = kNoChunk;
     out->run_count = out->count = 0;
@@ -142,7 +139,7 @@ static void lay_out_stream(MpSetOpState* st, MpKeyStream stream) {
     MpSharedRun* runs = (MpSharedRun*)address;
     mergepath::HostSpan* spans =
         (mergepath::HostSpan*)MemoryContextAlloc(st->run_cxt, sizeof(mergepath::HostSpan) * chunks);
-    for (MpChunkRef ref = st->queue->all; placed < n && ref != kNoChunk;) {
+    for (MpChunkRef ref = mp_setop_queue(st)->all; placed < n && ref != kNoChunk;) {
         MpChunk* c = mp_chunk_at(&st->space, ref);
         if (c->side == 0 && c->stream == uint32(stream)) {
             uint64 take = Min(c->capacity, n - placed);

@@ -132,10 +132,11 @@ static void serial_compute(MpSetOpState* st) {
 
 // Reads both inputs, runs the set operation, and checks hashed results.
 static void mp_compute(MpSetOpState* st) {
+    mp_setop_choose_way(st);
     mp_start_run(st);
-    if (st->shared) mp_parallel_compute(st);
+    if (mp_setop_way_shared(st->way)) mp_parallel_compute(st);
     else serial_compute(st);
-    if (!st->ranges && st->stage->report.ran) st->report = st->stage->report;
+    if (mp_setop_way_in_memory(st->way) && st->stage->report.ran) st->report = st->stage->report;
     st->phase = MpPhase::EmitLibrary;
     if (mp_verified_hashes(st) && !mp_verify_hashed(st)) {
         st->hash_collision = true;
@@ -173,7 +174,7 @@ static TupleTableSlot* mp_exec(CustomScanState* node) {
 // Frees this execution's C++ objects, chunks and stored rows (the reset callback runs).
 static void mp_reset_run(MpSetOpState* st) {
     mp_ranges_close(st);
-    if (st->switch_spill) st->shared_spill = NULL;  // the next execution starts in memory again
+    st->way = MpSetOpWay::Unchosen;  // the next execution chooses again
     if (st->space.segments) mp_segments_detach_all(st->space.segments);
     st->space.segments = NULL;
     if (st->run_cxt) MemoryContextReset(st->run_cxt);
@@ -217,7 +218,8 @@ static void mp_rescan(CustomScanState* node) {
     PlanState* outer = outerPlanState(node);
     PlanState* inner = innerPlanState(node);
     if (st->phase == MpPhase::Init) return;
-    if (!st->shared && outer->chgParam == NULL && inner->chgParam == NULL) return mp_restart_emit(st);
+    if (!mp_setop_way_shared(st->way) && outer->chgParam == NULL && inner->chgParam == NULL)
+        return mp_restart_emit(st);
     mp_reset_run(st);
     if (outer->chgParam == NULL) ExecReScan(outer);
     if (inner->chgParam == NULL) ExecReScan(inner);

@@ -33,7 +33,7 @@ static void explain_counts(MpSetOpState* st, ExplainState* es) {
     if (st->info.parallel) explain_participants(st, es);
     if (st->report.runs > 0) ExplainPropertyUInteger("Sorted Runs", NULL, st->report.runs, es);
     MpSpillReport spilled = mp_ranges_report(st);
-    if (st->switch_spill && spilled.runs > 0)
+    if (mp_setop_switchable(st) && spilled.runs > 0)
         ExplainPropertyText("Memory Limit",
                             st->info.keys.images
                                 ? "passed at run time: spilled, the participants combined hash partitions"

@@ -3,6 +3,7 @@
 //   setop_path.cpp      planner: the serial path and the partial (parallel) path
 //   setop_plan.cpp      path -> CustomScan plan, and the plan-tree fix-ups
 //   setop_exec.cpp      executor lifecycle: begin, exec, end, rescan (the data flow)
+//   setop_way.cpp       the way an execution runs (MpSetOpWay): chosen once, switched once
 //   setop_input.cpp     step 1: reading the children into key chunks
 //   setop_combine.cpp   step 2: the stage sorts and combines; results put in place
 //   setop_parallel.cpp  the parallel-aware callbacks and a participant's way through
@@ -89,6 +90,28 @@ using MpSetOpCounts = MpStageCounts;  // parallel_stage.h
 
 struct MpSetOpRanges;  // setop_ranges.cpp
 
+// The way one execution runs: the node's one state of strategies (setop_way.cpp chooses
+// it at the start; a limit passed while reading switches it once). Every "which way"
+// question asks this, never which pointer is set. What a way holds: the shared stage
+// (st->shared, the Shared ways), the spill (st->ranges, once a spilling way wrote its
+// first run), the query's file set (st->files).
+//   InMemory -> KeyRanges                        (a serial node: past a third of the limit)
+//   SharedInMemory -> SharedSwitched             (a parallel node planned in memory: its
+//                                                 participants passed half the limit)
+//   SharedRanges                                 (a parallel node planned over the limit)
+enum class MpSetOpWay : uint8_t {
+    Unchosen,        // before an execution's first row
+    InMemory,        // a serial node: its chunks in its memory, combined once
+    KeyRanges,       // ... which spilled: sorted runs (image keys: hash partitions) in
+                     // files, combined key range by key range (setop_ranges.cpp)
+    SharedInMemory,  // a parallel participant: chunks in the query's shared memory, one
+                     // participant combines, all emit batches they claim
+    SharedSwitched,  // ... passed half the limit while reading: its chunks from then on in
+                     // its own memory and spilled; then every participant claims ranges
+    SharedRanges,    // a parallel node planned over the limit: each participant spills its
+                     // own share; the combiner plans the ranges; all claim them
+};
+
 struct MpSetOpState {
     CustomScanState css;  // must be first
 
@@ -99,20 +122,17 @@ struct MpSetOpState {
     bool all;
     MpKeyPlan keys;
     MpSharedStage* shared;  // parallel: the state all participants share (DSM)
-    MpSharedSpill* shared_spill;  // ... and, a parallel node that spills, their file set
-    MpSharedSpill* switch_spill;  // a parallel node planned in memory (keys that spill, a
-                                  // limit set): the file set it spills to if its input passes the
-                                  // limit at run time; shared_spill too once it switched
+    MpSharedSpill* files;   // ... and its file set (DSM): a node planned to spill, or one
+                            // planned in memory that may switch ...
+    bool switchable;        // ... (kept here: EXPLAIN asks after the DSM is gone)
 
     // this execution (a rescan resets run_cxt)
     MemoryContext run_cxt;
+    MpSetOpWay way;
     MpStage* stage;               // the library side, in the combining process
     MpChunkSpace space;           // where key chunks and shared results live
-    MpChunkQueue local_queue;     // a serial node's full chunks
-    MpChunkQueue* queue;          // local_queue, or the shared one
-    MpChunkSpace own_space;       // a participant that switched to spilling: its chunks since
-    const MpChunkSpace* chunk_space;  // where this process's chunks and records go: &space, or
-                                      // &own_space once it switched
+    MpChunkQueue local_queue;     // full chunks of every way but SharedInMemory (mp_setop_queue)
+    MpChunkSpace own_space;       // SharedSwitched: where its chunks go since (mp_setop_chunk_space)
     uint64 records_reported;      // image keys, switchable: arena bytes added to the shared count
     MpChunkWriter writers[2][2];  // [MpKeyStream][side]
     MpRowStore store[2];          // hashed keys: the input rows
@@ -165,6 +185,34 @@ inline bool mp_timing_on(MpSetOpState* st) {
 // Keys that are 64-bit hashes verified with the equality operators (not images).
 inline bool mp_verified_hashes(const MpSetOpState* st) { return !st->keys.lossless && !st->info.keys.images; }
 
+// The ways that run on the parallel query's shared state ...
+inline bool mp_setop_way_shared(MpSetOpWay way) {
+    return way == MpSetOpWay::SharedInMemory || way == MpSetOpWay::SharedSwitched || way == MpSetOpWay::SharedRanges;
+}
+// ... those whose results come from one combine of everything read (not key ranges) ...
+inline bool mp_setop_way_in_memory(MpSetOpWay way) {
+    return way == MpSetOpWay::InMemory || way == MpSetOpWay::SharedInMemory;
+}
+// ... and those whose participants spill into the query's file set and claim ranges.
+inline bool mp_setop_claims_ranges(const MpSetOpState* st) {
+    return st->way == MpSetOpWay::SharedSwitched || st->way == MpSetOpWay::SharedRanges;
+}
+// The query's file set this execution spills into, or NULL.
+inline MpSharedSpill* mp_setop_spill_files(const MpSetOpState* st) { return mp_setop_claims_ranges(st) ? st->files : NULL; }
+// A parallel node planned in memory that switches to spilling when its input passes the limit.
+inline bool mp_setop_switchable(const MpSetOpState* st) { return st->files != NULL && st->switchable; }
+// Where this process's full chunks go (the shared queue only while in shared memory) ...
+inline MpChunkQueue* mp_setop_queue(MpSetOpState* st) {
+    return st->way == MpSetOpWay::SharedInMemory ? &st->shared->queue : &st->local_queue;
+}
+inline const MpChunkQueue* mp_setop_queue(const MpSetOpState* st) {
+    return st->way == MpSetOpWay::SharedInMemory ? &st->shared->queue : &st->local_queue;
+}
+// ... and where its chunks and records are allocated.
+inline const MpChunkSpace* mp_setop_chunk_space(const MpSetOpState* st) {
+    return st->way == MpSetOpWay::SharedSwitched ? &st->own_space : &st->space;
+}
+
 inline uint64 mp_result_total(const MpSetOpState* st) { return st->result_count[0] + st->result_count[1]; }
 
 // Bytes of one key of a stream (MpKeyStream): the main keys' width, or a null-layout key.
@@ -214,11 +262,14 @@ void mp_ranges_join_shared(MpSetOpState* st);  // the others: the combiner's pla
 // the chunks every participant pushed into shared memory before (their runs exported).
 bool mp_spill_switched(const MpSetOpState* st);
 bool mp_switch_due_after_read(MpSetOpState* st);  // the combiner: switched, or holds too much now
-void mp_switch_to_spilling(MpSetOpState* st);
 void mp_ranges_spill_shared_chunks(MpSetOpState* st);
 void mp_image_ranges_spill_shared(MpSetOpState* st);  // image_ranges.cpp: the same, as partitions
 void mp_report_shared_records(MpSetOpState* st);      // image keys: its records to the shared count
 void mp_writers_to_own_memory(MpSetOpState* st);  // setop_combine.cpp
+
+// setop_way.cpp
+void mp_setop_choose_way(MpSetOpState* st);   // an execution's first way
+void mp_switch_to_spilling(MpSetOpState* st);  // SharedInMemory -> SharedSwitched (once)
 
 // image_ranges.cpp: a parallel node over image keys whose estimated input exceeds this
 // is planned to partition (info.spill) even below pg_mergepath.memory_limit, and then

@@ -15,13 +15,13 @@
 
 // The next range of results for this process: a serial node's is all of them.
 static bool next_range(MpSetOpState* st) {
-    if (st->shared && !st->ranges) {
+    if (st->way == MpSetOpWay::SharedInMemory) {
         if (!mp_shared_claim(st->shared, mp_result_total(st), &st->emit_pos, &st->emit_end)) return false;
         mp_shared_wait_ready(st->shared, st->emit_end);  // the combiner may still be copying them in
         return true;
     }
     while (st->emit_end == mp_result_total(st))  // all emitted: a spilled node has more ranges
-        if (!st->ranges || !mp_ranges_next_results(st)) return false;
+        if (mp_setop_way_in_memory(st->way) || !mp_ranges_next_results(st)) return false;
     st->emit_pos = 0;
     st->emit_end = mp_result_total(st);
     return true;
@@ -158,7 +158,7 @@ void mp_restart_emit(MpSetOpState* st) {
     st->run_start_valid = false;  // the emit cursor of the hashed keys starts over
     st->phase = st->hash_collision ? MpPhase::EmitExact : MpPhase::EmitLibrary;
     if (st->hash_collision) mp_exact_start_emit(st);
-    if (st->ranges) mp_ranges_restart(st);
+    if (!mp_setop_way_in_memory(st->way)) mp_ranges_restart(st);
 }
 
 bool mp_emit_next(MpSetOpState* st, TupleTableSlot* out) {

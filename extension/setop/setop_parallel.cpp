@@ -29,13 +29,16 @@ static bool switchable(const MpSetOpState* st, const ParallelContext* pcxt) {
 void mp_setop_initialize_dsm(CustomScanState* node, ParallelContext* pcxt, void* coordinate) {
     MpSetOpState* st = (MpSetOpState*)node;
     st->shared = (MpSharedStage*)coordinate;
+    st->files = NULL;
+    st->switchable = false;
     mp_shared_init(st->shared);
     MpSharedSpill* spill = spill_after(st->shared);
     spill->switchable = false;
     if (switchable(st, pcxt)) {
         mp_shared_spill_init(spill, pcxt->seg, pcxt->nworkers);
         spill->switchable = true;
-        st->switch_spill = spill;
+        st->files = spill;
+        st->switchable = true;
         return;
     }
     if (!st->info.spill) return;
@@ -43,9 +46,9 @@ void mp_setop_initialize_dsm(CustomScanState* node, ParallelContext* pcxt, void*
         st->shared = NULL;
         return;
     }
-    st->shared_spill = spill_after(st->shared);
-    mp_shared_spill_init(st->shared_spill, pcxt->seg, pcxt->nworkers);
-    if (st->info.keys.images) st->shared_spill->limit_bytes = mp_image_spill_budget(st, st->shared_spill->limit_bytes);
+    st->files = spill;
+    mp_shared_spill_init(spill, pcxt->seg, pcxt->nworkers);
+    if (st->info.keys.images) spill->limit_bytes = mp_image_spill_budget(st, spill->limit_bytes);
 }
 
 // The leader adds what the participants of the last execution counted to its totals
@@ -53,8 +56,7 @@ void mp_setop_initialize_dsm(CustomScanState* node, ParallelContext* pcxt, void*
 // The spill's report too: the shared memory is gone by the time EXPLAIN prints.
 static void harvest_counts(MpSetOpState* st) {
     mp_shared_harvest(st->shared, &st->counts, &st->report);
-    MpSharedSpill* spill = st->switch_spill ? st->switch_spill : st->shared_spill;
-    if (spill) mp_spill_report_add(&st->spilled, &spill->report);
+    if (st->files) mp_spill_report_add(&st->spilled, &st->files->report);
 }
 
 // A rescan of the Gather above: every worker of the last execution has exited.
@@ -64,8 +66,7 @@ void mp_setop_reinitialize_dsm(CustomScanState* node, ParallelContext*, void*) {
     MpChunkSpace space = {node->ss.ps.state->es_query_dsa, NULL, NULL};
     harvest_counts(st);
     mp_shared_reset(st->shared, &space);
-    MpSharedSpill* spill = st->switch_spill ? st->switch_spill : st->shared_spill;
-    if (spill) mp_shared_spill_reset(spill);
+    if (st->files) mp_shared_spill_reset(st->files);
 }
 
 void mp_setop_initialize_worker(CustomScanState* node, shm_toc*, void* coordinate) {
@@ -74,8 +75,8 @@ void mp_setop_initialize_worker(CustomScanState* node, shm_toc*, void* coordinat
     MpSharedSpill* spill = spill_after(st->shared);
     if (!st->info.spill && !spill->switchable) return;
     mp_shared_spill_attach(spill);
-    if (spill->switchable) st->switch_spill = spill;
-    else st->shared_spill = spill;
+    st->files = spill;
+    st->switchable = spill->switchable;
 }
 
 // Workers add what they emitted; the leader (which shuts down after every worker sent
@@ -169,13 +170,13 @@ static void switched_combine(MpSetOpState* st) {
 }
 
 void mp_parallel_compute(MpSetOpState* st) {
-    if (st->shared_spill && !st->switch_spill) return spill_compute(st);
+    if (st->way == MpSetOpWay::SharedRanges) return spill_compute(st);
     MpSharedStage* s = st->shared;
     bool combines = false;
     if (mp_shared_attach(s)) {
         read_share(st);
         mp_report_shared_records(st);                // its last records, for the combiner's check
-        if (st->shared_spill) mp_ranges_export(st);  // it switched while reading
+        if (st->way == MpSetOpWay::SharedSwitched) mp_ranges_export(st);  // it switched while reading
         combines = mp_shared_done_reading(s, adopt_while_waiting, st);
     }
     if (combines && mp_switch_due_after_read(st)) return switched_combine(st);  // reading is over: final

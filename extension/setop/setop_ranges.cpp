@@ -51,8 +51,8 @@ static uint64 range_load_cap(const MpSetOpRanges* r, uint32 bytes) {
 // node planned to spill that runs with no limit (memory_limit = -1 set after planning)
 // still writes its runs, but as one range.
 static uint64 limit_bytes(const MpSetOpState* st) {
-    if (!st->shared_spill) return mp_memory_limit_bytes();
-    const MpSharedSpill* s = st->shared_spill;
+    const MpSharedSpill* s = mp_setop_spill_files(st);
+    if (!s) return mp_memory_limit_bytes();
     return s->limit_bytes > 0 ? s->limit_bytes / uint64(Max(s->participants, 1)) : uint64(1) << 60;
 }
 
@@ -61,14 +61,14 @@ static uint64 limit_bytes(const MpSetOpState* st) {
 // room, so that a spill (which empties them) is not due again at once, and a small
 // input (one partly filled chunk per side) does not spill under a limit of a few MB.
 static uint64 held_key_bytes(const MpSetOpState* st) {
-    uint64 bytes = st->queue->used_bytes + mp_writers_used_bytes(st->writers);
+    uint64 bytes = mp_setop_queue(st)->used_bytes + mp_writers_used_bytes(st->writers);
     const MpRowArena* arena = &st->image_arena;
     return bytes + (arena->block ? arena->held_bytes - (arena->capacity - arena->used) : 0);
 }
 
 // Key-chunk bytes this process holds before it spills them (0: it never spills).
 static uint64 spill_threshold(const MpSetOpState* st) {
-    if ((!st->keys.lossless && !st->info.keys.images) || (st->shared && !st->shared_spill)) return 0;
+    if ((!st->keys.lossless && !st->info.keys.images) || st->way == MpSetOpWay::SharedInMemory) return 0;
     return limit_bytes(st) / 3;
 }
 
@@ -80,33 +80,28 @@ static bool spill_due(const MpSetOpState* st) {
 static void start_spilling(MpSetOpState* st) {
     MpSetOpRanges* r = (MpSetOpRanges*)MemoryContextAllocZero(st->run_cxt, sizeof(MpSetOpRanges));
     r->limit_bytes = limit_bytes(st);
-    SharedFileSet* fileset = st->shared_spill ? &st->shared_spill->fileset : NULL;
-    mp_spill_init(&r->spill, st->run_cxt, st->keys.key_bits / 8, r->limit_bytes, range_target_bytes(r), fileset,
-                  mp_spill_participant(), st->shared_spill ? st->shared_spill->participants : 1);
+    MpSharedSpill* files = mp_setop_spill_files(st);
+    mp_spill_init(&r->spill, st->run_cxt, st->keys.key_bits / 8, r->limit_bytes, range_target_bytes(r),
+                  files ? &files->fileset : NULL, mp_spill_participant(), files ? files->participants : 1);
     r->range_cxt = AllocSetContextCreate(st->run_cxt, "pg_mergepath SetOp range", ALLOCSET_DEFAULT_SIZES);
     r->space = {NULL, r->range_cxt, NULL};
     r->batch_cap = Max(Min(uint64(65536), r->limit_bytes / 16 / sizeof(mergepath::Key128)), 1);
     r->batch = (char*)MemoryContextAlloc(st->run_cxt, r->batch_cap * sizeof(mergepath::Key128));
     mp_stage_close(st->stage);  // what it shipped is written out with the rest
     st->ranges = r;
+    if (st->way == MpSetOpWay::InMemory) st->way = MpSetOpWay::KeyRanges;  // a serial node's switch
     if (st->info.keys.images) mp_image_ranges_start(st);
 }
 
 // Every chunk pushed so far (adopted by the dropped stage or not) becomes sorted runs.
 static void spill_queued(MpSetOpState* st) {
     if (st->ranges->images) return mp_image_ranges_spill(st);
-    mp_spill_chunks(&st->ranges->spill, st->queue->all);
-    mp_queue_init(st->queue);
+    mp_spill_chunks(&st->ranges->spill, mp_setop_queue(st)->all);
+    mp_queue_init(mp_setop_queue(st));
 }
 
 bool mp_spill_switched(const MpSetOpState* st) {
-    return st->switch_spill && pg_atomic_read_u32(&st->switch_spill->switched) != 0;
-}
-
-void mp_switch_to_spilling(MpSetOpState* st) {
-    if (st->shared_spill) return;
-    st->shared_spill = st->switch_spill;
-    mp_writers_to_own_memory(st);
+    return mp_setop_switchable(st) && pg_atomic_read_u32(&st->files->switched) != 0;
 }
 
 // A parallel node planned in memory: once the chunks every participant pushed hold half
@@ -114,20 +109,20 @@ void mp_switch_to_spilling(MpSetOpState* st) {
 // participants switch to spilling (each at its next chunk, or after reading); what is in
 // shared memory by then stays there for the combiner.
 static bool shared_chunks_due(const MpSetOpState* st) {
-    uint64 held = st->shared->queue.used_bytes + pg_atomic_read_u64(&st->switch_spill->record_bytes);
-    return 2 * held > st->switch_spill->limit_bytes;
+    uint64 held = st->shared->queue.used_bytes + pg_atomic_read_u64(&st->files->record_bytes);
+    return 2 * held > st->files->limit_bytes;
 }
 
 void mp_report_shared_records(MpSetOpState* st) {
-    if (!st->info.keys.images || !st->switch_spill || st->shared_spill) return;
+    if (!st->info.keys.images || st->way != MpSetOpWay::SharedInMemory || !mp_setop_switchable(st)) return;
     const MpRowArena* arena = &st->image_arena;  // the records it wrote in shared memory
     uint64 held = arena->held_bytes - (arena->block ? arena->capacity - arena->used : 0);
-    if (held > st->records_reported) pg_atomic_fetch_add_u64(&st->switch_spill->record_bytes, held - st->records_reported);
+    if (held > st->records_reported) pg_atomic_fetch_add_u64(&st->files->record_bytes, held - st->records_reported);
     st->records_reported = held;
 }
 
 static void switch_when_due(MpSetOpState* st) {
-    MpSharedSpill* sw = st->switch_spill;
+    MpSharedSpill* sw = st->files;
     if (!pg_atomic_read_u32(&sw->switched)) {
         if (!shared_chunks_due(st)) return;
         pg_atomic_write_u32(&sw->switched, 1);
@@ -136,17 +131,17 @@ static void switch_when_due(MpSetOpState* st) {
 }
 
 bool mp_switch_due_after_read(MpSetOpState* st) {
-    if (!st->switch_spill) return false;
-    if (!pg_atomic_read_u32(&st->switch_spill->switched) && shared_chunks_due(st))
-        pg_atomic_write_u32(&st->switch_spill->switched, 1);  // the last chunks, flushed after reading
+    if (!mp_setop_switchable(st)) return false;
+    if (!pg_atomic_read_u32(&st->files->switched) && shared_chunks_due(st))
+        pg_atomic_write_u32(&st->files->switched, 1);  // the last chunks, flushed after reading
     return mp_spill_switched(st);
 }
 
 void mp_after_chunk_pushed(MpSetOpState* st) {
     mp_report_shared_records(st);
-    if (st->switch_spill && !st->shared_spill) switch_when_due(st);
+    if (st->way == MpSetOpWay::SharedInMemory && mp_setop_switchable(st)) switch_when_due(st);
     if (!spill_due(st)) {
-        if (!st->ranges && !st->shared_spill) mp_adopt_pending(st);
+        if (mp_setop_way_in_memory(st->way)) mp_adopt_pending(st);
         return;
     }
     if (!st->ranges) start_spilling(st);
@@ -279,11 +274,11 @@ static void start_stream(MpSetOpState* st, int stream) {
 static bool claim_range(MpSetOpState* st) {
     MpSetOpRanges* r = st->ranges;
     int stream, range;
-    if (!mp_shared_spill_claim(st->shared_spill, &stream, &range)) return false;
+    if (!mp_shared_spill_claim(st->files, &stream, &range)) return false;
     if (stream != r->stream || range != r->range + 1) mp_spill_seek_range(&r->spill, stream, range);
     r->stream = stream;
     r->range = range;
-    r->range_count = st->shared_spill->range_count[stream];
+    r->range_count = st->files->range_count[stream];
     return true;
 }
 
@@ -292,7 +287,7 @@ static bool claim_range(MpSetOpState* st) {
 static bool next_range(MpSetOpState* st) {
     MpSetOpRanges* r = st->ranges;
     if (r->images) return mp_image_ranges_next(st);
-    if (st->shared_spill) return claim_range(st);
+    if (mp_setop_claims_ranges(st)) return claim_range(st);
     if (++r->range < r->range_count) return true;
     if (r->stream == int(MpKeyStream::Nulls)) return false;
     start_stream(st, int(MpKeyStream::Nulls));
@@ -303,7 +298,7 @@ static bool next_range(MpSetOpState* st) {
 // A participant has no range left: what it did goes into the shared report and stage
 // report (the leader's EXPLAIN sums them over every participant).
 static void report_claims(MpSetOpState* st) {
-    MpSharedSpill* s = st->shared_spill;
+    MpSharedSpill* s = st->files;
     SpinLockAcquire(&s->mutex);
     s->report.ranges += st->ranges->spill.report.ranges;
     s->report.streamed += st->ranges->spill.report.streamed;
@@ -326,7 +321,7 @@ bool mp_ranges_next_results(MpSetOpState* st) {
     }
     mp_ranges_drop(r);
     mp_ranges_set_results(st, 0, NULL);
-    if (st->shared_spill) report_claims(st);
+    if (mp_setop_claims_ranges(st)) report_claims(st);
     return false;
 }
 
@@ -366,7 +361,7 @@ void mp_ranges_finish_read(MpSetOpState* st) {
 void mp_ranges_close(MpSetOpState* st) {
     if (!st->ranges) return;
     // a parallel node's report is the combiner's, harvested by the leader
-    if (!st->shared_spill) {
+    if (!mp_setop_claims_ranges(st)) {
         mp_spill_report_add(&st->spilled, &st->ranges->spill.report);
         mp_image_ranges_report(st, &st->spilled);
     }
@@ -380,7 +375,7 @@ void mp_ranges_export(MpSetOpState* st) {
     spill_queued(st);
     if (st->ranges->images) mp_image_ranges_export(st);
     else mp_spill_export(&st->ranges->spill);
-    pg_atomic_fetch_or_u64(&st->shared_spill->exported, uint64(1) << mp_spill_participant());
+    pg_atomic_fetch_or_u64(&st->files->exported, uint64(1) << mp_spill_participant());
 }
 
 // Claims start: the stage report starts over, no range combined yet. The cores are
@@ -401,7 +396,7 @@ static void start_claims(MpSetOpState* st) {
 }
 
 void mp_ranges_spill_shared_chunks(MpSetOpState* st) {
-    MpSharedSpill* shared = st->shared_spill;
+    MpSharedSpill* shared = st->files;
     if (st->info.keys.images) {  // partitions of the same count as every participant's
         if (!st->ranges) start_spilling(st);
         return mp_image_ranges_spill_shared(st);
@@ -415,7 +410,7 @@ void mp_ranges_spill_shared_chunks(MpSetOpState* st) {
 }
 
 void mp_ranges_plan_shared(MpSetOpState* st) {
-    MpSharedSpill* shared = st->shared_spill;
+    MpSharedSpill* shared = st->files;
     if (!st->ranges) start_spilling(st);
     MpSetOpRanges* r = st->ranges;
     if (r->images) {  // every participant reads each partition's files itself
@@ -437,12 +432,12 @@ void mp_ranges_plan_shared(MpSetOpState* st) {
 
 void mp_ranges_join_shared(MpSetOpState* st) {
     if (!st->ranges) start_spilling(st);
-    if (!st->ranges->images) mp_spill_import_plan(&st->ranges->spill, &st->shared_spill->fileset);
+    if (!st->ranges->images) mp_spill_import_plan(&st->ranges->spill, &st->files->fileset);
     start_claims(st);
 }
 
 MpSpillReport mp_ranges_report(const MpSetOpState* st) {
-    if (st->shared && (st->info.spill || st->switch_spill))  // the combiner's, wherever it ran (harvested)
+    if (st->shared && st->files)  // the combiner's, wherever it ran (harvested)
         return st->spilled;
     MpSpillReport total = st->spilled;
     if (st->ranges) mp_spill_report_add(&total, &st->ranges->spill.report);
