@@ -25,6 +25,7 @@
 #include "join.h"
 
 #include "device.h"
+#include "hash_partitions.h"
 #include "join_keys.h"
 #include "key_chunks.h"
 #include "parallel_stage.h"
@@ -93,17 +94,22 @@ struct MpJoinResults {
     uint64 b_dir_buckets;
 };
 
+// A parallel join spills with at most this many participants (their numbers stay below
+// the writer number of the rows the combiner finds in shared memory).
+constexpr int kMpMaxJoinSpillParticipants = kMpSharedChunksSlot;
+
 // A parallel join's spill (join_spill_parallel.cpp): a file set in the node's DSM, where
-// each participant writes its rows hash-partitioned by key; then the participants claim
-// the partitions.
+// each participant writes its rows hash-partitioned by key (hash_partitions.h: two files
+// per writer); then the participants claim the partitions.
 struct MpJoinSharedSpill {
     SharedFileSet fileset;     // the partition files (made when a limit is set: has_files)
     dsm_handle segment;        // the parallel query's segment (workers attach the file set to it)
     bool has_files;
     int participants;          // planned, the leader included: they share the limit
-    int partitions;            // hash partitions of the keys
+    int partitions;            // hash partitions of the keys (a power of two)
     pg_atomic_uint32 switched;        // a join planned in memory passed the limit: everyone partitions
     pg_atomic_uint32 partitioners;    // participants that wrote partitions
+    pg_atomic_uint64 exported;        // a bit per writer whose partition files are complete
     pg_atomic_uint32 next_partition;  // the partitions' claims
     pg_atomic_uint64 held_bytes;  // stored-row blocks of every participant (their chunks:
                                   // the queue's used_bytes)
@@ -199,11 +205,10 @@ struct MpJoinSpill {
     // a parallel join (join_spill_parallel.cpp)
     bool switched;             // planned in memory, it partitioned at run time (EXPLAIN)
     int sharing;               // processes sharing the limit (1: a serial join)
-    int writer;                // the number its partition files carry
     int partitions;            // EXPLAIN
-    BufFile** files[2];        // per side and partition (NULL until its first row)
-    int file_count;            // partitions
-    uint64 file_bytes;         // written to them
+    MpPartitions parts;        // the partitions this participant writes, then its view of
+                               // everyone's when it claims (in parts_cxt)
+    MemoryContext parts_cxt;   // NULL: none open
     char* tuple;               // a row read back from a partition
     uint32 tuple_cap;
     uint64 arena_reported;     // a parallel participant's stored-row blocks added to held_bytes
@@ -432,7 +437,8 @@ bool mp_join_spill_share_due(MpJoinState* st, uint64 limit);  // the participant
 void mp_join_spill_share_begin(MpJoinState* st);              // this participant partitions its rows
 // One row (the sort's layout, in a virtual slot) into its partition (words NULL: a NULL key).
 void mp_join_spill_partition_row(MpJoinState* st, int side, TupleTableSlot* row, const uint64* words);
-void mp_join_spill_share_finish(MpJoinState* st);             // its partition files closed
+void mp_join_spill_share_finish(MpJoinState* st);             // its partition files complete, exported
+void mp_join_spill_share_close(MpJoinState* st);              // every partition file it opened closed
 bool mp_join_spill_partitioned(const MpJoinState* st);        // someone partitioned (reading is over)
 void mp_join_spill_move_shared(MpJoinState* st);  // the combiner: rows in shared memory into partitions
 // The next partition claimed, sorted, its first rows out; false when none is left (the way

@@ -339,6 +339,7 @@ void mp_join_spill_end(MpJoinState* st) {
     MpJoinSpill* sp = &st->spill;
     mp_join_spill_close_sorts(st);
     mp_join_spill_share_finish(st);  // a parallel participant's partition files, if open
+    mp_join_spill_share_close(st);
     sp->budget_full = false;
     sp->run_ranges = 0;
     sp->arena_reported = 0;

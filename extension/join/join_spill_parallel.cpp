@@ -5,11 +5,13 @@
 // Partitioned by a hash of the key, then each partition joined as a serial spilled join
 // (join_spill.cpp), so that every step runs in every participant:
 //   1. Each participant writes its share's rows - as join_spill.cpp sorts them: stored
-//      columns with the key words appended, MinimalTuples - into partition files of its
-//      own, one per side and partition (a key's rows all land in one partition; rows with
-//      a NULL key spread by writer), in a file set shared by the participants.
+//      columns with the key words appended, MinimalTuples - into hash partitions of its
+//      own in the file set the participants share, in the format of both nodes'
+//      partitions (hash_partitions.h: a file per side, blocks of a partition listed in an
+//      index; a key's rows all land in one partition, rows with a NULL key spread by
+//      writer), and exports them.
 //   2. Once every reader is done, the participants claim partitions from a shared cursor.
-//      A partition is read back from every participant's files into two local tuplesorts
+//      A partition is read back from every writer's blocks of it into two local tuplesorts
 //      and joined key range by key range, as a serial spilled join, within this
 //      participant's part of the limit (the limit divided among the planned participants);
 //      then the next partition. Every pair and unmatched row of a key is found inside the
@@ -41,32 +43,37 @@ namespace {
 
 MpJoinSharedSpill* shared_spill(const MpJoinState* st) { return &st->dsm->spill; }
 
-SharedFileSet* fileset(const MpJoinState* st) { return &shared_spill(st)->fileset; }
+// A writer's number: a participant's (mp_spill_participant()), or, for the rows the
+// combiner found in shared memory, the slot no participant has.
+constexpr int kSharedRowsWriter = kMpSharedChunksSlot;
 
-// Partition files are named for their side, partition and writer: a participant's number
-// (0 the leader, worker n n + 1), or, for the rows the combiner found in shared memory,
-// the number after the last participant's.
-struct FileName {
-    char text[48];
-};
-FileName file_name(int side, int partition, int writer) {
-    FileName name;
-    snprintf(name.text, sizeof(name.text), "mpjoin.%d.%d.%d", side, partition, writer);
-    return name;
+// A partition buffer's size: a participant holds one per side and partition
+// (mp_join_spill_share_init bounds their count by its part of the limit).
+constexpr uint32 kPartitionBlockBytes = BLCKSZ;
+
+// The partitions closed (this process's files and those of others it opened) and freed.
+void close_parts(MpJoinSpill* sp) {
+    if (!sp->parts_cxt) return;
+    mp_partitions_close(&sp->parts);
+    MemoryContextDelete(sp->parts_cxt);
+    sp->parts_cxt = NULL;
 }
 
-int shared_rows_writer(const MpJoinState* st) { return shared_spill(st)->participants; }
+// Partitions to write as `writer`, or (a claimer that wrote none) to read everyone's.
+void open_parts(MpJoinState* st, int writer) {
+    MpJoinSpill* sp = &st->spill;
+    MpJoinSharedSpill* ss = shared_spill(st);
+    close_parts(sp);
+    sp->parts_cxt = AllocSetContextCreate(st->css.ss.ps.state->es_query_cxt, "pg_mergepath Join partitions",
+                                          ALLOCSET_DEFAULT_SIZES);
+    mp_partitions_init(&sp->parts, sp->parts_cxt, ss->partitions, kPartitionBlockBytes, &ss->fileset, writer);
+}
 
 // Starts writing this participant's partitions (files are made at their first row).
 void begin_partitions(MpJoinState* st, int writer) {
-    MpJoinSpill* sp = &st->spill;
     MpJoinSharedSpill* ss = shared_spill(st);
     mp_join_spill_open_sorts(st, 0);  // the rows' layout
-    for (int side = 0; side < 2; side++)
-        sp->files[side] = (BufFile**)MemoryContextAllocZero(st->css.ss.ps.state->es_query_cxt,
-                                                             sizeof(BufFile*) * ss->partitions);
-    sp->file_count = ss->partitions;
-    sp->writer = writer;
+    open_parts(st, writer);
     st->way = MpJoinWay::WritePartitions;
     pg_atomic_fetch_add_u32(&ss->partitioners, 1);
 }
@@ -75,46 +82,40 @@ void damaged_file(void) {
     ereport(ERROR, (errcode_for_file_access(), errmsg("pg_mergepath: could not read a join partition file")));
 }
 
-// Reads exactly `bytes` from a partition file, or reports it damaged.
-void read_exact(BufFile* file, void* into, size_t bytes) {
-    if (BufFileRead(file, into, bytes) != bytes) damaged_file();
-}
-
-// Every row of one writer's file of the side's partition into the side's sort.
-void load_file(MpJoinState* st, int side, int partition, int writer) {
+// Every row of the side in the piece (a partition of every writer) into the side's sort.
+void load_side(MpJoinState* st, MpPieceReader* piece, int side) {
     MpJoinSpill* sp = &st->spill;
-    BufFile* file = mp_temp_file_open(CurrentMemoryContext, fileset(st), file_name(side, partition, writer).text, true);
-    if (!file) return;  // the writer had no row of it
-    uint32 len;
-    for (;;) {
+    MpPartitionRow row;
+    while (mp_piece_next(piece, side, &row)) {
         CHECK_FOR_INTERRUPTS();
-        size_t got = BufFileRead(file, &len, sizeof(len));
-        if (got == 0) break;  // the file's end
-        if (got != sizeof(len) || len < sizeof(len)) damaged_file();
-        if (len > sp->tuple_cap) {
+        if (row.len < sizeof(uint32)) damaged_file();
+        if (row.len > sp->tuple_cap) {
             if (sp->tuple) pfree(sp->tuple);
-            sp->tuple_cap = Max(len, 2 * sp->tuple_cap);
+            sp->tuple_cap = Max(row.len, 2 * sp->tuple_cap);
             sp->tuple = (char*)MemoryContextAlloc(st->css.ss.ps.state->es_query_cxt, sp->tuple_cap);
         }
-        memcpy(sp->tuple, &len, sizeof(len));  // a MinimalTuple starts with its length
-        read_exact(file, sp->tuple + sizeof(len), len - sizeof(len));
+        mp_piece_read_record(piece, side, sp->tuple, row.len);
+        if (((MinimalTuple)sp->tuple)->t_len != row.len) damaged_file();  // a MinimalTuple starts with its length
         ExecStoreMinimalTuple((MinimalTuple)sp->tuple, sp->slot[side], false);
         tuplesort_puttupleslot(sp->sort[side], sp->slot[side]);
     }
-    BufFileClose(file);
 }
 
-// Claims partitions until one has rows: read back, sorted, its first rows out.
+// Claims partitions until one has rows: read back from every writer's files, sorted,
+// its first rows out.
 bool claim_partition(MpJoinState* st) {
     MpJoinSpill* sp = &st->spill;
     MpJoinSharedSpill* ss = shared_spill(st);
     const int work_kb = Max(64, mp_join_spill_sort_kb() / Max(1, ss->participants));
+    const uint64 writers = pg_atomic_read_u64(&ss->exported);
     for (;;) {
         uint32 partition = pg_atomic_fetch_add_u32(&ss->next_partition, 1);
         if (partition >= uint32(ss->partitions)) return false;
         mp_join_spill_open_sorts(st, work_kb);
-        for (int side = 0; side < 2; side++)
-            for (int writer = 0; writer <= shared_rows_writer(st); writer++) load_file(st, side, int(partition), writer);
+        MpPieceReader piece;
+        mp_piece_open_partition(&sp->parts, int(partition), writers, &piece);
+        for (int side = 0; side < 2; side++) load_side(st, &piece, side);
+        mp_piece_close(&piece);
         mp_join_spill_perform(st);
         if (sp->head[0] || sp->head[1]) {
             sp->joined++;
@@ -126,23 +127,28 @@ bool claim_partition(MpJoinState* st) {
 
 }  // namespace
 
-// The file set, and how many partitions: four per planned participant, so that claims
-// even out the work and each partition's sorts rarely need many merge passes, but no
-// more than lets a participant's files' buffers (two per partition, a block each) take a
-// quarter of its part of the limit, and at least two.
+// The file set, and how many partitions: about four per planned participant (a power of
+// two), so that claims even out the work and each partition's sorts rarely need many
+// merge passes, but no more than lets a participant's partition buffers (two per
+// partition, a block each) take a quarter of its part of the limit, and at least two.
+// No file set (the join stays in memory) when a participant's number would reach the
+// slot of the rows in shared memory (join_path.cpp plans no spilling partial path then).
 void mp_join_spill_share_init(MpJoinShared* sh, ParallelContext* pcxt) {
     MpJoinSharedSpill* ss = &sh->spill;
     const uint64 limit = mp_memory_limit_bytes();
     ss->participants = pcxt->nworkers + 1;
-    uint64 by_buffers = limit / (8 * uint64(ss->participants) * BLCKSZ);
-    ss->partitions = int(Max(uint64(2), Min(by_buffers, uint64(Min(4 * ss->participants, 256)))));
-    ss->has_files = limit > 0;
+    uint64 by_buffers = limit / (8 * uint64(ss->participants) * kPartitionBlockBytes);
+    uint64 wanted = Max(uint64(2), Min(by_buffers, uint64(Min(4 * ss->participants, 256))));
+    ss->partitions = int(pg_prevpower2_32(uint32(wanted)));
+    pg_atomic_init_u64(&ss->exported, 0);
+    ss->has_files = limit > 0 && ss->participants <= kMpMaxJoinSpillParticipants;
     if (!ss->has_files) return;
     SharedFileSetInit(&ss->fileset, pcxt->seg);
     ss->segment = dsm_segment_handle(pcxt->seg);
 }
 
 void mp_join_spill_share_reset(MpJoinShared* sh) {
+    pg_atomic_write_u64(&sh->spill.exported, 0);
     if (sh->spill.has_files) SharedFileSetDeleteAll(&sh->spill.fileset);
 }
 
@@ -177,34 +183,27 @@ void mp_join_spill_share_begin(MpJoinState* st) { begin_partitions(st, mp_spill_
 
 void mp_join_spill_partition_row(MpJoinState* st, int side, TupleTableSlot* row, const uint64* words) {
     MpJoinSpill* sp = &st->spill;
-    const int partitions = shared_spill(st)->partitions;
     // a key's rows in one partition; rows with a NULL key (never matched) spread by writer
-    int partition = words ? int(hash_bytes((const unsigned char*)words, 8 * sp->key_words) % uint32(partitions))
-                          : sp->writer % partitions;
-    BufFile*& file = sp->files[side][partition];
-    if (!file) file = mp_temp_file_create(st->css.ss.ps.state->es_query_cxt, fileset(st),
-                                          file_name(side, partition, sp->writer).text);
+    uint64 hash = words ? DatumGetUInt64(hash_bytes_extended((const unsigned char*)words, 8 * sp->key_words, 0))
+                        : uint64(sp->parts.participant);
     bool should_free;
     MinimalTuple tuple = ExecFetchSlotMinimalTuple(row, &should_free);
-    BufFileWrite(file, tuple, tuple->t_len);
-    sp->file_bytes += tuple->t_len;
+    mp_partitions_write(&sp->parts, side, hash, (const char*)tuple, tuple->t_len);
     if (should_free) pfree(tuple);
 }
 
 void mp_join_spill_share_finish(MpJoinState* st) {
     MpJoinSpill* sp = &st->spill;
     if (st->way != MpJoinWay::WritePartitions) return;
-    for (int side = 0; side < 2; side++) {
-        for (int p = 0; p < sp->file_count; p++)
-            if (sp->files[side][p]) BufFileClose(sp->files[side][p]);
-        pfree(sp->files[side]);
-        sp->files[side] = NULL;
-    }
-    sp->disk_kb += sp->file_bytes / 1024;
-    sp->file_bytes = 0;
+    mp_partitions_export(&sp->parts);
+    pg_atomic_fetch_or_u64(&shared_spill(st)->exported, uint64(1) << sp->parts.participant);
+    sp->disk_kb += sp->parts.report.bytes / 1024;
+    sp->parts.report = MpSpillReport();
     st->way = MpJoinWay::PartitionsWritten;
     mp_join_spill_close_sorts(st);  // the layout
 }
+
+void mp_join_spill_share_close(MpJoinState* st) { close_parts(&st->spill); }
 
 bool mp_join_spill_partitioned(const MpJoinState* st) {
     return st->dsm && pg_atomic_read_u32(&shared_spill(st)->partitioners) > 0;
@@ -214,7 +213,7 @@ bool mp_join_spill_partitioned(const MpJoinState* st) {
 // here: the rows still in shared memory (a join that switched while reading) into
 // partition files of its own.
 void mp_join_spill_move_shared(MpJoinState* st) {
-    begin_partitions(st, shared_rows_writer(st));  // files made at their first row: none when no row was held
+    begin_partitions(st, kSharedRowsWriter);  // files made at their first row: none when no row was held
     mp_join_spill_move_held(st);
     mp_join_spill_share_finish(st);
 }
@@ -234,6 +233,7 @@ bool mp_join_spill_next_partition(MpJoinState* st) {
     if (st->way != MpJoinWay::JoinPartitions) return false;
     mp_join_spill_close_sorts(st);
     sp->sharing = shared_spill(st)->participants;
+    if (!sp->parts_cxt) open_parts(st, mp_spill_participant());  // wrote none: a view of the others'
     if (claim_partition(st)) return true;
     st->way = MpJoinWay::Finished;
     share_report(st);

@@ -1,6 +1,6 @@
 // image_ranges.cpp — a MergePath SetOp node over image keys (images.h) whose records
 // outgrow pg_mergepath.memory_limit: hash partitions in temporary files
-// (spill/image_partitions.h), combined one piece at a time, the way a Grace hash join
+// (spill/hash_partitions.h), combined one piece at a time, the way a Grace hash join
 // recurses. Sorted runs, as lossless keys use (setop_ranges.cpp), would need a record
 // per key in every run; the images' order is their hashes' anyway.
 //  - While reading: once the records and key chunks held reach a third of the limit,

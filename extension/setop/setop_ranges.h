@@ -6,7 +6,7 @@
 
 #include "setop_node.h"
 
-#include "image_partitions.h"
+#include "hash_partitions.h"
 
 struct MpImageRanges;  // image_ranges.cpp
 

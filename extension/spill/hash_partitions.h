@@ -1,6 +1,8 @@
-// image_partitions.h — rows over image keys (images.h) beyond a node's memory limit,
-// kept as hash partitions in temporary files (the Grace hash join's way, not sorted
-// runs: an image has no fixed width and its order is its hash's anyway):
+// hash_partitions.h — rows beyond a node's memory limit kept as hash partitions in
+// temporary files (the Grace hash join's way), the one partitioned spill format of both
+// nodes: a set operation's image-key records (images.h: no fixed width, and their order
+// is their hash's anyway, so no sorted runs) and a parallel join's rows (MinimalTuples,
+// partitioned by a hash of their key: join_spill_parallel.cpp):
 //
 //   a row (hash, record) --mp_partitions_write--> the buffer of (side, partition), the
 //       partition being the top bits of the mixed hash (mp_partition_mix), so equal

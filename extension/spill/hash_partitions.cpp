@@ -1,9 +1,8 @@
-// image_partitions.cpp — rows over image keys in hash partitions (see
-// image_partitions.h): buffered per partition, written as blocks into one file per
+// hash_partitions.cpp — rows in hash partitions (see hash_partitions.h): buffered per partition, written as blocks into one file per
 // side, each block listed in its partition's index; read back one piece at a time,
 // side by side, extent by extent; a piece too large to load split into smaller ones by
 // its rows' mixed hashes (one more pass, as the Grace hash join recurses).
-#include "image_partitions.h"
+#include "hash_partitions.h"
 
 namespace {
 
@@ -18,7 +17,7 @@ struct FileName {
 constexpr size_t kRowHeaderBytes = sizeof(uint64) + sizeof(uint32);
 
 void io_error(const char* what) {
-    ereport(ERROR, (errcode_for_file_access(), errmsg("pg_mergepath: could not %s a spilled image partition", what)));
+    ereport(ERROR, (errcode_for_file_access(), errmsg("pg_mergepath: could not %s a spilled hash partition", what)));
 }
 
 void read_exact(BufFile* file, void* into, size_t bytes) {
