@@ -206,8 +206,7 @@ struct MpJoinSpill {
     bool switched;             // planned in memory, it partitioned at run time (EXPLAIN)
     int sharing;               // processes sharing the limit (1: a serial join)
     int partitions;            // EXPLAIN
-    MpPartitions parts;        // the partitions this participant writes, then its view of
-                               // everyone's when it claims (in parts_cxt)
+    MpPartitions parts;        // the partitions this participant writes (in parts_cxt)
     MemoryContext parts_cxt;   // NULL: none open
     char* tuple;               // a row read back from a partition
     uint32 tuple_cap;
@@ -438,7 +437,7 @@ void mp_join_spill_share_begin(MpJoinState* st);              // this participan
 // One row (the sort's layout, in a virtual slot) into its partition (words NULL: a NULL key).
 void mp_join_spill_partition_row(MpJoinState* st, int side, TupleTableSlot* row, const uint64* words);
 void mp_join_spill_share_finish(MpJoinState* st);             // its partition files complete, exported
-void mp_join_spill_share_close(MpJoinState* st);              // every partition file it opened closed
+void mp_join_spill_share_close(MpJoinState* st);              // its partitions closed (an early end)
 bool mp_join_spill_partitioned(const MpJoinState* st);        // someone partitioned (reading is over)
 void mp_join_spill_move_shared(MpJoinState* st);  // the combiner: rows in shared memory into partitions
 // The next partition claimed, sorted, its first rows out; false when none is left (the way

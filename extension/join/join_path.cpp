@@ -343,11 +343,8 @@ CustomPath* partial_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* out
                  probe, false};
     if (in.outer->param_info || in.inner->param_info) return NULL;
     in.workers = mp_partial_workers(in.outer, in.inner);
-    if (spill && in.workers + 1 > kMpMaxJoinSpillParticipants) {
-        elog(DEBUG1, "pg_mergepath: %s: no parallel MergePath Join: one that spills takes at most %d workers", what,
-             kMpMaxJoinSpillParticipants - 1);
-        return NULL;
-    }
+    // under a memory limit its participants may spill: their writer numbers are bounded
+    if (mp_memory_limit_bytes() > 0) in.workers = Min(in.workers, kMpMaxJoinSpillParticipants - 1);
     return make_path(root, joinrel, jointype, in, jc);
 }
 

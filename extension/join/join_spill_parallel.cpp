@@ -59,21 +59,15 @@ void close_parts(MpJoinSpill* sp) {
     sp->parts_cxt = NULL;
 }
 
-// Partitions to write as `writer`, or (a claimer that wrote none) to read everyone's.
-void open_parts(MpJoinState* st, int writer) {
+// Starts writing this participant's partitions (files are made at their first row).
+void begin_partitions(MpJoinState* st, int writer) {
     MpJoinSpill* sp = &st->spill;
     MpJoinSharedSpill* ss = shared_spill(st);
+    mp_join_spill_open_sorts(st, 0);  // the rows' layout
     close_parts(sp);
     sp->parts_cxt = AllocSetContextCreate(st->css.ss.ps.state->es_query_cxt, "pg_mergepath Join partitions",
                                           ALLOCSET_DEFAULT_SIZES);
     mp_partitions_init(&sp->parts, sp->parts_cxt, ss->partitions, kPartitionBlockBytes, &ss->fileset, writer);
-}
-
-// Starts writing this participant's partitions (files are made at their first row).
-void begin_partitions(MpJoinState* st, int writer) {
-    MpJoinSharedSpill* ss = shared_spill(st);
-    mp_join_spill_open_sorts(st, 0);  // the rows' layout
-    open_parts(st, writer);
     st->way = MpJoinWay::WritePartitions;
     pg_atomic_fetch_add_u32(&ss->partitioners, 1);
 }
@@ -88,7 +82,7 @@ void load_side(MpJoinState* st, MpPieceReader* piece, int side) {
     MpPartitionRow row;
     while (mp_piece_next(piece, side, &row)) {
         CHECK_FOR_INTERRUPTS();
-        if (row.len < sizeof(uint32)) damaged_file();
+        if (row.len < SizeofMinimalTupleHeader) damaged_file();
         if (row.len > sp->tuple_cap) {
             if (sp->tuple) pfree(sp->tuple);
             sp->tuple_cap = Max(row.len, 2 * sp->tuple_cap);
@@ -101,21 +95,31 @@ void load_side(MpJoinState* st, MpPieceReader* piece, int side) {
     }
 }
 
-// Claims partitions until one has rows: read back from every writer's files, sorted,
-// its first rows out.
+// One partition read back from every writer's blocks of it into the sorts. The writers'
+// files are open only meanwhile (three BufFiles of each, with their buffers).
+void load_partition(MpJoinState* st, int partition) {
+    MpJoinSharedSpill* ss = shared_spill(st);
+    MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "pg_mergepath Join partition", ALLOCSET_DEFAULT_SIZES);
+    MpPartitions writers;
+    mp_partitions_init(&writers, cxt, ss->partitions, kPartitionBlockBytes, &ss->fileset, mp_spill_participant());
+    MpPieceReader piece;
+    mp_piece_open_partition(&writers, partition, pg_atomic_read_u64(&ss->exported), &piece);
+    for (int side = 0; side < 2; side++) load_side(st, &piece, side);
+    mp_piece_close(&piece);
+    mp_partitions_close(&writers);
+    MemoryContextDelete(cxt);
+}
+
+// Claims partitions until one has rows: read back, sorted, its first rows out.
 bool claim_partition(MpJoinState* st) {
     MpJoinSpill* sp = &st->spill;
     MpJoinSharedSpill* ss = shared_spill(st);
     const int work_kb = Max(64, mp_join_spill_sort_kb() / Max(1, ss->participants));
-    const uint64 writers = pg_atomic_read_u64(&ss->exported);
     for (;;) {
         uint32 partition = pg_atomic_fetch_add_u32(&ss->next_partition, 1);
         if (partition >= uint32(ss->partitions)) return false;
         mp_join_spill_open_sorts(st, work_kb);
-        MpPieceReader piece;
-        mp_piece_open_partition(&sp->parts, int(partition), writers, &piece);
-        for (int side = 0; side < 2; side++) load_side(st, &piece, side);
-        mp_piece_close(&piece);
+        load_partition(st, int(partition));
         mp_join_spill_perform(st);
         if (sp->head[0] || sp->head[1]) {
             sp->joined++;
@@ -132,7 +136,8 @@ bool claim_partition(MpJoinState* st) {
 // merge passes, but no more than lets a participant's partition buffers (two per
 // partition, a block each) take a quarter of its part of the limit, and at least two.
 // No file set (the join stays in memory) when a participant's number would reach the
-// slot of the rows in shared memory (join_path.cpp plans no spilling partial path then).
+// slot of the rows in shared memory: join_path.cpp plans at most that many workers when
+// a limit is set, so only a Gather above with more (another node's) gets there.
 void mp_join_spill_share_init(MpJoinShared* sh, ParallelContext* pcxt) {
     MpJoinSharedSpill* ss = &sh->spill;
     const uint64 limit = mp_memory_limit_bytes();
@@ -198,7 +203,7 @@ void mp_join_spill_share_finish(MpJoinState* st) {
     mp_partitions_export(&sp->parts);
     pg_atomic_fetch_or_u64(&shared_spill(st)->exported, uint64(1) << sp->parts.participant);
     sp->disk_kb += sp->parts.report.bytes / 1024;
-    sp->parts.report = MpSpillReport();
+    close_parts(sp);
     st->way = MpJoinWay::PartitionsWritten;
     mp_join_spill_close_sorts(st);  // the layout
 }
@@ -233,7 +238,6 @@ bool mp_join_spill_next_partition(MpJoinState* st) {
     if (st->way != MpJoinWay::JoinPartitions) return false;
     mp_join_spill_close_sorts(st);
     sp->sharing = shared_spill(st)->participants;
-    if (!sp->parts_cxt) open_parts(st, mp_spill_participant());  // wrote none: a view of the others'
     if (claim_partition(st)) return true;
     st->way = MpJoinWay::Finished;
     share_report(st);
