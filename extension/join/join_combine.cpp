@@ -23,51 +23,53 @@
 
 void mp_join_start_run(MpJoinState* st) {
     EState* estate = st->css.ss.ps.state;
-    if (!st->run_cxt)
-        st->run_cxt = AllocSetContextCreate(estate->es_query_cxt, "pg_mergepath Join", ALLOCSET_DEFAULT_SIZES);
+    if (!st->run.cxt)
+        st->run.cxt = AllocSetContextCreate(estate->es_query_cxt, "pg_mergepath Join", ALLOCSET_DEFAULT_SIZES);
     mp_join_probe_start(st);
     const bool shared = mp_join_runs_shared(st);
-    st->stage = mp_stage_create_join(st->run_cxt, st->info.key_bits, st->library_match,
-                                     st->way == MpJoinWay::StreamOuter);
+    st->run.stage = mp_stage_create_join(st->run.cxt, st->node.info.key_bits, st->node.library_match,
+                                         st->strategy.way == MpJoinWay::StreamOuter);
     // a streamed outer side's partial path over a whole inner side (not parallel-aware):
     // every participant sorts all of B, a worker on one core
-    if (st->info.own_inner && IsParallelWorker()) st->stage->cpu_threads = 1;
+    if (st->node.info.own_inner && IsParallelWorker()) st->run.stage->cpu_threads = 1;
     // the partitions of a spilled parallel join: every participant joins its own at once
-    if (st->way == MpJoinWay::JoinPartitions) st->stage->cpu_threads = Max(1, mp_cpu_thread_count() / Max(1, st->spill.sharing));
-    st->space.cxt = st->run_cxt;
-    st->space.dsa = shared ? estate->es_query_dsa : NULL;
-    if (shared && !st->space.dsa)
+    if (st->strategy.way == MpJoinWay::JoinPartitions)
+        st->run.stage->cpu_threads = Max(1, mp_cpu_thread_count() / Max(1, st->strategy.spill.sharing));
+    st->run.space.cxt = st->run.cxt;
+    st->run.space.dsa = shared ? estate->es_query_dsa : NULL;
+    if (shared && !st->run.space.dsa)
         elog(ERROR, "pg_mergepath: a parallel MergePath Join runs without its dynamic shared memory area");
     MpJoinShared* sh = mp_join_shared(st);
     // keys and stored rows in segments of each participant's, while the leader reads
-    st->space.segments =
-        shared ? mp_segments_open(st->run_cxt, &sh->stage.segments, &sh->stage.leader_reads) : NULL;
+    st->run.space.segments =
+        shared ? mp_segments_open(st->run.cxt, &sh->stage.segments, &sh->stage.leader_reads) : NULL;
     if (!shared) mp_join_shared_init(sh);
     ConditionVariable* wake = shared ? &sh->stage.chunk_cv : NULL;
     MpChunkQueue* queue = &sh->stage.queue;
-    MemoryContext old = MemoryContextSwitchTo(st->run_cxt);
+    MemoryContext old = MemoryContextSwitchTo(st->run.cxt);
     for (int side = 0; side < 2; side++) {
-        mp_writer_init(&st->writers[0][side], &st->space, queue, wake, 0, side, st->info.key_bits / 8,
-                       st->nstored[side] > 0, /*with_ranges=*/side == 0);
-        mp_writer_init(&st->writers[1][side], &st->space, queue, wake, 1, side, sizeof(uint64));
-        mp_arena_init(&st->arena[side], &st->space, queue, st->stored_desc[side], st->stored_columns[side]);
+        mp_writer_init(&st->run.writers[0][side], &st->run.space, queue, wake, 0, side, st->node.info.key_bits / 8,
+                       st->node.nstored[side] > 0, /*with_ranges=*/side == 0);
+        mp_writer_init(&st->run.writers[1][side], &st->run.space, queue, wake, 1, side, sizeof(uint64));
+        mp_arena_init(&st->run.arena[side], &st->run.space, queue, st->node.stored_desc[side],
+                      st->node.stored_columns[side]);
     }
     MemoryContextSwitchTo(old);
 }
 
 void mp_join_free_run(MpJoinState* st) {
-    if (st->space.segments) mp_segments_detach_all(st->space.segments);
-    st->space.segments = NULL;
-    if (st->run_cxt) MemoryContextReset(st->run_cxt);
-    st->stage = NULL;
-    memset(st->writers, 0, sizeof(st->writers));
-    memset(st->arena, 0, sizeof(st->arena));
-    memset(st->adopted, 0, sizeof(st->adopted));
-    memset(&st->a_dir, 0, sizeof(st->a_dir));
-    memset(&st->a_window, 0, sizeof(st->a_window));
-    memset(&st->b_window, 0, sizeof(st->b_window));
-    st->b_refs = NULL;
-    st->b_matched = NULL;
+    if (st->run.space.segments) mp_segments_detach_all(st->run.space.segments);
+    st->run.space.segments = NULL;
+    if (st->run.cxt) MemoryContextReset(st->run.cxt);
+    st->run.stage = NULL;
+    memset(st->run.writers, 0, sizeof(st->run.writers));
+    memset(st->run.arena, 0, sizeof(st->run.arena));
+    memset(st->run.adopted, 0, sizeof(st->run.adopted));
+    memset(&st->emitter.a_dir, 0, sizeof(st->emitter.a_dir));
+    memset(&st->emitter.a_window, 0, sizeof(st->emitter.a_window));
+    memset(&st->emitter.b_window, 0, sizeof(st->emitter.b_window));
+    st->emitter.b_refs = NULL;
+    st->emitter.b_matched = NULL;
 }
 
 static void* grow(MemoryContext cxt, void* array, size_t bytes) {
@@ -75,25 +77,25 @@ static void* grow(MemoryContext cxt, void* array, size_t bytes) {
 }
 
 static void adopt(MpJoinState* st, MpChunkRef first) {
-    mp_adopted_record(st->adopted, &st->space, st->run_cxt, first);
-    mp_stage_adopt(st->stage, &st->space, first);
+    mp_adopted_record(st->run.adopted, &st->run.space, st->run.cxt, first);
+    mp_stage_adopt(st->run.stage, &st->run.space, first);
 }
 
 void mp_join_adopt_pending(MpJoinState* st) {
-    if (IsParallelWorker() || mp_join_way_sorts_input(st->way) || !mp_stage_open_early(st->stage)) return;
+    if (IsParallelWorker() || mp_join_way_sorts_input(st->strategy.way) || !mp_stage_open_early(st->run.stage)) return;
     if (st->dsm && (pg_atomic_read_u32(&st->dsm->spill.switched) || mp_join_spill_partitioned(st)))
         return;  // the rows go to partitions instead (someone switched)
-    adopt(st, mp_queue_take(&mp_join_shared(st)->stage.queue, &st->space));
+    adopt(st, mp_queue_take(&mp_join_shared(st)->stage.queue, &st->run.space));
 }
 
 // A result array of n elements in the space, freed with the chunks.
 static MpChunkRef result_array(MpJoinState* st, uint64 n, size_t element, void** address) {
-    return mp_space_alloc_kept(&st->space, &mp_join_shared(st)->stage.queue, n * element, address);
+    return mp_space_alloc_kept(&st->run.space, &mp_join_shared(st)->stage.queue, n * element, address);
 }
 
 // A's directory into the space.
 static void put_a_directory(MpJoinState* st, MpJoinResults* r) {
-    const MpAdoptedChunks* a = &st->adopted[0];
+    const MpAdoptedChunks* a = &st->run.adopted[0];
     void *first, *chunk;
     r->a_dir_count = a->count;
     r->a_dir_first = result_array(st, a->count, sizeof(uint64), &first);
@@ -108,9 +110,9 @@ static void put_a_directory(MpJoinState* st, MpJoinResults* r) {
 // (a dimension's row is in millions of pairs). The directory's chunks are mapped first,
 // in this thread; the threads only read memory.
 static void b_rows_to_refs(MpJoinState* st, uint64* rows, uint64 n) {
-    const MpAdoptedChunks* a = &st->adopted[1];
+    const MpAdoptedChunks* a = &st->run.adopted[1];
     MpRowDirectory dir;
-    mp_directory_fill(st->run_cxt, &st->space, &dir, a->first, a->chunk, a->count, false);
+    mp_directory_fill(st->run.cxt, &st->run.space, &dir, a->first, a->chunk, a->count, false);
     mp_rows_to_refs(&dir, rows, rows, n);
 }
 
@@ -129,30 +131,30 @@ static MpChunkRef wanted_array(MpJoinState* st, bool wanted, uint64 n, size_t el
 // full joins.
 static void put_b_results(MpJoinState* st) {
     MpJoinResults* r = &mp_join_shared(st)->results;
-    for (int side = 0; side < 2; side++) r->rows[side] = mp_stage_side_rows(st->stage, side);
+    for (int side = 0; side < 2; side++) r->rows[side] = mp_stage_side_rows(st->run.stage, side);
     const uint64 nb = r->rows[1];
     mergepath::JoinRangesOut out = {};
     void* b_matched;
     MpMemoryRange fresh[2];
     int nfresh = 0;
-    r->b_refs = wanted_array(st, st->nstored[1] > 0, nb, sizeof(uint64), (void**)&out.b_rows, fresh, &nfresh);
-    r->b_matched = wanted_array(st, st->outer_side[1], nb, 1, &b_matched, fresh, &nfresh);
-    out.b_match = st->library_match ? (uint8_t*)b_matched : nullptr;
+    r->b_refs = wanted_array(st, st->node.nstored[1] > 0, nb, sizeof(uint64), (void**)&out.b_rows, fresh, &nfresh);
+    r->b_matched = wanted_array(st, st->node.outer_side[1], nb, 1, &b_matched, fresh, &nfresh);
+    out.b_match = st->node.library_match ? (uint8_t*)b_matched : nullptr;
     mp_prefault(fresh, nfresh);
-    mp_stage_download_ranges(st->stage, out);
-    if (b_matched && !st->library_match) memset(b_matched, 0, nb);  // the emitters set them
+    mp_stage_download_ranges(st->run.stage, out);
+    if (b_matched && !st->node.library_match) memset(b_matched, 0, nb);  // the emitters set them
     if (out.b_rows) b_rows_to_refs(st, out.b_rows, nb);
-    if (st->way == MpJoinWay::StreamOuter) mp_join_probe_put_b(st);
+    if (st->strategy.way == MpJoinWay::StreamOuter) mp_join_probe_put_b(st);
     put_a_directory(st, r);
 }
 
 void mp_join_combine(MpJoinState* st, uint64 keys) {
     MpStopwatch clock;
-    mp_stage_open(st->stage, mp_choose_device(keys), keys);
-    adopt(st, mp_queue_take(&mp_join_shared(st)->stage.queue, &st->space));
-    mp_stage_finish(st->stage);
+    mp_stage_open(st->run.stage, mp_choose_device(keys), keys);
+    adopt(st, mp_queue_take(&mp_join_shared(st)->stage.queue, &st->run.space));
+    mp_stage_finish(st->run.stage);
     put_b_results(st);
-    st->stage->report.combine_ms = clock.lap_ms();
+    st->run.stage->report.combine_ms = clock.lap_ms();
 }
 
 static_assert(sizeof(mergepath::JoinRange) == kMpRangeSize, "a chunk's room holds the library's ranges");
@@ -160,10 +162,10 @@ static_assert(sizeof(mergepath::JoinRange) == kMpRangeSize, "a chunk's room hold
 // The room for the ranges of A's chunks [first, end) of the adoption order, mapped here
 // on threads (other participants faulted it in) before the downloads write it.
 static void premap_range_rooms(MpJoinState* st, uint64 first, uint64 end) {
-    const MpAdoptedChunks* a = &st->adopted[0];
+    const MpAdoptedChunks* a = &st->run.adopted[0];
     MpMemoryRange* rooms = (MpMemoryRange*)palloc(sizeof(MpMemoryRange) * Max(1, end - first));
     for (uint64 i = first; i < end; i++) {
-        MpChunk* c = mp_chunk_at(&st->space, a->chunk[i]);
+        MpChunk* c = mp_chunk_at(&st->run.space, a->chunk[i]);
         rooms[i - first] = {mp_chunk_ranges(c), c->count * sizeof(mergepath::JoinRange)};
     }
     mp_premap(rooms, int(end - first), kMpCombinerThreads);
@@ -172,43 +174,44 @@ static void premap_range_rooms(MpJoinState* st, uint64 first, uint64 end) {
 
 void mp_join_put_ranges(MpJoinState* st) {
     MpStopwatch clock;
-    const MpAdoptedChunks* a = &st->adopted[0];
+    const MpAdoptedChunks* a = &st->run.adopted[0];
     MpSharedStage* s = &mp_join_shared(st)->stage;
     const uint64 piece_rows = mp_piece_rows(sizeof(mergepath::JoinRange));
     for (uint64 i = 0; i < a->count;) {
         uint64 first = i, rows = 0;
-        while (i < a->count && (i == first || rows < piece_rows)) rows += mp_chunk_at(&st->space, a->chunk[i++])->count;
+        while (i < a->count && (i == first || rows < piece_rows))
+            rows += mp_chunk_at(&st->run.space, a->chunk[i++])->count;
         CHECK_FOR_INTERRUPTS();
         premap_range_rooms(st, first, i);
         for (uint64 c = first; c < i; c++) {
-            MpChunk* chunk = mp_chunk_at(&st->space, a->chunk[c]);
-            mp_stage_download_ranges_by_a_row(st->stage, a->first[c], chunk->count,
+            MpChunk* chunk = mp_chunk_at(&st->run.space, a->chunk[c]);
+            mp_stage_download_ranges_by_a_row(st->run.stage, a->first[c], chunk->count,
                                               (mergepath::JoinRange*)mp_chunk_ranges(chunk));
         }
         if (mp_join_runs_shared(st)) mp_shared_results_ready(s, a->first[first] + rows);
     }
     if (mp_join_runs_shared(st)) mp_shared_results_ready(s, a->rows);
-    mp_stage_release(st->stage);  // everything the emitters need is in the space now
+    mp_stage_release(st->run.stage);  // everything the emitters need is in the space now
     double ms = clock.lap_ms();
-    st->stage->report.combine_ms += ms;
-    st->stage->report.ranges_ms = ms;
+    st->run.stage->report.combine_ms += ms;
+    st->run.stage->report.ranges_ms = ms;
 }
 
 // Before pairs are expanded with stored columns (random reads all over the blocks of
 // rows and the chunks' references, mostly written by other participants): those pages
 // mapped here in one pass rather than by a minor fault each on first touch.
 static void premap_stored_rows(MpJoinState* st) {
-    if (st->nstored[0] == 0 && st->nstored[1] == 0) return;
+    if (st->node.nstored[0] == 0 && st->node.nstored[1] == 0) return;
     MpMemoryRange* ranges = NULL;
     int count = 0, capacity = 0;
     for (MpChunkRef ref = mp_join_shared(st)->stage.queue.all; ref != kNoChunk;) {
-        MpChunk* c = mp_chunk_at(&st->space, ref);
+        MpChunk* c = mp_chunk_at(&st->run.space, ref);
         bool rows = c->stream == kRowBlockStream ||
-                    (c->stream == uint32(MpKeyStream::Main) && (st->nstored[c->side] > 0 || c->range_size > 0));
+                    (c->stream == uint32(MpKeyStream::Main) && (st->node.nstored[c->side] > 0 || c->range_size > 0));
         if (rows) {
             if (count == capacity) {
                 capacity = Max(64, capacity * 2);
-                ranges = (MpMemoryRange*)grow(st->run_cxt, ranges, sizeof(MpMemoryRange) * capacity);
+                ranges = (MpMemoryRange*)grow(st->run.cxt, ranges, sizeof(MpMemoryRange) * capacity);
             }
             size_t bytes = c->stream == kRowBlockStream ? c->capacity : mp_chunk_bytes(c);
             ranges[count++] = {c, sizeof(MpChunk) + bytes};
@@ -220,19 +223,21 @@ static void premap_stored_rows(MpJoinState* st) {
 
 void mp_join_take_results(MpJoinState* st) {
     const MpJoinResults* r = &mp_join_shared(st)->results;
-    st->b_refs = (const uint64*)mp_space_at(&st->space, r->b_refs);
-    st->b_matched = (uint8*)mp_space_at(&st->space, r->b_matched);
+    st->emitter.b_refs = (const uint64*)mp_space_at(&st->run.space, r->b_refs);
+    st->emitter.b_matched = (uint8*)mp_space_at(&st->run.space, r->b_matched);
     premap_stored_rows(st);
     mp_join_probe_take(st);
-    mp_directory_fill(st->run_cxt, &st->space, &st->a_dir, (const uint64*)mp_space_at(&st->space, r->a_dir_first),
-                      (const MpChunkRef*)mp_space_at(&st->space, r->a_dir_chunk), r->a_dir_count, true);
-    if (st->nstored[0] > 0) {
-        st->a_window.refs = (uint64*)MemoryContextAlloc(st->run_cxt, sizeof(uint64) * kMpEmitBatch);
-        st->a_window.lo = st->a_window.hi = 0;
+    mp_directory_fill(st->run.cxt, &st->run.space, &st->emitter.a_dir,
+                      (const uint64*)mp_space_at(&st->run.space, r->a_dir_first),
+                      (const MpChunkRef*)mp_space_at(&st->run.space, r->a_dir_chunk), r->a_dir_count, true);
+    if (st->node.nstored[0] > 0) {
+        st->emitter.a_window.refs = (uint64*)MemoryContextAlloc(st->run.cxt, sizeof(uint64) * kMpEmitBatch);
+        st->emitter.a_window.lo = st->emitter.a_window.hi = 0;
     }
-    if (st->nstored[1] > 0) {
-        st->b_window.pos = (uint64*)MemoryContextAlloc(st->run_cxt, sizeof(uint64) * kMpEmitBatch);
-        st->b_window.tuples = (MinimalTuple*)MemoryContextAlloc(st->run_cxt, sizeof(MinimalTuple) * kMpEmitBatch);
-        st->b_window.count = st->b_window.next = 0;
+    if (st->node.nstored[1] > 0) {
+        st->emitter.b_window.pos = (uint64*)MemoryContextAlloc(st->run.cxt, sizeof(uint64) * kMpEmitBatch);
+        st->emitter.b_window.tuples =
+            (MinimalTuple*)MemoryContextAlloc(st->run.cxt, sizeof(MinimalTuple) * kMpEmitBatch);
+        st->emitter.b_window.count = st->emitter.b_window.next = 0;
     }
 }

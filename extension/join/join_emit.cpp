@@ -36,7 +36,7 @@ static void deform_tuple(MpJoinState* st, int side, MinimalTuple tuple, Datum* v
     HeapTupleData heap;
     heap.t_len = tuple->t_len + MINIMAL_TUPLE_OFFSET;
     heap.t_data = (HeapTupleHeader)((char*)tuple - MINIMAL_TUPLE_OFFSET);
-    heap_deform_tuple(&heap, st->stored_desc[side], values, isnull);
+    heap_deform_tuple(&heap, st->node.stored_desc[side], values, isnull);
 }
 
 // A stored row straight into the side's columns of the scan tuple.
@@ -48,15 +48,15 @@ static void fill_side(MpJoinState* st, TupleTableSlot* scan, int side, MinimalTu
 // Resolves A's references for row numbers [lo, hi) (see MpRowWindow): first where each
 // is kept (prefetched), then the references (their tuples prefetched).
 static void resolve_a_window(MpJoinState* st, uint64 lo, uint64 hi) {
-    MpRowWindow* w = &st->a_window;
+    MpRowWindow* w = &st->emitter.a_window;
     for (uint64 p = lo; p < hi; p++) {
-        const uint64* slot = mp_row_ref_slot(&st->a_dir, p);
+        const uint64* slot = mp_row_ref_slot(&st->emitter.a_dir, p);
         __builtin_prefetch(slot);
         w->refs[p - lo] = (uint64)(uintptr_t)slot;
     }
     for (uint64 i = 0; i < hi - lo; i++) {
         w->refs[i] = *(const uint64*)(uintptr_t)w->refs[i];
-        __builtin_prefetch(mp_space_at(&st->space, w->refs[i]));
+        __builtin_prefetch(mp_space_at(&st->run.space, w->refs[i]));
     }
     w->lo = lo;
     w->hi = hi;
@@ -64,7 +64,8 @@ static void resolve_a_window(MpJoinState* st, uint64 lo, uint64 hi) {
 
 // The B range of A row a: in its chunk, or in the outer batch (a streamed outer side).
 static const mergepath::JoinRange* a_range(const MpJoinState* st, uint64 a) {
-    return st->way == MpJoinWay::StreamOuter ? mp_join_probe_range(st, a) : mp_join_a_range(&st->a_dir, a);
+    return st->strategy.way == MpJoinWay::StreamOuter ? mp_join_probe_range(st, a)
+                                                      : mp_join_a_range(&st->emitter.a_dir, a);
 }
 
 // How far ahead of its use a B row's reference, and its tuple, is prefetched: enough
@@ -77,8 +78,8 @@ constexpr uint32 kMpPrefetchAhead = 16;
 // while emitting unmatched B rows, the run of positions from j.
 // SEMI and ANTI stop at a row's first passing pair: only the first few of each range.
 static uint32 upcoming_b_positions(MpJoinState* st, uint64 j, bool in_pairs, uint64* out) {
-    const MpJoinCursor* cur = &st->cur;
-    const JoinType jt = st->info.jointype;
+    const MpJoinCursor* cur = &st->emitter.cur;
+    const JoinType jt = st->node.info.jointype;
     const uint64 per_row = in_pairs && mp_join_first_match_decides(jt) ? kMpPrefetchAhead : kMpEmitBatch;
     uint32 n = 0;
     uint64 end = in_pairs ? Min(cur->b_end, j + per_row) : cur->b_pos_end;
@@ -92,12 +93,12 @@ static uint32 upcoming_b_positions(MpJoinState* st, uint64 j, bool in_pairs, uin
 
 // The tuples of the window's positions (their references prefetched ahead).
 static void resolve_b_window(MpJoinState* st, uint64 j, bool in_pairs) {
-    MpPairWindow* w = &st->b_window;
+    MpPairWindow* w = &st->emitter.b_window;
     w->count = upcoming_b_positions(st, j, in_pairs, w->pos);
     w->next = 0;
     for (uint32 i = 0; i < w->count; i++) {
-        if (i + kMpPrefetchAhead < w->count) __builtin_prefetch(&st->b_refs[w->pos[i + kMpPrefetchAhead]]);
-        w->tuples[i] = mp_arena_row(&st->space, st->b_refs[w->pos[i]]);
+        if (i + kMpPrefetchAhead < w->count) __builtin_prefetch(&st->emitter.b_refs[w->pos[i + kMpPrefetchAhead]]);
+        w->tuples[i] = mp_arena_row(&st->run.space, st->emitter.b_refs[w->pos[i]]);
     }
 }
 
@@ -106,7 +107,7 @@ static void resolve_b_window(MpJoinState* st, uint64 j, bool in_pairs) {
 // any entry for j is right, as a position's row never changes), else a new window.
 // The tuple kMpPrefetchAhead entries on is prefetched.
 static MinimalTuple b_tuple(MpJoinState* st, uint64 j, bool in_pairs) {
-    MpPairWindow* w = &st->b_window;
+    MpPairWindow* w = &st->emitter.b_window;
     while (w->next < w->count && w->pos[w->next] != j) w->next++;
     if (w->next == w->count) {
         resolve_b_window(st, j, in_pairs);
@@ -120,27 +121,27 @@ static MinimalTuple b_tuple(MpJoinState* st, uint64 j, bool in_pairs) {
 // pairs and the scan tuple's values may be materialised and freed by the consumer
 // between two of them.
 static void fill_a_row(MpJoinState* st, uint64 a) {
-    if (st->nstored[0] == 0) return;
-    if (st->way == MpJoinWay::StreamOuter) return mp_join_probe_a_row(st, a);
-    MpRowWindow* w = &st->a_window;
+    if (st->node.nstored[0] == 0) return;
+    if (st->strategy.way == MpJoinWay::StreamOuter) return mp_join_probe_a_row(st, a);
+    MpRowWindow* w = &st->emitter.a_window;
     if (a < w->lo || a >= w->hi) resolve_a_window(st, a, Min(a + kMpEmitBatch, mp_join_shared(st)->results.rows[0]));
-    deform_tuple(st, 0, mp_arena_row(&st->space, w->refs[a - w->lo]), st->a_values, st->a_isnull);
+    deform_tuple(st, 0, mp_arena_row(&st->run.space, w->refs[a - w->lo]), st->emitter.a_values, st->emitter.a_isnull);
 }
 
 // B's stored row at sorted position j straight into the scan tuple.
 static void fill_b_row(MpJoinState* st, TupleTableSlot* scan, uint64 j, bool in_pairs) {
-    if (st->nstored[1] > 0) fill_side(st, scan, 1, b_tuple(st, j, in_pairs));
+    if (st->node.nstored[1] > 0) fill_side(st, scan, 1, b_tuple(st, j, in_pairs));
 }
 
 // The current A row's columns into the scan tuple.
 static void put_a(MpJoinState* st, TupleTableSlot* scan) {
-    int n = st->nstored[0];
-    memcpy(scan->tts_values, st->a_values, sizeof(Datum) * n);  // A's columns come first
-    memcpy(scan->tts_isnull, st->a_isnull, sizeof(bool) * n);
+    int n = st->node.nstored[0];
+    memcpy(scan->tts_values, st->emitter.a_values, sizeof(Datum) * n);  // A's columns come first
+    memcpy(scan->tts_isnull, st->emitter.a_isnull, sizeof(bool) * n);
 }
 
 static void null_side(MpJoinState* st, TupleTableSlot* scan, int side) {
-    for (int c = 0; c < st->nstored[side]; c++) scan->tts_isnull[mp_join_scan_offset(st, side) + c] = true;
+    for (int c = 0; c < st->node.nstored[side]; c++) scan->tts_isnull[mp_join_scan_offset(st, side) + c] = true;
 }
 
 void mp_join_store_scan(TupleTableSlot* scan) {
@@ -150,12 +151,12 @@ void mp_join_store_scan(TupleTableSlot* scan) {
 
 
 bool mp_join_passes_filter(MpJoinState* st, TupleTableSlot* scan) {
-    if (!st->filter) return true;
+    if (!st->node.filter) return true;
     ExprContext* econtext = st->css.ss.ps.ps_ExprContext;
     ResetExprContext(econtext);
     econtext->ecxt_scantuple = scan;
-    if (ExecQual(st->filter, econtext)) return true;
-    st->counts.filtered++;
+    if (ExecQual(st->node.filter, econtext)) return true;
+    st->stats.counts.filtered++;
     return false;
 }
 
@@ -166,9 +167,9 @@ void mp_join_start_emit(MpJoinState* st) {
     SpinLockAcquire(&sh->stage.mutex);
     sh->emitters++;
     SpinLockRelease(&sh->stage.mutex);
-    st->emitting = true;
-    memset(&st->cur, 0, sizeof(st->cur));
-    st->step = MpJoinStep::Claim;
+    st->emitter.emitting = true;
+    memset(&st->emitter.cur, 0, sizeof(st->emitter.cur));
+    st->emitter.step = MpJoinStep::Claim;
 }
 
 // Leaves the emitters; true when this one is the last and takes the extras.
@@ -178,12 +179,12 @@ static bool leave_emitters(MpJoinState* st, bool may_take_extras) {
     bool last = --sh->emitters == 0 && may_take_extras && !sh->extras_claimed;
     if (last) sh->extras_claimed = true;
     SpinLockRelease(&sh->stage.mutex);
-    st->emitting = false;
+    st->emitter.emitting = false;
     return last;
 }
 
 void mp_join_stop_emit(MpJoinState* st) {
-    if (st->emitting) leave_emitters(st, false);
+    if (st->emitter.emitting) leave_emitters(st, false);
 }
 
 void mp_join_restart_emit(MpJoinState* st) {
@@ -192,7 +193,7 @@ void mp_join_restart_emit(MpJoinState* st) {
     pg_atomic_write_u64(&sh->stage.next_emit, 0);
     sh->emitters = 0;
     sh->extras_claimed = false;
-    if (st->b_matched && !st->library_match) memset(st->b_matched, 0, sh->results.rows[1]);
+    if (st->emitter.b_matched && !st->node.library_match) memset(st->emitter.b_matched, 0, sh->results.rows[1]);
     mp_join_start_emit(st);
 }
 
@@ -204,10 +205,11 @@ void mp_join_restart_emit(MpJoinState* st) {
 static bool decide_without_pairs(MpJoinState* st, TupleTableSlot* scan, uint64 a) {
     const mergepath::JoinRange* range = a_range(st, a);
     bool matched = range->count > 0;
-    if (matched ? !mp_join_emits_pairs(st->info.jointype) : !st->outer_side[0]) return false;
+    if (matched ? !mp_join_emits_pairs(st->node.info.jointype) : !st->node.outer_side[0]) return false;
     fill_a_row(st, a);
     put_a(st, scan);
-    if (matched && st->nstored[1] > 0) fill_side(st, scan, 1, mp_arena_row(&st->space, st->b_refs[range->lower]));
+    if (matched && st->node.nstored[1] > 0)
+        fill_side(st, scan, 1, mp_arena_row(&st->run.space, st->emitter.b_refs[range->lower]));
     else null_side(st, scan, 1);
     mp_join_store_scan(scan);
     return true;
@@ -215,24 +217,24 @@ static bool decide_without_pairs(MpJoinState* st, TupleTableSlot* scan, uint64 a
 
 // The next pair of the current A row that passes the filter, into scan.
 static bool next_passing_pair(MpJoinState* st, TupleTableSlot* scan) {
-    MpJoinCursor* cur = &st->cur;
+    MpJoinCursor* cur = &st->emitter.cur;
     while (cur->b < cur->b_end) {
         uint64 j = cur->b++;
-        if ((++st->counts.pairs & 0xFFFF) == 0) CHECK_FOR_INTERRUPTS();  // one A row may have millions
+        if ((++st->stats.counts.pairs & 0xFFFF) == 0) CHECK_FOR_INTERRUPTS();  // one A row may have millions
         fill_b_row(st, scan, j, true);
         put_a(st, scan);
         mp_join_store_scan(scan);
         if (!mp_join_passes_filter(st, scan)) continue;
         cur->a_matched = true;
-        if (st->b_matched && !st->library_match) st->b_matched[j] = 1;
-        if (mp_join_first_match_decides(st->info.jointype)) cur->b = cur->b_end;
-        return mp_join_emits_pairs(st->info.jointype);
+        if (st->emitter.b_matched && !st->node.library_match) st->emitter.b_matched[j] = 1;
+        if (mp_join_first_match_decides(st->node.info.jointype)) cur->b = cur->b_end;
+        return mp_join_emits_pairs(st->node.info.jointype);
     }
     return false;
 }
 
 static void start_a_row(MpJoinState* st, TupleTableSlot* scan) {
-    MpJoinCursor* cur = &st->cur;
+    MpJoinCursor* cur = &st->emitter.cur;
     const mergepath::JoinRange* range = a_range(st, cur->a);
     cur->b = range->lower;
     cur->b_end = range->lower + range->count;
@@ -243,8 +245,8 @@ static void start_a_row(MpJoinState* st, TupleTableSlot* scan) {
 
 // The next row from the claimed batch of A positions, or false when it is done.
 static bool next_in_batch(MpJoinState* st, TupleTableSlot* scan) {
-    MpJoinCursor* cur = &st->cur;
-    bool quick = st->filter == NULL && mp_join_first_match_decides(st->info.jointype);
+    MpJoinCursor* cur = &st->emitter.cur;
+    bool quick = st->node.filter == NULL && mp_join_first_match_decides(st->node.info.jointype);
     while (cur->a < cur->a_end) {
         if (quick) {
             if (decide_without_pairs(st, scan, cur->a++)) return true;
@@ -254,7 +256,7 @@ static bool next_in_batch(MpJoinState* st, TupleTableSlot* scan) {
         if (next_passing_pair(st, scan)) return true;
         cur->a_started = false;
         cur->a++;
-        if (!cur->a_matched && st->outer_side[0]) {
+        if (!cur->a_matched && st->node.outer_side[0]) {
             put_a(st, scan);
             null_side(st, scan, 1);
             mp_join_store_scan(scan);
@@ -268,12 +270,12 @@ static bool next_in_batch(MpJoinState* st, TupleTableSlot* scan) {
 
 // The next kept row of `side` whose key has a NULL (the chunks of the other stream).
 static bool next_null_key_row(MpJoinState* st, TupleTableSlot* scan, int side) {
-    MpJoinCursor* cur = &st->cur;
+    MpJoinCursor* cur = &st->emitter.cur;
     while (cur->chunk != kNoChunk) {
-        MpChunk* c = mp_chunk_at(&st->space, cur->chunk);
+        MpChunk* c = mp_chunk_at(&st->run.space, cur->chunk);
         if (c->stream == uint32(MpKeyStream::Nulls) && c->side == uint32(side) && cur->in_chunk < c->count) {
             uint64 ref = ((const uint64*)mp_chunk_keys(c))[cur->in_chunk++];
-            if (st->nstored[side] > 0) fill_side(st, scan, side, mp_arena_row(&st->space, ref));
+            if (st->node.nstored[side] > 0) fill_side(st, scan, side, mp_arena_row(&st->run.space, ref));
             null_side(st, scan, 1 - side);
             mp_join_store_scan(scan);
             return true;
@@ -285,10 +287,10 @@ static bool next_null_key_row(MpJoinState* st, TupleTableSlot* scan, int side) {
 }
 
 static bool next_unmatched_b(MpJoinState* st, TupleTableSlot* scan) {
-    MpJoinCursor* cur = &st->cur;
+    MpJoinCursor* cur = &st->emitter.cur;
     while (cur->b_pos < cur->b_pos_end) {
         uint64 j = cur->b_pos++;
-        if (st->b_matched[j]) continue;
+        if (st->emitter.b_matched[j]) continue;
         fill_b_row(st, scan, j, false);
         null_side(st, scan, 0);
         mp_join_store_scan(scan);
@@ -298,26 +300,26 @@ static bool next_unmatched_b(MpJoinState* st, TupleTableSlot* scan) {
 }
 
 static void next_part(MpJoinState* st, MpExtrasPart part) {
-    st->cur.part = part;
-    st->cur.b_pos = 0;
-    st->cur.b_pos_end = mp_join_shared(st)->results.rows[1];
-    st->cur.chunk = mp_join_shared(st)->stage.queue.all;
-    st->cur.in_chunk = 0;
+    st->emitter.cur.part = part;
+    st->emitter.cur.b_pos = 0;
+    st->emitter.cur.b_pos_end = mp_join_shared(st)->results.rows[1];
+    st->emitter.cur.chunk = mp_join_shared(st)->stage.queue.all;
+    st->emitter.cur.in_chunk = 0;
 }
 
 static bool next_extra(MpJoinState* st, TupleTableSlot* scan) {
     for (;;) {
-        switch (st->cur.part) {
+        switch (st->emitter.cur.part) {
             case MpExtrasPart::ANulls:
-                if (st->outer_side[0] && next_null_key_row(st, scan, 0)) return true;
+                if (st->node.outer_side[0] && next_null_key_row(st, scan, 0)) return true;
                 next_part(st, MpExtrasPart::BUnmatched);
                 break;
             case MpExtrasPart::BUnmatched:
-                if (st->outer_side[1] && !st->library_match && next_unmatched_b(st, scan)) return true;
+                if (st->node.outer_side[1] && !st->node.library_match && next_unmatched_b(st, scan)) return true;
                 next_part(st, MpExtrasPart::BNulls);
                 break;
             case MpExtrasPart::BNulls:
-                if (st->outer_side[1] && next_null_key_row(st, scan, 1)) return true;
+                if (st->node.outer_side[1] && next_null_key_row(st, scan, 1)) return true;
                 next_part(st, MpExtrasPart::Done);
                 break;
             case MpExtrasPart::Done: return false;
@@ -334,17 +336,17 @@ static bool next_extra(MpJoinState* st, TupleTableSlot* scan) {
 // may still be putting A's ranges in place: a batch of A rows waits for its own.
 static bool claim_batch(MpJoinState* st) {
     MpJoinShared* sh = mp_join_shared(st);
-    MpJoinCursor* cur = &st->cur;
-    if (st->way == MpJoinWay::StreamOuter) {  // this participant's next outer rows, whatever the others do
+    MpJoinCursor* cur = &st->emitter.cur;
+    if (st->strategy.way == MpJoinWay::StreamOuter) {  // this participant's next outer rows, whatever the others do
         if (!mp_join_probe_fill(st)) return false;
         cur->a = 0;
-        cur->a_end = uint64(st->probe.rows);
+        cur->a_end = uint64(st->strategy.probe.rows);
         cur->a_started = false;
         cur->b_pos = cur->b_pos_end = 0;
         return true;
     }
     const uint64 rows_a = sh->results.rows[0];
-    const uint64 total = rows_a + (st->library_match ? sh->results.rows[1] : 0);
+    const uint64 total = rows_a + (st->node.library_match ? sh->results.rows[1] : 0);
     uint64 begin, end;
     if (!mp_shared_claim(&sh->stage, total, &begin, &end)) return false;
     cur->a = Min(begin, rows_a);
@@ -357,27 +359,27 @@ static bool claim_batch(MpJoinState* st) {
 }
 
 bool mp_join_next(MpJoinState* st, TupleTableSlot* scan) {
-    if (st->spill.spool.loop_running) return mp_key_loop_next(st, scan);  // a key joined row by row
+    if (st->strategy.spill.spool.loop_running) return mp_key_loop_next(st, scan);  // a key joined row by row
     for (;;) {
-        switch (st->step) {
+        switch (st->emitter.step) {
             case MpJoinStep::Claim: {
                 CHECK_FOR_INTERRUPTS();
                 if (claim_batch(st)) {
-                    st->step = MpJoinStep::Pairs;
+                    st->emitter.step = MpJoinStep::Pairs;
                     break;
                 }
-                bool extras = leave_emitters(st, st->outer_side[0] || st->outer_side[1]);
+                bool extras = leave_emitters(st, st->node.outer_side[0] || st->node.outer_side[1]);
                 if (extras) next_part(st, MpExtrasPart::ANulls);
-                st->step = extras ? MpJoinStep::Extras : MpJoinStep::Done;
+                st->emitter.step = extras ? MpJoinStep::Extras : MpJoinStep::Done;
                 break;
             }
             case MpJoinStep::Pairs:
                 if (next_in_batch(st, scan) || next_unmatched_b(st, scan)) return true;
-                st->step = MpJoinStep::Claim;
+                st->emitter.step = MpJoinStep::Claim;
                 break;
             case MpJoinStep::Extras:
                 if (next_extra(st, scan)) return true;
-                st->step = MpJoinStep::Done;
+                st->emitter.step = MpJoinStep::Done;
                 break;
             case MpJoinStep::Init:
             case MpJoinStep::Done: return false;

@@ -47,7 +47,7 @@ const CustomExecMethods mp_join_exec_methods = {
 static Node* mp_join_create_state(CustomScan* cscan) {
     MpJoinState* st = (MpJoinState*)newNode(sizeof(MpJoinState), T_CustomScanState);
     st->css.methods = &mp_join_exec_methods;
-    mp_join_info_from_list(cscan->custom_private, &st->info);
+    mp_join_info_from_list(cscan->custom_private, &st->node.info);
     return (Node*)&st->css;
 }
 
@@ -67,22 +67,22 @@ static int* int_array(List* list) {
 
 // One side's key columns and codecs, its stored columns, and how far to deform it.
 static void init_side(MpJoinState* st, int side, TupleDesc child_desc) {
-    MpJoinInfo* info = &st->info;
+    MpJoinInfo* info = &st->node.info;
     MpCodec* codecs = (MpCodec*)palloc(sizeof(MpCodec) * info->nkeys);
     for (int k = 0; k < info->nkeys; k++) codecs[k] = MpCodec(list_nth_int(info->codecs[side], k));
-    st->key_side[side] = {info->nkeys, int_array(info->key_columns[side]), codecs, int_array(info->key_widths)};
-    st->nstored[side] = list_length(info->stored[side]);
-    st->stored_columns[side] = int_array(info->stored[side]);
-    TupleDesc desc = CreateTemplateTupleDesc(st->nstored[side]);
+    st->node.key_side[side] = {info->nkeys, int_array(info->key_columns[side]), codecs, int_array(info->key_widths)};
+    st->node.nstored[side] = list_length(info->stored[side]);
+    st->node.stored_columns[side] = int_array(info->stored[side]);
+    TupleDesc desc = CreateTemplateTupleDesc(st->node.nstored[side]);
     int last = 0;
-    for (int c = 0; c < st->nstored[side]; c++) {
-        TupleDescCopyEntry(desc, AttrNumber(c + 1), child_desc, AttrNumber(st->stored_columns[side][c] + 1));
-        last = Max(last, st->stored_columns[side][c] + 1);
+    for (int c = 0; c < st->node.nstored[side]; c++) {
+        TupleDescCopyEntry(desc, AttrNumber(c + 1), child_desc, AttrNumber(st->node.stored_columns[side][c] + 1));
+        last = Max(last, st->node.stored_columns[side][c] + 1);
     }
-    for (int k = 0; k < info->nkeys; k++) last = Max(last, st->key_side[side].columns[k] + 1);
-    st->stored_desc[side] = desc;
-    st->read_columns[side] = last;
-    st->outer_side[side] = mp_join_outer_side(info->jointype, side);
+    for (int k = 0; k < info->nkeys; k++) last = Max(last, st->node.key_side[side].columns[k] + 1);
+    st->node.stored_desc[side] = desc;
+    st->node.read_columns[side] = last;
+    st->node.outer_side[side] = mp_join_outer_side(info->jointype, side);
 }
 
 static void mp_join_begin(CustomScanState* node, EState* estate, int eflags) {
@@ -93,20 +93,20 @@ static void mp_join_begin(CustomScanState* node, EState* estate, int eflags) {
     innerPlanState(node) = ExecInitNode(innerPlan(cscan), estate, child_flags);
     init_side(st, 0, ExecGetResultType(outerPlanState(node)));
     init_side(st, 1, ExecGetResultType(innerPlanState(node)));
-    st->a_values = (Datum*)palloc0(sizeof(Datum) * Max(1, st->nstored[0]));
-    st->a_isnull = (bool*)palloc0(sizeof(bool) * Max(1, st->nstored[0]));
-    st->filter = ExecInitQual(cscan->custom_exprs, &node->ss.ps);
-    st->library_match = st->outer_side[1] && st->filter == NULL;
-    st->report.device = (eflags & EXEC_FLAG_EXPLAIN_ONLY) ? mp_resolve_device() : mp_planning_device();
-    st->counts.stage.combiner = -1;
-    st->step = MpJoinStep::Init;
+    st->emitter.a_values = (Datum*)palloc0(sizeof(Datum) * Max(1, st->node.nstored[0]));
+    st->emitter.a_isnull = (bool*)palloc0(sizeof(bool) * Max(1, st->node.nstored[0]));
+    st->node.filter = ExecInitQual(cscan->custom_exprs, &node->ss.ps);
+    st->node.library_match = st->node.outer_side[1] && st->node.filter == NULL;
+    st->stats.report.device = (eflags & EXEC_FLAG_EXPLAIN_ONLY) ? mp_resolve_device() : mp_planning_device();
+    st->stats.counts.stage.combiner = -1;
+    st->emitter.step = MpJoinStep::Init;
 }
 
 static void count_read(MpJoinState* st, const MpJoinReadCounts& read) {
-    st->counts.stage.rows_read[0] += read.rows[0];
-    st->counts.stage.rows_read[1] += read.rows[1];
-    st->counts.stage.null_rows += read.null_key_rows;
-    st->counts.stage.participants = 1;
+    st->stats.counts.stage.rows_read[0] += read.rows[0];
+    st->stats.counts.stage.rows_read[1] += read.rows[1];
+    st->stats.counts.stage.null_rows += read.null_key_rows;
+    st->stats.counts.stage.participants = 1;
 }
 
 static void reset_run(MpJoinState* st);
@@ -114,20 +114,20 @@ static void reset_run(MpJoinState* st);
 // Over the memory limit: both inputs read into sorts first (once), then the next key
 // range loaded and combined like a whole input (join_spill.cpp).
 static void spill_compute(MpJoinState* st) {
-    if (!mp_join_way_sorted(st->way)) count_read(st, mp_join_read_inputs(st));
+    if (!mp_join_way_sorted(st->strategy.way)) count_read(st, mp_join_read_inputs(st));
     // once a range found no room in the shared GPU budget (NOTICE), the later ones run
     // on the CPU backend at once: not one wait and one NOTICE per range
-    st->stage->budget_full = st->spill.budget_full;
+    st->run.stage->budget_full = st->strategy.spill.budget_full;
     uint64 rows = mp_join_spill_load_range(st);
     mp_join_combine(st, rows);
-    st->spill.budget_full = st->spill.budget_full || st->stage->report.budget_fallback;
+    st->strategy.spill.budget_full = st->strategy.spill.budget_full || st->run.stage->report.budget_fallback;
     mp_join_put_ranges(st);
 }
 
 static void serial_compute(MpJoinState* st) {
     MpJoinReadCounts read = mp_join_read_inputs(st);
     count_read(st, read);
-    if (st->way == MpJoinWay::SortedRanges) return spill_compute(st);  // it reached the limit while reading
+    if (st->strategy.way == MpJoinWay::SortedRanges) return spill_compute(st);  // it reached the limit while reading
     mp_join_combine(st, read.rows[0] + read.rows[1]);
     mp_join_put_ranges(st);
 }
@@ -137,11 +137,13 @@ static void serial_compute(MpJoinState* st) {
 // after which it emits its claims of the shared results, or joins alone the partitions
 // of a spilled join it claims (JoinPartitions), or has nothing to emit (Finished).
 static void compute(MpJoinState* st) {
-    if (st->way == MpJoinWay::Unchosen) mp_join_choose_way(st);
+    if (st->strategy.way == MpJoinWay::Unchosen) mp_join_choose_way(st);
     mp_join_start_run(st);
     if (mp_join_runs_shared(st)) mp_join_parallel_compute(st);
-    switch (st->way) {
-        case MpJoinWay::Finished: st->step = MpJoinStep::Done; return;
+    switch (st->strategy.way) {
+        case MpJoinWay::Finished:
+            st->emitter.step = MpJoinStep::Done;
+            return;
         case MpJoinWay::SortInput:
         case MpJoinWay::SortedRanges:
         case MpJoinWay::JoinPartitions: spill_compute(st); break;
@@ -151,11 +153,16 @@ static void compute(MpJoinState* st) {
             break;
         case MpJoinWay::Unchosen:
         case MpJoinWay::WritePartitions:
-        case MpJoinWay::PartitionsWritten: elog(ERROR, "pg_mergepath: a MergePath Join computes in state %d", int(st->way));
+        case MpJoinWay::PartitionsWritten:
+            elog(ERROR, "pg_mergepath: a MergePath Join computes in state %d", int(st->strategy.way));
     }
-    if (st->stage->report.ran && !st->spill.spool.loop_running) {  // a key joined row by row: an empty stage
-        if (st->spill.run_ranges > 1) mp_stage_report_add(&st->report, &st->stage->report);
-        else st->report = st->stage->report;
+    // (a key joined row by row ran an empty stage)
+    MpStageReport* ran = &st->run.stage->report;
+    if (ran->ran && !st->strategy.spill.spool.loop_running) {
+        if (st->strategy.spill.run_ranges > 1)
+            mp_stage_report_add(&st->stats.report, ran);
+        else
+            st->stats.report = *ran;
     }
     mp_join_take_results(st);
     mp_join_start_emit(st);
@@ -164,7 +171,7 @@ static void compute(MpJoinState* st) {
 // A join that spills has emitted a key range: the next one, if rows are left (a parallel
 // participant's: in the next partition it claims).
 static bool next_range(MpJoinState* st) {
-    if (!mp_join_way_sorted(st->way)) return false;
+    if (!mp_join_way_sorted(st->strategy.way)) return false;
     if (!mp_join_spill_more(st) && !mp_join_spill_next_partition(st)) return false;
     reset_run(st);
     compute(st);
@@ -174,14 +181,14 @@ static bool next_range(MpJoinState* st) {
 static bool timed_next(MpJoinState* st, TupleTableSlot* scan) {
     MpStopwatch clock;
     bool got = mp_join_next(st, scan);
-    st->expand_ms += clock.lap_ms();
+    st->stats.expand_ms += clock.lap_ms();
     return got;
 }
 
 static TupleTableSlot* timed_project(MpJoinState* st, ProjectionInfo* projection) {
     MpStopwatch clock;
     TupleTableSlot* out = ExecProject(projection);
-    st->emit_ms += clock.lap_ms();
+    st->stats.emit_ms += clock.lap_ms();
     return out;
 }
 
@@ -189,7 +196,7 @@ static TupleTableSlot* timed_project(MpJoinState* st, ProjectionInfo* projection
 // EXPLAIN ANALYZE with timing (it costs as much as a row's expansion).
 static TupleTableSlot* mp_join_exec(CustomScanState* node) {
     MpJoinState* st = (MpJoinState*)node;
-    if (st->step == MpJoinStep::Init) compute(st);
+    if (st->emitter.step == MpJoinStep::Init) compute(st);
     ExprContext* econtext = node->ss.ps.ps_ExprContext;
     ExprState* qual = node->ss.ps.qual;
     ProjectionInfo* projection = node->ss.ps.ps_ProjInfo;
@@ -206,7 +213,7 @@ static TupleTableSlot* mp_join_exec(CustomScanState* node) {
             InstrCountFiltered1(node, 1);
             continue;
         }
-        st->counts.stage.rows_emitted++;
+        st->stats.counts.stage.rows_emitted++;
         if (!projection) return scan;
         return timing ? timed_project(st, projection) : ExecProject(projection);
     }
@@ -216,15 +223,15 @@ static TupleTableSlot* mp_join_exec(CustomScanState* node) {
 static void reset_run(MpJoinState* st) {
     mp_join_stop_emit(st);
     mp_join_free_run(st);
-    st->step = MpJoinStep::Init;
+    st->emitter.step = MpJoinStep::Init;
 }
 
 static void mp_join_end(CustomScanState* node) {
     MpJoinState* st = (MpJoinState*)node;
     reset_run(st);
     mp_join_end_way(st);
-    if (st->run_cxt) MemoryContextDelete(st->run_cxt);
-    st->run_cxt = NULL;
+    if (st->run.cxt) MemoryContextDelete(st->run.cxt);
+    st->run.cxt = NULL;
     ExecEndNode(outerPlanState(node));
     ExecEndNode(innerPlanState(node));
 }
@@ -239,15 +246,16 @@ static void mp_join_rescan(CustomScanState* node) {
     MpJoinState* st = (MpJoinState*)node;
     PlanState* outer = outerPlanState(node);
     PlanState* inner = innerPlanState(node);
-    if (st->step == MpJoinStep::Init) return;
+    if (st->emitter.step == MpJoinStep::Init) return;
     // (a parallel node - st->dsm - computes again even where this participant's part ran
     // in its own memory: its next execution is a new parallel one)
-    if (st->way == MpJoinWay::StreamOuter && !st->dsm && inner->chgParam == NULL) {  // sorted B stays; A streams again
+    // sorted B stays; A streams again
+    if (st->strategy.way == MpJoinWay::StreamOuter && !st->dsm && inner->chgParam == NULL) {
         if (outer->chgParam == NULL) ExecReScan(outer);
         mp_join_probe_restart(st);
         return mp_join_restart_emit(st);
     }
-    if (!st->dsm && st->way == MpJoinWay::InMemory && outer->chgParam == NULL && inner->chgParam == NULL)
+    if (!st->dsm && st->strategy.way == MpJoinWay::InMemory && outer->chgParam == NULL && inner->chgParam == NULL)
         return mp_join_restart_emit(st);
     reset_run(st);
     mp_join_end_way(st);

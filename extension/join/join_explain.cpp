@@ -34,7 +34,7 @@ static char* deparse_key(MpJoinState* st, List* ancestors, ExplainState* es, boo
     // a new list: lcons would grow the caller's ancestors in place, and EXPLAIN goes on
     // to deparse the parent's subplans with it
     List* context = set_deparse_context_plan(es->deparse_cxt, child, lcons(plan, list_copy(ancestors)));
-    int col = list_nth_int(st->info.key_columns[side], k);
+    int col = list_nth_int(st->node.info.key_columns[side], k);
     TargetEntry* tle = (TargetEntry*)list_nth(child->targetlist, col);
     return deparse_expression((Node*)tle->expr, context, useprefix, false);
 }
@@ -43,7 +43,7 @@ static void explain_keys(MpJoinState* st, List* ancestors, ExplainState* es) {
     bool useprefix = list_length(es->rtable) > 1 || es->verbose;
     StringInfoData buf;
     initStringInfo(&buf);
-    for (int k = 0; k < st->info.nkeys; k++)
+    for (int k = 0; k < st->node.info.nkeys; k++)
         appendStringInfo(&buf, "%s(%s = %s)", k ? " AND " : "", deparse_key(st, ancestors, es, useprefix, 0, k),
                          deparse_key(st, ancestors, es, useprefix, 1, k));
     ExplainPropertyText("Join Keys", buf.data, es);
@@ -55,35 +55,39 @@ static void explain_keys(MpJoinState* st, List* ancestors, ExplainState* es) {
 }
 
 static void explain_counts(MpJoinState* st, ExplainState* es) {
-    ExplainPropertyUInteger("Outer Input Rows", NULL, st->counts.stage.rows_read[0], es);
-    ExplainPropertyUInteger("Inner Input Rows", NULL, st->counts.stage.rows_read[1], es);
-    if (st->counts.stage.null_rows > 0) ExplainPropertyUInteger("Rows With NULL Keys", NULL, st->counts.stage.null_rows, es);
-    ExplainPropertyUInteger("Pairs", NULL, st->counts.pairs, es);
-    if (st->filter) ExplainPropertyUInteger("Rows Removed by Join Filter", NULL, st->counts.filtered, es);
-    if (st->info.parallel) {
-        ExplainPropertyInteger("Participants", NULL, st->counts.stage.participants, es);
-        if (st->report.ran)
-            ExplainPropertyText("Combined By",
-                                st->counts.stage.combiner < 0 ? "leader" : psprintf("worker %d", st->counts.stage.combiner), es);
+    ExplainPropertyUInteger("Outer Input Rows", NULL, st->stats.counts.stage.rows_read[0], es);
+    ExplainPropertyUInteger("Inner Input Rows", NULL, st->stats.counts.stage.rows_read[1], es);
+    if (st->stats.counts.stage.null_rows > 0)
+        ExplainPropertyUInteger("Rows With NULL Keys", NULL, st->stats.counts.stage.null_rows, es);
+    ExplainPropertyUInteger("Pairs", NULL, st->stats.counts.pairs, es);
+    if (st->node.filter) ExplainPropertyUInteger("Rows Removed by Join Filter", NULL, st->stats.counts.filtered, es);
+    if (st->node.info.parallel) {
+        ExplainPropertyInteger("Participants", NULL, st->stats.counts.stage.participants, es);
+        if (st->stats.report.ran)
+            ExplainPropertyText(
+                "Combined By",
+                st->stats.counts.stage.combiner < 0 ? "leader" : psprintf("worker %d", st->stats.counts.stage.combiner),
+                es);
     }
-    if (st->report.runs > 0) ExplainPropertyUInteger("Sorted Runs", NULL, st->report.runs, es);
-    if (st->info.spill || st->spill.ranges > 0) {
-        if (st->spill.partitions > 0) ExplainPropertyInteger("Partitions", NULL, st->spill.partitions, es);
-        ExplainPropertyUInteger("Key Ranges", NULL, st->spill.ranges, es);
-        ExplainPropertyUInteger("Spilled", "kB", st->spill.disk_kb, es);
-        if (st->spill.spool.keys_split > 0)
-            ExplainPropertyUInteger("Keys Split Over Ranges", NULL, st->spill.spool.keys_split, es);
-        if (st->spill.spool.keys_looped > 0)
-            ExplainPropertyUInteger("Keys Joined Row By Row", NULL, st->spill.spool.keys_looped, es);
+    if (st->stats.report.runs > 0) ExplainPropertyUInteger("Sorted Runs", NULL, st->stats.report.runs, es);
+    if (st->node.info.spill || st->strategy.spill.ranges > 0) {
+        if (st->strategy.spill.partitions > 0)
+            ExplainPropertyInteger("Partitions", NULL, st->strategy.spill.partitions, es);
+        ExplainPropertyUInteger("Key Ranges", NULL, st->strategy.spill.ranges, es);
+        ExplainPropertyUInteger("Spilled", "kB", st->strategy.spill.disk_kb, es);
+        if (st->strategy.spill.spool.keys_split > 0)
+            ExplainPropertyUInteger("Keys Split Over Ranges", NULL, st->strategy.spill.spool.keys_split, es);
+        if (st->strategy.spill.spool.keys_looped > 0)
+            ExplainPropertyUInteger("Keys Joined Row By Row", NULL, st->strategy.spill.spool.keys_looped, es);
     }
-    mp_stage_explain_outcome(&st->report, es);
+    mp_stage_explain_outcome(&st->stats.report, es);
 }
 
 static void explain_times(MpJoinState* st, ExplainState* es) {
-    const MpStageReport* r = &st->report;
+    const MpStageReport* r = &st->stats.report;
     if (r->device_wait_ms > 0) ExplainPropertyFloat("Device Wait", "ms", r->device_wait_ms, 3, es);
     if (r->device_start_ms > 0) ExplainPropertyFloat("Device Start", "ms", r->device_start_ms, 3, es);
-    ExplainPropertyFloat("Read Time", "ms", st->read_ms, 3, es);
+    ExplainPropertyFloat("Read Time", "ms", st->stats.read_ms, 3, es);
     if (r->runs > 0) ExplainPropertyFloat("Ship Time", "ms", r->ship_ms, 3, es);
     ExplainPropertyFloat("Combine Time", "ms", r->combine_ms, 3, es);
     ExplainPropertyFloat("Library Finish Time", "ms", r->finish_ms, 3, es);
@@ -92,25 +96,26 @@ static void explain_times(MpJoinState* st, ExplainState* es) {
     ExplainPropertyFloat("Results Time", "ms", r->results_ms, 3, es);
     ExplainPropertyFloat("Sort Time", "ms", r->sort_ms, 3, es);
     ExplainPropertyFloat("Search Time", "ms", r->kernel_ms, 3, es);
-    if (st->info.probe && !st->probe.spilled) ExplainPropertyFloat("Probe Time", "ms", st->probe.probe_ms, 3, es);
-    ExplainPropertyFloat("Expand Time", "ms", st->expand_ms, 3, es);
-    ExplainPropertyFloat("Emit Time", "ms", st->emit_ms, 3, es);
+    if (st->node.info.probe && !st->strategy.probe.spilled)
+        ExplainPropertyFloat("Probe Time", "ms", st->strategy.probe.probe_ms, 3, es);
+    ExplainPropertyFloat("Expand Time", "ms", st->stats.expand_ms, 3, es);
+    ExplainPropertyFloat("Emit Time", "ms", st->stats.emit_ms, 3, es);
     mp_stage_explain_memory(r, es);
 }
 
 // A parallel-aware node's way: in memory, or over the limit (join_spill_parallel.cpp).
 static const char* parallel_line(const MpJoinState* st) {
-    if (!st->info.spill) return "every participant reads, one combines, all emit";
+    if (!st->node.info.spill) return "every participant reads, one combines, all emit";
     return "every participant writes its share into hash partitions, then joins the partitions it claims";
 }
 
 // Over the memory limit as planned, or (ANALYZE) a parallel node that passed it at run
 // time; NULL: neither.
 static const char* memory_line(const MpJoinState* st, const ExplainState* es) {
-    if (st->info.spill && st->info.parallel)
+    if (st->node.info.spill && st->node.info.parallel)
         return "over it: both inputs in hash partitions, each sorted (tuplesort) and joined key range by key range";
-    if (st->info.spill) return "over it: both inputs sorted (tuplesort), joined key range by key range";
-    if (es->analyze && st->info.parallel && st->spill.switched)
+    if (st->node.info.spill) return "over it: both inputs sorted (tuplesort), joined key range by key range";
+    if (es->analyze && st->node.info.parallel && st->strategy.spill.switched)
         return "passed at run time: each participant wrote the rest of its share into hash partitions, then all "
                "joined the partitions they claimed, key range by key range";
     return NULL;
@@ -118,18 +123,18 @@ static const char* memory_line(const MpJoinState* st, const ExplainState* es) {
 
 void mp_explain_join(CustomScanState* node, List* ancestors, ExplainState* es) {
     MpJoinState* st = (MpJoinState*)node;
-    ExplainPropertyText("Join Type", mp_join_type_name(st->info.jointype), es);
+    ExplainPropertyText("Join Type", mp_join_type_name(st->node.info.jointype), es);
     explain_keys(st, ancestors, es);
-    ExplainPropertyText("Device", mp_device_name(st->report.device), es);
-    ExplainPropertyText("Keys", psprintf("%d-bit", st->info.key_bits), es);
-    if (st->info.parallel) ExplainPropertyText("Parallel", parallel_line(st), es);
-    if (st->info.probe)
+    ExplainPropertyText("Device", mp_device_name(st->stats.report.device), es);
+    ExplainPropertyText("Keys", psprintf("%d-bit", st->node.info.key_bits), es);
+    if (st->node.info.parallel) ExplainPropertyText("Parallel", parallel_line(st), es);
+    if (st->node.info.probe)
         ExplainPropertyText("Outer Side",
-                            es->analyze && st->probe.spilled
+                            es->analyze && st->strategy.probe.spilled
                                 ? "streamed as planned, but the inner side passed the memory limit: both sides spilled"
                                 : "streamed in batches, each key found in the sorted inner keys",
                             es);
-    if (st->info.own_inner)
+    if (st->node.info.own_inner)
         ExplainPropertyText("Parallel", "not parallel-aware: every participant sorts the whole inner side; the "
                             "counts below are the leader's", es);
     const char* memory = memory_line(st, es);

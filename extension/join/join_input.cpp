@@ -20,12 +20,12 @@
 // One side, keys of type K. Returns the rows read.
 template <class K>
 static uint64 read_side(MpJoinState* st, PlanState* child, int side, uint64* null_key_rows) {
-    MpRowArena* arena = &st->arena[side];
-    const MpJoinKeySide* keys = &st->key_side[side];
-    const bool stores = st->nstored[side] > 0, keeps_nulls = st->outer_side[side];
+    MpRowArena* arena = &st->run.arena[side];
+    const MpJoinKeySide* keys = &st->node.key_side[side];
+    const bool stores = st->node.nstored[side] > 0, keeps_nulls = st->node.outer_side[side];
     uint64 null_keys = 0, keyed = 0, arena_held = arena->held_bytes;
     bool over_limit = false;
-    uint64 rows = mp_read_child(child, st->read_columns[side], [&](TupleTableSlot* slot) {
+    uint64 rows = mp_read_child(child, st->node.read_columns[side], [&](TupleTableSlot* slot) {
         bool null_key = mp_join_key_has_null(keys, slot->tts_isnull);
         if (unlikely(null_key)) {
             null_keys++;
@@ -40,7 +40,7 @@ static uint64 read_side(MpJoinState* st, PlanState* child, int side, uint64* nul
         // what the node holds grows by chunks and by blocks of stored rows: checked at each
         if (likely(!pushed && arena->held_bytes == arena_held)) return true;
         arena_held = arena->held_bytes;
-        if (side == 1) st->probe.b_keys_held = keyed;
+        if (side == 1) st->strategy.probe.b_keys_held = keyed;
         over_limit = mp_join_spill_due(st);
         return !over_limit;
     });
@@ -51,7 +51,7 @@ static uint64 read_side(MpJoinState* st, PlanState* child, int side, uint64* nul
 }
 
 static uint64 read_one_side(MpJoinState* st, PlanState* child, int side, uint64* null_key_rows) {
-    return mp_with_key_type(st->info.key_bits / 8,
+    return mp_with_key_type(st->node.info.key_bits / 8,
                             [&](auto k) { return read_side<decltype(k)>(st, child, side, null_key_rows); });
 }
 
@@ -59,24 +59,25 @@ MpJoinReadCounts mp_join_read_inputs(MpJoinState* st) {
     MpStopwatch clock;
     MpJoinReadCounts counts = {{0, 0}, 0};
     PlanState* children[2] = {outerPlanState(&st->css), innerPlanState(&st->css)};
-    if (mp_join_way_sorts_input(st->way)) mp_join_spill_begin(st);  // planned over the limit
-    const bool streams_a = st->way == MpJoinWay::StreamOuter;  // A streams past sorted B later (join_probe.cpp)
+    if (mp_join_way_sorts_input(st->strategy.way)) mp_join_spill_begin(st);  // planned over the limit
+    // A streams past sorted B later (join_probe.cpp)
+    const bool streams_a = st->strategy.way == MpJoinWay::StreamOuter;
     for (int side = 0; side < 2; side++) {
         if (side == 0 && streams_a) continue;
-        if (mp_join_way_sorts_input(st->way)) {
+        if (mp_join_way_sorts_input(st->strategy.way)) {
             counts.rows[side] = mp_join_spill_read_side(st, children[side], side, &counts.null_key_rows);
             continue;
         }
         counts.rows[side] = read_one_side(st, children[side], side, &counts.null_key_rows);  // may switch
-        if (mp_join_way_sorts_input(st->way)) continue;
-        mp_writer_flush(&st->writers[int(MpKeyStream::Main)][side]);
-        mp_writer_flush(&st->writers[int(MpKeyStream::Nulls)][side]);
+        if (mp_join_way_sorts_input(st->strategy.way)) continue;
+        mp_writer_flush(&st->run.writers[int(MpKeyStream::Main)][side]);
+        mp_writer_flush(&st->run.writers[int(MpKeyStream::Nulls)][side]);
     }
-    if (streams_a && mp_join_way_sorts_input(st->way)) {  // B reached the limit: A goes into its sort too
-        st->probe.spilled = true;
+    if (streams_a && mp_join_way_sorts_input(st->strategy.way)) {  // B reached the limit: A goes into its sort too
+        st->strategy.probe.spilled = true;
         counts.rows[0] = mp_join_spill_read_side(st, children[0], 0, &counts.null_key_rows);
     }
-    if (mp_join_way_sorts_input(st->way)) mp_join_spill_finish_read(st);
-    if (mp_join_timing_on(st)) st->read_ms += clock.lap_ms();
+    if (mp_join_way_sorts_input(st->strategy.way)) mp_join_spill_finish_read(st);
+    if (mp_join_timing_on(st)) st->stats.read_ms += clock.lap_ms();
     return counts;
 }

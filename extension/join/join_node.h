@@ -284,8 +284,9 @@ struct MpJoinCounts {
     uint64 filtered;
 };
 
-struct MpJoinState {
-    CustomScanState css;  // must be first
+// The node's state, in the parts the executor's steps own:
+// what begin sets from the plan and the children, the same for every execution ...
+struct MpJoinNode {
     MpJoinInfo info;
     MpJoinKeySide key_side[2];
     int read_columns[2];      // deform each child's tuple this far
@@ -295,18 +296,21 @@ struct MpJoinState {
     bool outer_side[2];       // rows of this side without a match are emitted
     bool library_match;       // b_matched comes from the library (right / full, no filter)
     ExprState* filter;        // the join filter (custom_exprs), or NULL
-    MpJoinShared* dsm;        // the parallel query's (DSM), or NULL: counters, the spill's files
-    MpJoinShared local_shared;  // a serial node's results (and those of a partition joined alone)
-    MpJoinWay way;            // this execution's (join_way.cpp)
+};
 
-    // this execution (a rescan resets run_cxt)
-    MemoryContext run_cxt;
+// ... one run's memory: the stage, the chunks and stored rows (a rescan, and each key
+// range or partition of a spilled join, resets cxt) ...
+struct MpJoinRun {
+    MemoryContext cxt;
     MpStage* stage;
     MpChunkSpace space;
     MpChunkWriter writers[2][2];  // [stream][side]; stream 1: rows whose key has a NULL
     MpRowArena arena[2];
     MpAdoptedChunks adopted[2];
-    // emission
+};
+
+// ... the emitter's place in the results (join_emit.cpp) ...
+struct MpJoinEmitter {
     MpJoinStep step;
     MpJoinCursor cur;
     bool emitting;  // counted in the shared emitters
@@ -317,17 +321,36 @@ struct MpJoinState {
     MpPairWindow b_window;
     Datum* a_values;  // the current A row's stored columns (join_emit.cpp: put_a)
     bool* a_isnull;
+};
 
-    MpJoinSpill spill;
-    MpJoinProbe probe;
+// ... the one strategy: the way this execution runs (join_way.cpp) and the data of the
+// ways that need their own (a streamed outer side; the spilled ways) ...
+struct MpJoinStrategy {
+    MpJoinWay way;
+    MpJoinProbe probe;  // StreamOuter
+    MpJoinSpill spill;  // SortInput, SortedRanges, the partition ways
+};
 
+// ... and what EXPLAIN ANALYZE shows.
+struct MpJoinStats {
     MpJoinCounts counts;
     MpStageReport report;
     double read_ms, expand_ms, emit_ms;
 };
 
+struct MpJoinState {
+    CustomScanState css;  // must be first
+    MpJoinNode node;
+    MpJoinShared* dsm;          // the parallel query's (DSM), or NULL: counters, the spill's files
+    MpJoinShared local_shared;  // a serial node's results (and those of a partition joined alone)
+    MpJoinRun run;
+    MpJoinEmitter emitter;
+    MpJoinStrategy strategy;
+    MpJoinStats stats;
+};
+
 // Where a side's stored columns start in the scan tuple (outer side's first).
-inline int mp_join_scan_offset(const MpJoinState* st, int side) { return side == 0 ? 0 : st->nstored[0]; }
+inline int mp_join_scan_offset(const MpJoinState* st, int side) { return side == 0 ? 0 : st->node.nstored[0]; }
 
 // The ways that read rows into sorts or partition files instead of chunks ...
 inline bool mp_join_way_sorts_input(MpJoinWay way) {
@@ -340,7 +363,7 @@ inline bool mp_join_way_sorted(MpJoinWay way) {
 // This execution's stage, results and claims live in the parallel query's shared memory
 // (every participant of a parallel node until it joins partitions alone).
 inline bool mp_join_runs_shared(const MpJoinState* st) {
-    return st->dsm != NULL && st->way != MpJoinWay::JoinPartitions && st->way != MpJoinWay::Finished;
+    return st->dsm != NULL && st->strategy.way != MpJoinWay::JoinPartitions && st->strategy.way != MpJoinWay::Finished;
 }
 inline MpJoinShared* mp_join_shared(MpJoinState* st) {
     return mp_join_runs_shared(st) ? st->dsm : &st->local_shared;
@@ -386,15 +409,18 @@ void mp_join_take_results(MpJoinState* st);          // every emitter: this proc
 template <class K>
 inline bool mp_join_put_row(MpJoinState* st, int side, const K* key, uint64 ref) {
     bool pushed;
-    if (!key) pushed = mp_writer_put(&st->writers[int(MpKeyStream::Nulls)][side], ref);
-    else if (st->nstored[side] > 0) pushed = mp_writer_put_ref(&st->writers[int(MpKeyStream::Main)][side], *key, ref);
-    else pushed = mp_writer_put(&st->writers[int(MpKeyStream::Main)][side], *key);
+    if (!key)
+        pushed = mp_writer_put(&st->run.writers[int(MpKeyStream::Nulls)][side], ref);
+    else if (st->node.nstored[side] > 0)
+        pushed = mp_writer_put_ref(&st->run.writers[int(MpKeyStream::Main)][side], *key, ref);
+    else
+        pushed = mp_writer_put(&st->run.writers[int(MpKeyStream::Main)][side], *key);
     if (unlikely(pushed)) mp_join_adopt_pending(st);
     return pushed;
 }
 
 // join_way.cpp
-void mp_join_choose_way(MpJoinState* st);  // an execution's first state (st->way)
+void mp_join_choose_way(MpJoinState* st);  // an execution's first state (st->strategy.way)
 // A join reading in memory passed the limit (mp_join_spill_due): the rows it reads next go
 // into new sorts (a parallel participant's: into hash partitions); a serial join's rows
 // held so far too (and are freed), a parallel participant's stay in shared memory, which
@@ -475,8 +501,10 @@ void mp_join_probe_put_b(MpJoinState* st);    // the combiner: sorted B's keys a
 void mp_join_probe_take(MpJoinState* st);     // every emitter: this process's view of them
 bool mp_join_probe_fill(MpJoinState* st);     // the next batch of outer rows, searched; false at the end
 void mp_join_probe_restart(MpJoinState* st);  // a rescan: the outer side streams again
-// The range of equal B keys of batch row a, and its stored columns into st->a_values.
-inline const mergepath::JoinRange* mp_join_probe_range(const MpJoinState* st, uint64 a) { return &st->probe.ranges[a]; }
+// The range of equal B keys of batch row a, and its stored columns into st->emitter.a_values.
+inline const mergepath::JoinRange* mp_join_probe_range(const MpJoinState* st, uint64 a) {
+    return &st->strategy.probe.ranges[a];
+}
 void mp_join_probe_a_row(MpJoinState* st, uint64 a);
 
 // join_parallel.cpp

@@ -60,9 +60,9 @@ static void harvest_counts(MpJoinState* st) {
     MpJoinShared* sh = st->dsm;
     mp_join_spill_share_counts(st);
     mp_join_spill_harvest(st);
-    mp_shared_harvest(&sh->stage, &st->counts.stage, &st->report);
-    st->counts.pairs += pg_atomic_exchange_u64(&sh->pairs, 0);
-    st->counts.filtered += pg_atomic_exchange_u64(&sh->filtered, 0);
+    mp_shared_harvest(&sh->stage, &st->stats.counts.stage, &st->stats.report);
+    st->stats.counts.pairs += pg_atomic_exchange_u64(&sh->pairs, 0);
+    st->stats.counts.filtered += pg_atomic_exchange_u64(&sh->filtered, 0);
 }
 
 // A rescan of the Gather above: every worker of the last execution has exited.
@@ -93,10 +93,10 @@ void mp_join_shutdown(CustomScanState* node) {
     mp_join_stop_emit(st);
     if (!IsParallelWorker()) return harvest_counts(st);
     mp_join_spill_share_counts(st);
-    pg_atomic_fetch_add_u64(&sh->stage.rows_emitted, st->counts.stage.rows_emitted);
-    pg_atomic_fetch_add_u64(&sh->pairs, st->counts.pairs);
-    pg_atomic_fetch_add_u64(&sh->filtered, st->counts.filtered);
-    st->counts.stage.rows_emitted = st->counts.pairs = st->counts.filtered = 0;
+    pg_atomic_fetch_add_u64(&sh->stage.rows_emitted, st->stats.counts.stage.rows_emitted);
+    pg_atomic_fetch_add_u64(&sh->pairs, st->stats.counts.pairs);
+    pg_atomic_fetch_add_u64(&sh->filtered, st->stats.counts.filtered);
+    st->stats.counts.stage.rows_emitted = st->stats.counts.pairs = st->stats.counts.filtered = 0;
 }
 
 static void adopt_while_waiting(void* arg) { mp_join_adopt_pending((MpJoinState*)arg); }
@@ -106,11 +106,11 @@ static void combine_for_all(MpJoinState* st) {
     MpSharedStage* s = &st->dsm->stage;
     uint64 keys = pg_atomic_read_u64(&s->rows_read[0]) + pg_atomic_read_u64(&s->rows_read[1]);
     // every participant's segments, held here until the node ends (chunk_segments.h)
-    mp_segments_attach_all(st->space.segments);
+    mp_segments_attach_all(st->run.space.segments);
     mp_join_combine(st, keys);
     mp_shared_publish(s);  // A's ranges follow piece by piece; emitters wait for theirs
     mp_join_put_ranges(st);
-    s->report = st->stage->report;
+    s->report = st->run.stage->report;
 }
 
 static void read_share(MpJoinState* st) {
@@ -127,13 +127,13 @@ static void read_share(MpJoinState* st) {
 // partitions it claims in its own memory (way JoinPartitions, then Finished).
 static void join_partitions(MpJoinState* st, bool combines) {
     if (combines) {
-        mp_segments_attach_all(st->space.segments);
+        mp_segments_attach_all(st->run.space.segments);
         mp_join_spill_move_shared(st);
-        mp_queue_free_all(&st->dsm->stage.queue, &st->space);  // the chunks in the query's area: read
+        mp_queue_free_all(&st->dsm->stage.queue, &st->run.space);  // the chunks in the query's area: read
         mp_shared_publish(&st->dsm->stage);
     }
     mp_join_free_run(st);
-    st->way = MpJoinWay::JoinPartitions;
+    st->strategy.way = MpJoinWay::JoinPartitions;
     mp_join_spill_next_partition(st);  // first: the run then knows its way
     mp_join_start_run(st);
 }

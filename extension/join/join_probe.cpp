@@ -35,7 +35,7 @@ extern "C" {
 }
 
 void mp_join_probe_start(MpJoinState* st) {
-    MpJoinProbe* p = &st->probe;
+    MpJoinProbe* p = &st->strategy.probe;
     p->rows = 0;
     p->done = false;
     p->b_keys_held = 0;
@@ -47,23 +47,23 @@ void mp_join_probe_start(MpJoinState* st) {
     p->bytes_used = p->bytes_capacity = 0;
     p->values = NULL;
     p->isnull = NULL;
-    if (st->way != MpJoinWay::StreamOuter) return;
-    p->batch_cxt = AllocSetContextCreate(st->run_cxt, "pg_mergepath Join outer batch", ALLOCSET_DEFAULT_SIZES);
-    const int n = Max(1, st->nstored[0]) * kMpProbeBatch;
-    p->values = (Datum*)MemoryContextAlloc(st->run_cxt, sizeof(Datum) * n);
-    p->isnull = (bool*)MemoryContextAlloc(st->run_cxt, sizeof(bool) * n);
+    if (st->strategy.way != MpJoinWay::StreamOuter) return;
+    p->batch_cxt = AllocSetContextCreate(st->run.cxt, "pg_mergepath Join outer batch", ALLOCSET_DEFAULT_SIZES);
+    const int n = Max(1, st->node.nstored[0]) * kMpProbeBatch;
+    p->values = (Datum*)MemoryContextAlloc(st->run.cxt, sizeof(Datum) * n);
+    p->isnull = (bool*)MemoryContextAlloc(st->run.cxt, sizeof(bool) * n);
 }
 
 void mp_join_probe_put_b(MpJoinState* st) {
     MpJoinResults* r = &mp_join_shared(st)->results;
     MpChunkQueue* queue = &mp_join_shared(st)->stage.queue;
     const uint64 nb = r->rows[1];
-    const uint32 key_bytes = st->info.key_bits / 8;
+    const uint32 key_bytes = st->node.info.key_bits / 8;
     void *keys, *dir;
     r->b_dir_buckets = mergepath::key_directory_buckets(nb);
-    r->b_keys = mp_space_alloc_kept(&st->space, queue, Max(nb, 1) * key_bytes, &keys);
-    r->b_dir = mp_space_alloc_kept(&st->space, queue, (r->b_dir_buckets + 1) * sizeof(uint64), &dir);
-    if (nb > 0) mp_stage_download_b_keys(st->stage, keys);
+    r->b_keys = mp_space_alloc_kept(&st->run.space, queue, Max(nb, 1) * key_bytes, &keys);
+    r->b_dir = mp_space_alloc_kept(&st->run.space, queue, (r->b_dir_buckets + 1) * sizeof(uint64), &dir);
+    if (nb > 0) mp_stage_download_b_keys(st->run.stage, keys);
     mp_with_key_type(key_bytes, [&](auto k) {
         using K = decltype(k);
         mergepath::key_directory_build<K>((const K*)keys, nb, r->b_dir_buckets, (uint64*)dir);
@@ -72,13 +72,13 @@ void mp_join_probe_put_b(MpJoinState* st) {
 }
 
 void mp_join_probe_take(MpJoinState* st) {
-    MpJoinProbe* p = &st->probe;
-    if (st->way != MpJoinWay::StreamOuter) return;
+    MpJoinProbe* p = &st->strategy.probe;
+    if (st->strategy.way != MpJoinWay::StreamOuter) return;
     const MpJoinResults* r = &mp_join_shared(st)->results;
-    p->b_keys = mp_space_at(&st->space, r->b_keys);
-    p->b_dir = (const uint64*)mp_space_at(&st->space, r->b_dir);
+    p->b_keys = mp_space_at(&st->run.space, r->b_keys);
+    p->b_dir = (const uint64*)mp_space_at(&st->run.space, r->b_dir);
     p->b_dir_buckets = r->b_dir_buckets;
-    mp_with_key_type(st->info.key_bits / 8, [&](auto k) {
+    mp_with_key_type(st->node.info.key_bits / 8, [&](auto k) {
         using K = decltype(k);
         using View = mergepath::KeyDirectory<K>;
         static_assert(sizeof(View) <= sizeof(p->directory) && std::is_trivially_copyable<View>::value,
@@ -90,14 +90,14 @@ void mp_join_probe_take(MpJoinState* st) {
 }
 
 void mp_join_probe_restart(MpJoinState* st) {
-    st->probe.rows = 0;
-    st->probe.done = false;
+    st->strategy.probe.rows = 0;
+    st->strategy.probe.done = false;
 }
 
 void mp_join_probe_a_row(MpJoinState* st, uint64 a) {
-    const int n = st->nstored[0];
-    memcpy(st->a_values, st->probe.values + a * n, sizeof(Datum) * n);
-    memcpy(st->a_isnull, st->probe.isnull + a * n, sizeof(bool) * n);
+    const int n = st->node.nstored[0];
+    memcpy(st->emitter.a_values, st->strategy.probe.values + a * n, sizeof(Datum) * n);
+    memcpy(st->emitter.a_isnull, st->strategy.probe.isnull + a * n, sizeof(bool) * n);
 }
 
 constexpr uint64 kMpBatchBlockBytes = uint64(64) << 10;
@@ -127,15 +127,16 @@ static Datum keep_by_reference(MpJoinProbe* p, Datum value, int16 typlen) {
 
 // The outer row's stored columns into batch row i.
 static void keep_a_columns(MpJoinState* st, TupleTableSlot* slot, int i) {
-    const int n = st->nstored[0];
-    Datum* values = st->probe.values + i * n;
-    bool* isnull = st->probe.isnull + i * n;
+    const int n = st->node.nstored[0];
+    Datum* values = st->strategy.probe.values + i * n;
+    bool* isnull = st->strategy.probe.isnull + i * n;
     for (int c = 0; c < n; c++) {
-        const int col = st->stored_columns[0][c];
-        Form_pg_attribute att = TupleDescAttr(st->stored_desc[0], c);
+        const int col = st->node.stored_columns[0][c];
+        Form_pg_attribute att = TupleDescAttr(st->node.stored_desc[0], c);
         isnull[c] = slot->tts_isnull[col];
-        values[c] = isnull[c] || att->attbyval ? slot->tts_values[col]
-                                                : keep_by_reference(&st->probe, slot->tts_values[col], att->attlen);
+        values[c] = isnull[c] || att->attbyval
+                        ? slot->tts_values[col]
+                        : keep_by_reference(&st->strategy.probe, slot->tts_values[col], att->attlen);
     }
 }
 
@@ -146,15 +147,15 @@ static void count_outer(MpJoinState* st, uint64 rows, uint64 null_keys) {
         pg_atomic_fetch_add_u64(&st->dsm->stage.null_rows, null_keys);
         return;
     }
-    st->counts.stage.rows_read[0] += rows;
-    st->counts.stage.null_rows += null_keys;
+    st->stats.counts.stage.rows_read[0] += rows;
+    st->stats.counts.stage.null_rows += null_keys;
 }
 
 // Step 2: the batch's ranges in sorted B. Three passes, so that the cache misses of
 // one pass overlap: the directory entries, the first key of each bucket, the search.
 template <class K>
 static void search_batch(MpJoinState* st, const K* keys, const bool* keyed) {
-    MpJoinProbe* p = &st->probe;
+    MpJoinProbe* p = &st->strategy.probe;
     mergepath::KeyDirectory<K> dir;
     memcpy(&dir, p->directory, sizeof(dir));
     uint64 bucket[kMpProbeBatch];
@@ -175,9 +176,9 @@ static void search_batch(MpJoinState* st, const K* keys, const bool* keyed) {
 // Step 1 and 2 for one batch; false when the outer side had no row left for it.
 template <class K>
 static bool fill_batch(MpJoinState* st) {
-    MpJoinProbe* p = &st->probe;
-    const MpJoinKeySide* side = &st->key_side[0];
-    const bool keeps_nulls = st->outer_side[0];
+    MpJoinProbe* p = &st->strategy.probe;
+    const MpJoinKeySide* side = &st->node.key_side[0];
+    const bool keeps_nulls = st->node.outer_side[0];
     K keys[kMpProbeBatch];
     bool keyed[kMpProbeBatch];
     uint64 null_keys = 0;
@@ -185,7 +186,7 @@ static bool fill_batch(MpJoinState* st) {
     p->bytes = NULL;  // its blocks went with the reset
     p->bytes_used = p->bytes_capacity = 0;
     p->rows = 0;
-    uint64 pulled = mp_read_child(outerPlanState(&st->css), st->read_columns[0], [&](TupleTableSlot* slot) {
+    uint64 pulled = mp_read_child(outerPlanState(&st->css), st->node.read_columns[0], [&](TupleTableSlot* slot) {
         bool null_key = mp_join_key_has_null(side, slot->tts_isnull);
         if (unlikely(null_key)) {
             null_keys++;
@@ -204,9 +205,9 @@ static bool fill_batch(MpJoinState* st) {
 }
 
 bool mp_join_probe_fill(MpJoinState* st) {
-    if (st->probe.done) return false;
+    if (st->strategy.probe.done) return false;
     MpStopwatch clock;
-    bool got = mp_with_key_type(st->info.key_bits / 8, [&](auto k) { return fill_batch<decltype(k)>(st); });
-    if (mp_join_timing_on(st)) st->probe.probe_ms += clock.lap_ms();
+    bool got = mp_with_key_type(st->node.info.key_bits / 8, [&](auto k) { return fill_batch<decltype(k)>(st); });
+    if (mp_join_timing_on(st)) st->strategy.probe.probe_ms += clock.lap_ms();
     return got;
 }

@@ -50,11 +50,11 @@ void key_of(const uint64* words, mergepath::Key128* key) {
 // The side's sort: its stored columns, then the key word(s) as int8s that sort like them
 // (work_kb 0: the rows' layout and slots alone).
 void begin_sort(MpJoinState* st, int side, int work_kb) {
-    MpJoinSpill* sp = &st->spill;
-    const int ncols = st->nstored[side];
+    MpJoinSpill* sp = &st->strategy.spill;
+    const int ncols = st->node.nstored[side];
     TupleDesc desc = CreateTemplateTupleDesc(ncols + sp->key_words);
     for (int c = 0; c < ncols; c++)
-        TupleDescCopyEntry(desc, AttrNumber(c + 1), st->stored_desc[side], AttrNumber(c + 1));
+        TupleDescCopyEntry(desc, AttrNumber(c + 1), st->node.stored_desc[side], AttrNumber(c + 1));
     AttrNumber attrs[2];
     Oid ops[2] = {Int8LessOperator, Int8LessOperator}, collations[2] = {InvalidOid, InvalidOid};
     bool nulls_first[2] = {false, false};  // rows with a NULL key last
@@ -73,9 +73,9 @@ void begin_sort(MpJoinState* st, int side, int work_kb) {
 // One row into its side's sort, or its partition (a parallel join): its stored columns and
 // key words (NULL: a key with a NULL).
 void put_row(MpJoinState* st, int side, const Datum* values, const bool* isnull, const uint64* words) {
-    MpJoinSpill* sp = &st->spill;
+    MpJoinSpill* sp = &st->strategy.spill;
     TupleTableSlot* in = sp->in[side];
-    const int ncols = st->nstored[side];
+    const int ncols = st->node.nstored[side];
     ExecClearTuple(in);
     if (ncols > 0) {
         memcpy(in->tts_values, values, sizeof(Datum) * ncols);
@@ -86,19 +86,20 @@ void put_row(MpJoinState* st, int side, const Datum* values, const bool* isnull,
         in->tts_isnull[ncols + w] = words == NULL;
     }
     ExecStoreVirtualTuple(in);
-    if (st->way == MpJoinWay::WritePartitions) mp_join_spill_partition_row(st, side, in, words);
+    if (st->strategy.way == MpJoinWay::WritePartitions)
+        mp_join_spill_partition_row(st, side, in, words);
     else tuplesort_puttupleslot(sp->sort[side], in);
 }
 
 // Reads the rest of one child into its sort; returns its rows.
 template <class K>
 uint64 read_side(MpJoinState* st, PlanState* child, int side, uint64* null_key_rows) {
-    const MpJoinKeySide* keys = &st->key_side[side];
-    MpRowArena* arena = &st->arena[side];  // its scratch gathers the stored columns
-    return mp_read_child(child, st->read_columns[side], [&](TupleTableSlot* slot) {
+    const MpJoinKeySide* keys = &st->node.key_side[side];
+    MpRowArena* arena = &st->run.arena[side];  // its scratch gathers the stored columns
+    return mp_read_child(child, st->node.read_columns[side], [&](TupleTableSlot* slot) {
         bool null_key = mp_join_key_has_null(keys, slot->tts_isnull);
         *null_key_rows += null_key;
-        if (null_key && !st->outer_side[side]) return true;  // never matches, never emitted
+        if (null_key && !st->node.outer_side[side]) return true;  // never matches, never emitted
         mp_arena_gather(arena, slot);
         uint64 words[2] = {0, 0};
         if (!null_key) key_words(mp_encode_join_key<K>(keys, slot->tts_values), words);
@@ -111,20 +112,20 @@ uint64 read_side(MpJoinState* st, PlanState* child, int side, uint64* null_key_r
 // sorts: each key with its stored row, read back from the arena.
 template <class K>
 void move_held_rows(MpJoinState* st) {
-    TupleTableSlot* row[2] = {MakeSingleTupleTableSlot(st->stored_desc[0], &TTSOpsMinimalTuple),
-                              MakeSingleTupleTableSlot(st->stored_desc[1], &TTSOpsMinimalTuple)};
-    for (MpChunk* c = mp_chunk_at(&st->space, mp_join_shared(st)->stage.queue.all); c;
-         c = mp_chunk_at(&st->space, c->next_all)) {
+    TupleTableSlot* row[2] = {MakeSingleTupleTableSlot(st->node.stored_desc[0], &TTSOpsMinimalTuple),
+                              MakeSingleTupleTableSlot(st->node.stored_desc[1], &TTSOpsMinimalTuple)};
+    for (MpChunk* c = mp_chunk_at(&st->run.space, mp_join_shared(st)->stage.queue.all); c;
+         c = mp_chunk_at(&st->run.space, c->next_all)) {
         if (c->stream > uint32(MpKeyStream::Nulls)) continue;  // a block of stored rows
         const int side = int(c->side);
-        const bool keyed = c->stream == uint32(MpKeyStream::Main), stores = st->nstored[side] > 0;
+        const bool keyed = c->stream == uint32(MpKeyStream::Main), stores = st->node.nstored[side] > 0;
         for (uint64 i = 0; i < c->count; i++) {
             CHECK_FOR_INTERRUPTS();
             uint64 ref = keyed ? (stores ? mp_chunk_refs(c)[i] : 0) : ((const uint64*)mp_chunk_keys(c))[i];
             const Datum* values = NULL;  // a side that stores no columns: none to put
             const bool* isnull = NULL;
             if (stores) {
-                ExecStoreMinimalTuple(mp_arena_row(&st->space, ref), row[side], false);
+                ExecStoreMinimalTuple(mp_arena_row(&st->run.space, ref), row[side], false);
                 slot_getallattrs(row[side]);
                 values = row[side]->tts_values;
                 isnull = row[side]->tts_isnull;
@@ -143,9 +144,9 @@ void move_held_rows(MpJoinState* st) {
 // holds them, or NULL (a key with a NULL).
 template <class K>
 uint64 load_row(MpJoinState* st, int side, TupleTableSlot* slot, const int64* key) {
-    MpJoinSpill* sp = &st->spill;
-    const bool stores = st->nstored[side] > 0;
-    MpRowArena* arena = &st->arena[side];
+    MpJoinSpill* sp = &st->strategy.spill;
+    const bool stores = st->node.nstored[side] > 0;
+    MpRowArena* arena = &st->run.arena[side];
     slot_getallattrs(slot);
     uint64 bytes = sizeof(uint64) + (stores ? ((MinimalTupleTableSlot*)slot)->mintuple->t_len : 0);
     uint64 ref = stores ? mp_arena_put_values(arena, slot->tts_values, slot->tts_isnull) : 0;
@@ -173,12 +174,12 @@ int smaller_head(const MpJoinSpill* sp) {
 // anti join with a filter loads a key's rows on both sides together, or, past a range,
 // joins them row by row (join_spill_loop.cpp): whether a row is emitted depends on every
 // row of the other side.
-bool splits_keys(const MpJoinState* st) { return st->filter == NULL || st->info.jointype == JOIN_INNER; }
+bool splits_keys(const MpJoinState* st) { return st->node.filter == NULL || st->node.info.jointype == JOIN_INNER; }
 
 // The next range: every row of the smallest keys left on either side, key after key,
 // until `target` bytes are loaded; then rows with a NULL key. Returns the rows loaded.
 uint64 load_range(MpJoinState* st, uint64 target) {
-    MpJoinSpill* sp = &st->spill;
+    MpJoinSpill* sp = &st->strategy.spill;
     uint64 bytes = 0, rows = 0;
     if (mp_key_spool_active(st)) {
         rows = mp_key_spool_next(st, target, &bytes);
@@ -203,12 +204,12 @@ uint64 load_range(MpJoinState* st, uint64 target) {
 }  // namespace
 
 uint64 mp_join_spill_load_row(MpJoinState* st, int side, TupleTableSlot* slot, const int64* key) {
-    return mp_with_key_type(st->info.key_bits / 8,
+    return mp_with_key_type(st->node.info.key_bits / 8,
                             [&](auto k) { return load_row<decltype(k)>(st, side, slot, key); });
 }
 
 uint64 mp_join_spill_load_head(MpJoinState* st, int side) {
-    MpJoinSpill* sp = &st->spill;
+    MpJoinSpill* sp = &st->strategy.spill;
     uint64 bytes = mp_join_spill_load_row(st, side, sp->slot[side], sp->head_keyed[side] ? sp->head_key[side] : NULL);
     mp_join_spill_advance(sp, side);
     return bytes;
@@ -232,7 +233,7 @@ bool mp_join_spill_same_key(const MpJoinSpill* sp, int side, const int64* key) {
 // Both sides' sorts closed, with their slots and descriptors (and the key spools, whose
 // slots are over those descriptors).
 void mp_join_spill_close_sorts(MpJoinState* st) {
-    MpJoinSpill* sp = &st->spill;
+    MpJoinSpill* sp = &st->strategy.spill;
     mp_key_spool_end(st);
     for (int side = 0; side < 2; side++) {
         if (sp->sort[side]) tuplesort_end(sp->sort[side]);
@@ -253,48 +254,50 @@ int mp_join_spill_sort_kb(void) {
 }
 
 void mp_join_spill_open_sorts(MpJoinState* st, int work_kb) {
-    MpJoinSpill* sp = &st->spill;
-    sp->key_words = st->info.key_bits > 64 ? 2 : 1;
+    MpJoinSpill* sp = &st->strategy.spill;
+    sp->key_words = st->node.info.key_bits > 64 ? 2 : 1;
     MemoryContext old = MemoryContextSwitchTo(st->css.ss.ps.state->es_query_cxt);
     for (int side = 0; side < 2; side++) begin_sort(st, side, work_kb);
     MemoryContextSwitchTo(old);
 }
 
 void mp_join_spill_begin(MpJoinState* st) {
-    if (st->way == MpJoinWay::WritePartitions) mp_join_spill_share_begin(st);  // join_spill_parallel.cpp
+    if (st->strategy.way == MpJoinWay::WritePartitions)
+        mp_join_spill_share_begin(st);  // join_spill_parallel.cpp
     else mp_join_spill_open_sorts(st, mp_join_spill_sort_kb());
 }
 
 bool mp_join_spill_planned(const MpJoinState* st) {
-    return st->info.spill && mp_memory_limit_bytes() > 0 && (!st->dsm || mp_join_spill_share_planned(st));
+    return st->node.info.spill && mp_memory_limit_bytes() > 0 && (!st->dsm || mp_join_spill_share_planned(st));
 }
 
 bool mp_join_spill_due(MpJoinState* st) {
     uint64 limit = mp_memory_limit_bytes();
-    if (limit == 0 || mp_join_way_sorts_input(st->way)) return false;
+    if (limit == 0 || mp_join_way_sorts_input(st->strategy.way)) return false;
     if (mp_join_runs_shared(st)) return mp_join_spill_share_due(st, limit);
-    uint64 held = mp_join_shared(st)->stage.queue.used_bytes + mp_writers_used_bytes(st->writers) +
-                  st->arena[0].held_bytes + st->arena[1].held_bytes;
+    uint64 held = mp_join_shared(st)->stage.queue.used_bytes + mp_writers_used_bytes(st->run.writers) +
+                  st->run.arena[0].held_bytes + st->run.arena[1].held_bytes;
     // a streamed outer side keeps B's sorted keys and a directory over them (up to two
     // words per key) besides
-    if (st->way == MpJoinWay::StreamOuter) held += st->probe.b_keys_held * (st->info.key_bits / 8 + 2 * sizeof(uint64));
+    if (st->strategy.way == MpJoinWay::StreamOuter)
+        held += st->strategy.probe.b_keys_held * (st->node.info.key_bits / 8 + 2 * sizeof(uint64));
     return held >= limit;
 }
 
 void mp_join_spill_move_held(MpJoinState* st) {
-    mp_with_key_type(st->info.key_bits / 8, [&](auto k) {
+    mp_with_key_type(st->node.info.key_bits / 8, [&](auto k) {
         move_held_rows<decltype(k)>(st);
         return 0;
     });
 }
 
 uint64 mp_join_spill_read_side(MpJoinState* st, PlanState* child, int side, uint64* null_key_rows) {
-    return mp_with_key_type(st->info.key_bits / 8,
+    return mp_with_key_type(st->node.info.key_bits / 8,
                             [&](auto k) { return read_side<decltype(k)>(st, child, side, null_key_rows); });
 }
 
 void mp_join_spill_perform(MpJoinState* st) {
-    MpJoinSpill* sp = &st->spill;
+    MpJoinSpill* sp = &st->strategy.spill;
     for (int side = 0; side < 2; side++) {
         tuplesort_performsort(sp->sort[side]);
         TuplesortInstrumentation stats;
@@ -302,12 +305,14 @@ void mp_join_spill_perform(MpJoinState* st) {
         if (stats.spaceType == SORT_SPACE_TYPE_DISK) sp->disk_kb += uint64(stats.spaceUsed);
         mp_join_spill_advance(sp, side);
     }
-    if (st->way == MpJoinWay::SortInput) st->way = MpJoinWay::SortedRanges;  // a partition's: JoinPartitions
+    // (a claimed partition's way stays JoinPartitions)
+    if (st->strategy.way == MpJoinWay::SortInput) st->strategy.way = MpJoinWay::SortedRanges;
 }
 
 // A parallel participant's rows wait in its partition files until partitions are claimed.
 void mp_join_spill_finish_read(MpJoinState* st) {
-    if (st->way == MpJoinWay::WritePartitions) mp_join_spill_share_finish(st);
+    if (st->strategy.way == MpJoinWay::WritePartitions)
+        mp_join_spill_share_finish(st);
     else mp_join_spill_perform(st);
 }
 
@@ -316,27 +321,27 @@ uint64 mp_join_spill_load_range(MpJoinState* st) {
     uint64 target = mp_join_spill_range_bytes(st);
     uint64 rows = load_range(st, target);
     for (int side = 0; side < 2; side++) {
-        mp_writer_flush(&st->writers[int(MpKeyStream::Main)][side]);
-        mp_writer_flush(&st->writers[int(MpKeyStream::Nulls)][side]);
+        mp_writer_flush(&st->run.writers[int(MpKeyStream::Main)][side]);
+        mp_writer_flush(&st->run.writers[int(MpKeyStream::Nulls)][side]);
     }
     if (rows > 0) {
-        st->spill.ranges++;
-        st->spill.run_ranges++;
+        st->strategy.spill.ranges++;
+        st->strategy.spill.run_ranges++;
     }
-    if (mp_join_timing_on(st)) st->read_ms += clock.lap_ms();
+    if (mp_join_timing_on(st)) st->stats.read_ms += clock.lap_ms();
     return rows;
 }
 
 uint64 mp_join_spill_range_bytes(const MpJoinState* st) {
-    return Max(mp_memory_limit_bytes() / 3 / uint64(Max(1, st->spill.sharing)), uint64(1) << 16);
+    return Max(mp_memory_limit_bytes() / 3 / uint64(Max(1, st->strategy.spill.sharing)), uint64(1) << 16);
 }
 
 bool mp_join_spill_more(const MpJoinState* st) {
-    return st->spill.head[0] || st->spill.head[1] || mp_key_spool_active(st);
+    return st->strategy.spill.head[0] || st->strategy.spill.head[1] || mp_key_spool_active(st);
 }
 
 void mp_join_spill_end(MpJoinState* st) {
-    MpJoinSpill* sp = &st->spill;
+    MpJoinSpill* sp = &st->strategy.spill;
     mp_join_spill_close_sorts(st);
     mp_join_spill_share_finish(st);  // a parallel participant's partition files, if open
     mp_join_spill_share_close(st);

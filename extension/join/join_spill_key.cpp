@@ -28,7 +28,7 @@ extern "C" {
 namespace {
 
 // (a semi or anti join here has no filter: join_spill.cpp's splits_keys)
-bool emits_a_once(const MpJoinState* st) { return mp_join_first_match_decides(st->info.jointype); }
+bool emits_a_once(const MpJoinState* st) { return mp_join_first_match_decides(st->node.info.jointype); }
 
 uint64 chunk_budget(uint64 target) { return Max(target / 2, uint64(1)); }
 uint64 a_fits_budget(uint64 target) { return target / 4; }  // A's rows stream with B's
@@ -41,18 +41,18 @@ int spool_kb(const MpJoinState* st, int side) {
 
 // The bytes a row of the side's sort holds once loaded (as load_row counts them).
 uint64 loaded_bytes(const MpJoinState* st, int side, TupleTableSlot* slot) {
-    uint64 stored = st->nstored[side] > 0 ? ((MinimalTupleTableSlot*)slot)->mintuple->t_len : 0;
-    return sizeof(uint64) + stored + st->info.key_bits / 8;
+    uint64 stored = st->node.nstored[side] > 0 ? ((MinimalTupleTableSlot*)slot)->mintuple->t_len : 0;
+    return sizeof(uint64) + stored + st->node.info.key_bits / 8;
 }
 
 // A side's spool, in the query's context, in the sort's layout (B's with a second read
 // pointer: its chunk's start).
 void make_spool(MpJoinState* st, int side) {
-    MpKeySpool* ks = &st->spill.spool;
+    MpKeySpool* ks = &st->strategy.spill.spool;
     MemoryContext old = MemoryContextSwitchTo(st->css.ss.ps.state->es_query_cxt);
     ks->rows[side] = tuplestore_begin_heap(false, false, spool_kb(st, side));
     if (side == 1) tuplestore_alloc_read_pointer(ks->rows[1], EXEC_FLAG_REWIND);  // copied onto pointer 0, which rescans
-    if (!ks->slot[side]) ks->slot[side] = MakeSingleTupleTableSlot(st->spill.desc[side], &TTSOpsMinimalTuple);
+    if (!ks->slot[side]) ks->slot[side] = MakeSingleTupleTableSlot(st->strategy.spill.desc[side], &TTSOpsMinimalTuple);
     MemoryContextSwitchTo(old);
 }
 
@@ -60,7 +60,7 @@ void make_spool(MpJoinState* st, int side) {
 // again (a cleared tuplestore keeps counting the memory of its grown tuple array, and
 // would go to disk, a new file, at once for every later key).
 void empty_spool(MpJoinState* st, int side) {
-    MpKeySpool* ks = &st->spill.spool;
+    MpKeySpool* ks = &st->strategy.spill.spool;
     if (ks->rows[side] && tuplestore_in_memory(ks->rows[side])) {
         tuplestore_clear(ks->rows[side]);
     } else {
@@ -72,7 +72,7 @@ void empty_spool(MpJoinState* st, int side) {
 
 // The side's head rows of the key into its spool (at most max_rows; the rest skipped).
 void spool_side(MpJoinState* st, int side, uint64 max_rows) {
-    MpJoinSpill* sp = &st->spill;
+    MpJoinSpill* sp = &st->strategy.spill;
     MpKeySpool* ks = &sp->spool;
     for (; mp_join_spill_same_key(sp, side, ks->key); mp_join_spill_advance(sp, side)) {
         CHECK_FOR_INTERRUPTS();
@@ -89,7 +89,7 @@ void spool_side(MpJoinState* st, int side, uint64 max_rows) {
 // that many, and a range holds at most one and a half times its size). Returns the rows
 // loaded.
 uint64 stream_b(MpJoinState* st, uint64 target, uint64* bytes) {
-    MpJoinSpill* sp = &st->spill;
+    MpJoinSpill* sp = &st->strategy.spill;
     MpKeySpool* ks = &sp->spool;
     uint64 rows = 0, b_bytes = 0;
     ks->key_ranges++;
@@ -112,7 +112,7 @@ uint64 stream_b(MpJoinState* st, uint64 target, uint64* bytes) {
 // Grid: the next cell, this pass's B chunk (cut on the pass's first cell: up to half a
 // range, at least one row) and A's next chunk. Returns the rows loaded.
 uint64 grid_cell(MpJoinState* st, uint64 target, uint64* bytes) {
-    MpKeySpool* ks = &st->spill.spool;
+    MpKeySpool* ks = &st->strategy.spill.spool;
     const uint64 budget = chunk_budget(target);
     uint64 rows = 0;
     ks->key_ranges++;
@@ -150,7 +150,7 @@ uint64 grid_cell(MpJoinState* st, uint64 target, uint64* bytes) {
 }  // namespace
 
 uint64 mp_key_spool_load(MpJoinState* st, const int64* key, uint64 target, uint64* bytes) {
-    MpKeySpool* ks = &st->spill.spool;
+    MpKeySpool* ks = &st->strategy.spill.spool;
     if (!ks->rows[0]) mp_key_spool_finish(st);  // the spools' first use
     ks->key[0] = key[0];
     ks->key[1] = key[1];
@@ -170,20 +170,20 @@ uint64 mp_key_spool_load(MpJoinState* st, const int64* key, uint64 target, uint6
     return stream_b(st, target, bytes);
 }
 
-bool mp_key_spool_active(const MpJoinState* st) { return st->spill.spool.phase != MpKeySpoolPhase::None; }
+bool mp_key_spool_active(const MpJoinState* st) { return st->strategy.spill.spool.phase != MpKeySpoolPhase::None; }
 
 uint64 mp_key_spool_next(MpJoinState* st, uint64 target, uint64* bytes) {
-    if (st->spill.spool.phase == MpKeySpoolPhase::Grid) return grid_cell(st, target, bytes);
-    if (st->spill.spool.phase == MpKeySpoolPhase::Loop) {
+    if (st->strategy.spill.spool.phase == MpKeySpoolPhase::Grid) return grid_cell(st, target, bytes);
+    if (st->strategy.spill.spool.phase == MpKeySpoolPhase::Loop) {
         mp_key_loop_start(st);
         return 0;
     }
-    if (st->spill.spool.phase == MpKeySpoolPhase::Whole) return mp_key_loop_load_whole(st, bytes);
+    if (st->strategy.spill.spool.phase == MpKeySpoolPhase::Whole) return mp_key_loop_load_whole(st, bytes);
     return stream_b(st, target, bytes);
 }
 
 void mp_key_spool_fill(MpJoinState* st, const int64* key) {
-    MpKeySpool* ks = &st->spill.spool;
+    MpKeySpool* ks = &st->strategy.spill.spool;
     for (int side = 0; side < 2; side++) empty_spool(st, side);  // made on first use
     ks->key[0] = key[0];
     ks->key[1] = key[1];
@@ -191,14 +191,14 @@ void mp_key_spool_fill(MpJoinState* st, const int64* key) {
 }
 
 uint64 mp_key_spool_load_next(MpJoinState* st, int side) {
-    MpKeySpool* ks = &st->spill.spool;
+    MpKeySpool* ks = &st->strategy.spill.spool;
     if (!tuplestore_gettupleslot(ks->rows[side], true, false, ks->slot[side]))
         elog(ERROR, "pg_mergepath: a spooled key has fewer rows than counted");
     return mp_join_spill_load_row(st, side, ks->slot[side], ks->key);
 }
 
 void mp_key_spool_finish(MpJoinState* st) {
-    MpKeySpool* ks = &st->spill.spool;
+    MpKeySpool* ks = &st->strategy.spill.spool;
     for (int side = 0; side < 2; side++) empty_spool(st, side);
     if (ks->key_ranges > 1) ks->keys_split++;
     ks->key_ranges = 0;
@@ -209,7 +209,7 @@ void mp_key_spool_finish(MpJoinState* st) {
 }
 
 void mp_key_spool_end(MpJoinState* st) {
-    MpKeySpool* ks = &st->spill.spool;
+    MpKeySpool* ks = &st->strategy.spill.spool;
     for (int side = 0; side < 2; side++) {
         if (ks->rows[side]) tuplestore_end(ks->rows[side]);
         if (ks->slot[side]) ExecDropSingleTupleTableSlot(ks->slot[side]);

@@ -21,7 +21,7 @@ namespace {
 
 // The side's spooled row (in its slot) into the scan tuple, or its columns NULL.
 void put_side(MpJoinState* st, TupleTableSlot* scan, int side, TupleTableSlot* row) {
-    const int at = mp_join_scan_offset(st, side), n = st->nstored[side];
+    const int at = mp_join_scan_offset(st, side), n = st->node.nstored[side];
     for (int c = 0; c < n; c++) {
         scan->tts_values[at + c] = row ? row->tts_values[c] : (Datum)0;
         scan->tts_isnull[at + c] = row ? row->tts_isnull[c] : true;
@@ -31,7 +31,7 @@ void put_side(MpJoinState* st, TupleTableSlot* scan, int side, TupleTableSlot* r
 
 // The next A row of the key into slot[0], B's spool back at its start.
 bool next_a(MpJoinState* st) {
-    MpKeySpool* ks = &st->spill.spool;
+    MpKeySpool* ks = &st->strategy.spill.spool;
     if (!tuplestore_gettupleslot(ks->rows[0], true, false, ks->slot[0])) return false;
     slot_getallattrs(ks->slot[0]);
     tuplestore_rescan(ks->rows[1]);
@@ -42,7 +42,7 @@ bool next_a(MpJoinState* st) {
 }
 
 bool next_b(MpJoinState* st) {
-    MpKeySpool* ks = &st->spill.spool;
+    MpKeySpool* ks = &st->strategy.spill.spool;
     if (!tuplestore_gettupleslot(ks->rows[1], true, false, ks->slot[1])) return false;
     slot_getallattrs(ks->slot[1]);
     ks->b_index++;
@@ -53,7 +53,7 @@ bool b_matched(const MpKeySpool* ks, uint64 i) { return (ks->b_matched[i / 8] >>
 
 // Right and full joins, after every A row: the next B row without a passing pair.
 bool next_unmatched_b(MpJoinState* st, TupleTableSlot* scan) {
-    MpKeySpool* ks = &st->spill.spool;
+    MpKeySpool* ks = &st->strategy.spill.spool;
     while (next_b(st)) {
         CHECK_FOR_INTERRUPTS();
         if (b_matched(ks, ks->b_index - 1)) continue;
@@ -68,14 +68,14 @@ bool next_unmatched_b(MpJoinState* st, TupleTableSlot* scan) {
 // The current A row against B's next rows: true with a row to emit in the scan tuple;
 // false when B's rows are done for it (its unmatched row, if any, is the caller's).
 bool next_pair(MpJoinState* st, TupleTableSlot* scan) {
-    MpKeySpool* ks = &st->spill.spool;
-    const JoinType jt = st->info.jointype;
+    MpKeySpool* ks = &st->strategy.spill.spool;
+    const JoinType jt = st->node.info.jointype;
     while (next_b(st)) {
         CHECK_FOR_INTERRUPTS();
         put_side(st, scan, 0, ks->slot[0]);
         put_side(st, scan, 1, ks->slot[1]);
         mp_join_store_scan(scan);  // stored before the filter reads it
-        st->counts.pairs++;
+        st->stats.counts.pairs++;
         if (!mp_join_passes_filter(st, scan)) continue;
         ks->a_matched = true;
         if (ks->b_matched) ks->b_matched[(ks->b_index - 1) / 8] |= uint8(1 << ((ks->b_index - 1) % 8));
@@ -92,7 +92,7 @@ bool next_pair(MpJoinState* st, TupleTableSlot* scan) {
 }  // namespace
 
 uint64 mp_key_loop_load_whole(MpJoinState* st, uint64* bytes) {
-    MpKeySpool* ks = &st->spill.spool;
+    MpKeySpool* ks = &st->strategy.spill.spool;
     uint64 rows = 0;
     for (int side = 0; side < 2; side++) {
         tuplestore_rescan(ks->rows[side]);
@@ -103,7 +103,7 @@ uint64 mp_key_loop_load_whole(MpJoinState* st, uint64* bytes) {
 }
 
 uint64 mp_key_loop_load(MpJoinState* st, const int64* key, uint64 target, uint64* bytes) {
-    MpKeySpool* ks = &st->spill.spool;
+    MpKeySpool* ks = &st->strategy.spill.spool;
     mp_key_spool_fill(st, key);
     const uint64 key_bytes = ks->bytes[0] + ks->bytes[1];
     if (key_bytes <= target) {  // it fits a range: loaded whole, into this one if it has room
@@ -118,16 +118,16 @@ uint64 mp_key_loop_load(MpJoinState* st, const int64* key, uint64 target, uint64
 }
 
 void mp_key_loop_start(MpJoinState* st) {
-    MpKeySpool* ks = &st->spill.spool;
+    MpKeySpool* ks = &st->strategy.spill.spool;
     tuplestore_rescan(ks->rows[0]);
     ks->a_loaded = ks->b_extras = false;
-    if (st->outer_side[1])
+    if (st->node.outer_side[1])
         ks->b_matched = (uint8*)MemoryContextAllocZero(st->css.ss.ps.state->es_query_cxt, ks->count[1] / 8 + 1);
     ks->loop_running = true;
 }
 
 bool mp_key_loop_next(MpJoinState* st, TupleTableSlot* scan) {
-    MpKeySpool* ks = &st->spill.spool;
+    MpKeySpool* ks = &st->strategy.spill.spool;
     for (;;) {
         CHECK_FOR_INTERRUPTS();
         if (ks->b_extras) {
@@ -136,7 +136,7 @@ bool mp_key_loop_next(MpJoinState* st, TupleTableSlot* scan) {
             return false;
         }
         if (!ks->a_loaded && !next_a(st)) {  // every A row done
-            if (!st->outer_side[1]) {
+            if (!st->node.outer_side[1]) {
                 mp_key_spool_finish(st);
                 return false;
             }
@@ -146,7 +146,7 @@ bool mp_key_loop_next(MpJoinState* st, TupleTableSlot* scan) {
             continue;
         }
         if (next_pair(st, scan)) return true;
-        if (ks->a_matched || !st->outer_side[0]) continue;
+        if (ks->a_matched || !st->node.outer_side[0]) continue;
         put_side(st, scan, 0, ks->slot[0]);
         put_side(st, scan, 1, NULL);
         mp_join_store_scan(scan);

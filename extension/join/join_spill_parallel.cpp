@@ -61,14 +61,14 @@ void close_parts(MpJoinSpill* sp) {
 
 // Starts writing this participant's partitions (files are made at their first row).
 void begin_partitions(MpJoinState* st, int writer) {
-    MpJoinSpill* sp = &st->spill;
+    MpJoinSpill* sp = &st->strategy.spill;
     MpJoinSharedSpill* ss = shared_spill(st);
     mp_join_spill_open_sorts(st, 0);  // the rows' layout
     close_parts(sp);
     sp->parts_cxt = AllocSetContextCreate(st->css.ss.ps.state->es_query_cxt, "pg_mergepath Join partitions",
                                           ALLOCSET_DEFAULT_SIZES);
     mp_partitions_init(&sp->parts, sp->parts_cxt, ss->partitions, kPartitionBlockBytes, &ss->fileset, writer);
-    st->way = MpJoinWay::WritePartitions;
+    st->strategy.way = MpJoinWay::WritePartitions;
     pg_atomic_fetch_add_u32(&ss->partitioners, 1);
 }
 
@@ -78,7 +78,7 @@ void damaged_file(void) {
 
 // Every row of the side in the piece (a partition of every writer) into the side's sort.
 void load_side(MpJoinState* st, MpPieceReader* piece, int side) {
-    MpJoinSpill* sp = &st->spill;
+    MpJoinSpill* sp = &st->strategy.spill;
     MpPartitionRow row;
     while (mp_piece_next(piece, side, &row)) {
         CHECK_FOR_INTERRUPTS();
@@ -112,7 +112,7 @@ void load_partition(MpJoinState* st, int partition) {
 
 // Claims partitions until one has rows: read back, sorted, its first rows out.
 bool claim_partition(MpJoinState* st) {
-    MpJoinSpill* sp = &st->spill;
+    MpJoinSpill* sp = &st->strategy.spill;
     MpJoinSharedSpill* ss = shared_spill(st);
     const int work_kb = Max(64, mp_join_spill_sort_kb() / Max(1, ss->participants));
     for (;;) {
@@ -174,11 +174,11 @@ bool mp_join_spill_share_planned(const MpJoinState* st) { return st->dsm && shar
 bool mp_join_spill_share_due(MpJoinState* st, uint64 limit) {
     MpJoinSharedSpill* ss = shared_spill(st);
     if (!ss->has_files) return false;
-    const uint64 blocks = st->arena[0].held_bytes + st->arena[1].held_bytes;
-    uint64 all_blocks = pg_atomic_add_fetch_u64(&ss->held_bytes, blocks - st->spill.arena_reported);
-    st->spill.arena_reported = blocks;
+    const uint64 blocks = st->run.arena[0].held_bytes + st->run.arena[1].held_bytes;
+    uint64 all_blocks = pg_atomic_add_fetch_u64(&ss->held_bytes, blocks - st->strategy.spill.arena_reported);
+    st->strategy.spill.arena_reported = blocks;
     if (pg_atomic_read_u32(&ss->switched)) return true;
-    uint64 held = st->dsm->stage.queue.used_bytes + all_blocks + mp_writers_used_bytes(st->writers);
+    uint64 held = st->dsm->stage.queue.used_bytes + all_blocks + mp_writers_used_bytes(st->run.writers);
     if (held < limit) return false;
     pg_atomic_write_u32(&ss->switched, 1);
     return true;
@@ -187,7 +187,7 @@ bool mp_join_spill_share_due(MpJoinState* st, uint64 limit) {
 void mp_join_spill_share_begin(MpJoinState* st) { begin_partitions(st, mp_spill_participant()); }
 
 void mp_join_spill_partition_row(MpJoinState* st, int side, TupleTableSlot* row, const uint64* words) {
-    MpJoinSpill* sp = &st->spill;
+    MpJoinSpill* sp = &st->strategy.spill;
     // a key's rows in one partition; rows with a NULL key (never matched) spread by writer
     uint64 hash = words ? DatumGetUInt64(hash_bytes_extended((const unsigned char*)words, 8 * sp->key_words, 0))
                         : uint64(sp->parts.participant);
@@ -198,17 +198,17 @@ void mp_join_spill_partition_row(MpJoinState* st, int side, TupleTableSlot* row,
 }
 
 void mp_join_spill_share_finish(MpJoinState* st) {
-    MpJoinSpill* sp = &st->spill;
-    if (st->way != MpJoinWay::WritePartitions) return;
+    MpJoinSpill* sp = &st->strategy.spill;
+    if (st->strategy.way != MpJoinWay::WritePartitions) return;
     mp_partitions_export(&sp->parts);
     pg_atomic_fetch_or_u64(&shared_spill(st)->exported, uint64(1) << sp->parts.participant);
     sp->disk_kb += sp->parts.report.bytes / 1024;
     close_parts(sp);
-    st->way = MpJoinWay::PartitionsWritten;
+    st->strategy.way = MpJoinWay::PartitionsWritten;
     mp_join_spill_close_sorts(st);  // the layout
 }
 
-void mp_join_spill_share_close(MpJoinState* st) { close_parts(&st->spill); }
+void mp_join_spill_share_close(MpJoinState* st) { close_parts(&st->strategy.spill); }
 
 bool mp_join_spill_partitioned(const MpJoinState* st) {
     return st->dsm && pg_atomic_read_u32(&shared_spill(st)->partitioners) > 0;
@@ -226,20 +226,20 @@ void mp_join_spill_move_shared(MpJoinState* st) {
 // A participant out of partitions: what its stage did joins the others' (EXPLAIN), once.
 static void share_report(MpJoinState* st) {
     MpSharedStage* s = &st->dsm->stage;
-    if (st->spill.joined == 0 || !st->report.ran || st->spill.report_shared) return;
+    if (st->strategy.spill.joined == 0 || !st->stats.report.ran || st->strategy.spill.report_shared) return;
     SpinLockAcquire(&s->mutex);
-    mp_stage_report_add(&s->report, &st->report);
+    mp_stage_report_add(&s->report, &st->stats.report);
     SpinLockRelease(&s->mutex);
-    st->spill.report_shared = true;
+    st->strategy.spill.report_shared = true;
 }
 
 bool mp_join_spill_next_partition(MpJoinState* st) {
-    MpJoinSpill* sp = &st->spill;
-    if (st->way != MpJoinWay::JoinPartitions) return false;
+    MpJoinSpill* sp = &st->strategy.spill;
+    if (st->strategy.way != MpJoinWay::JoinPartitions) return false;
     mp_join_spill_close_sorts(st);
     sp->sharing = shared_spill(st)->participants;
     if (claim_partition(st)) return true;
-    st->way = MpJoinWay::Finished;
+    st->strategy.way = MpJoinWay::Finished;
     share_report(st);
     return false;
 }
@@ -248,22 +248,22 @@ bool mp_join_spill_next_partition(MpJoinState* st) {
 // a worker's ranges and split keys (the leader's stay in its own state).
 void mp_join_spill_share_counts(MpJoinState* st) {
     MpJoinSharedSpill* ss = shared_spill(st);
-    pg_atomic_fetch_add_u64(&ss->disk_kb, st->spill.disk_kb);
-    st->spill.disk_kb = 0;
+    pg_atomic_fetch_add_u64(&ss->disk_kb, st->strategy.spill.disk_kb);
+    st->strategy.spill.disk_kb = 0;
     if (!IsParallelWorker()) return;
-    pg_atomic_fetch_add_u64(&ss->ranges, st->spill.ranges);
-    pg_atomic_fetch_add_u64(&ss->keys_split, st->spill.spool.keys_split);
-    pg_atomic_fetch_add_u64(&ss->keys_looped, st->spill.spool.keys_looped);
-    st->spill.ranges = st->spill.spool.keys_split = st->spill.spool.keys_looped = 0;
+    pg_atomic_fetch_add_u64(&ss->ranges, st->strategy.spill.ranges);
+    pg_atomic_fetch_add_u64(&ss->keys_split, st->strategy.spill.spool.keys_split);
+    pg_atomic_fetch_add_u64(&ss->keys_looped, st->strategy.spill.spool.keys_looped);
+    st->strategy.spill.ranges = st->strategy.spill.spool.keys_split = st->strategy.spill.spool.keys_looped = 0;
 }
 
 void mp_join_spill_harvest(MpJoinState* st) {
     MpJoinSharedSpill* ss = shared_spill(st);
-    st->spill.disk_kb += pg_atomic_exchange_u64(&ss->disk_kb, 0);
-    st->spill.ranges += pg_atomic_exchange_u64(&ss->ranges, 0);
-    st->spill.spool.keys_split += pg_atomic_exchange_u64(&ss->keys_split, 0);
-    st->spill.spool.keys_looped += pg_atomic_exchange_u64(&ss->keys_looped, 0);
-    st->spill.switched = st->spill.switched || pg_atomic_read_u32(&ss->switched) != 0;
-    if (st->spill.switched && st->info.probe) st->probe.spilled = true;  // EXPLAIN's Outer Side
-    if (pg_atomic_read_u32(&ss->partitioners) > 0) st->spill.partitions = ss->partitions;
+    st->strategy.spill.disk_kb += pg_atomic_exchange_u64(&ss->disk_kb, 0);
+    st->strategy.spill.ranges += pg_atomic_exchange_u64(&ss->ranges, 0);
+    st->strategy.spill.spool.keys_split += pg_atomic_exchange_u64(&ss->keys_split, 0);
+    st->strategy.spill.spool.keys_looped += pg_atomic_exchange_u64(&ss->keys_looped, 0);
+    st->strategy.spill.switched = st->strategy.spill.switched || pg_atomic_read_u32(&ss->switched) != 0;
+    if (st->strategy.spill.switched && st->node.info.probe) st->strategy.probe.spilled = true;  // EXPLAIN's Outer Side
+    if (pg_atomic_read_u32(&ss->partitioners) > 0) st->strategy.spill.partitions = ss->partitions;
 }

@@ -15,15 +15,17 @@
 #include "join_node.h"
 
 void mp_join_choose_way(MpJoinState* st) {
-    if (mp_join_spill_planned(st)) st->way = st->dsm ? MpJoinWay::WritePartitions : MpJoinWay::SortInput;
-    else st->way = st->info.probe ? MpJoinWay::StreamOuter : MpJoinWay::InMemory;
+    if (mp_join_spill_planned(st))
+        st->strategy.way = st->dsm ? MpJoinWay::WritePartitions : MpJoinWay::SortInput;
+    else
+        st->strategy.way = st->node.info.probe ? MpJoinWay::StreamOuter : MpJoinWay::InMemory;
 }
 
 void mp_join_switch_way(MpJoinState* st) {
     for (int side = 0; side < 2; side++)  // the chunks being filled join the queue's list
-        for (int stream = 0; stream < 2; stream++) mp_writer_flush(&st->writers[stream][side]);
+        for (int stream = 0; stream < 2; stream++) mp_writer_flush(&st->run.writers[stream][side]);
     const bool shared = mp_join_runs_shared(st);
-    st->way = shared ? MpJoinWay::WritePartitions : MpJoinWay::SortInput;
+    st->strategy.way = shared ? MpJoinWay::WritePartitions : MpJoinWay::SortInput;
     mp_join_spill_begin(st);
     if (shared) return;  // a participant's rows stay: the combiner partitions them (join_spill_parallel.cpp)
     mp_join_spill_move_held(st);
@@ -33,5 +35,5 @@ void mp_join_switch_way(MpJoinState* st) {
 
 void mp_join_end_way(MpJoinState* st) {
     mp_join_spill_end(st);
-    st->way = MpJoinWay::Unchosen;
+    st->strategy.way = MpJoinWay::Unchosen;
 }
