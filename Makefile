@@ -21,7 +21,7 @@ DATA = $(wildcard sql/pg_mergepath--*.sql)
 # protocol, row directories); store/, memory for keys and rows (chunks, segments, arenas);
 # keys/, key encodings; runtime/, GUCs, the device, the shared GPU budget, the C++ /
 # ERROR boundary, threads.
-EXT_DIRS = setop join plan spill stage store keys runtime
+EXT_DIRS = setop join plan spill parallel stage store keys runtime
 OBJS = extension/pg_mergepath.o $(patsubst %.cpp,%.o,$(sort $(foreach d,$(EXT_DIRS),$(wildcard extension/$(d)/*.cpp))))
 PGFILEDESC = "pg_mergepath - INTERSECT / EXCEPT [ALL] and equi-joins on GPUs"
 

@@ -42,10 +42,10 @@ void mp_join_start_run(MpJoinState* st) {
     MpJoinShared* sh = mp_join_shared(st);
     // keys and stored rows in segments of each participant's, while the leader reads
     st->run.space.segments =
-        shared ? mp_segments_open(st->run.cxt, &sh->stage.segments, &sh->stage.leader_reads) : NULL;
+        shared ? mp_segments_open(st->run.cxt, &sh->parallel.segments, &sh->parallel.leader_reads) : NULL;
     if (!shared) mp_join_shared_init(sh);
-    ConditionVariable* wake = shared ? &sh->stage.chunk_cv : NULL;
-    MpChunkQueue* queue = &sh->stage.queue;
+    ConditionVariable* wake = shared ? &sh->parallel.chunk_cv : NULL;
+    MpChunkQueue* queue = &sh->parallel.queue;
     MemoryContext old = MemoryContextSwitchTo(st->run.cxt);
     for (int side = 0; side < 2; side++) {
         mp_writer_init(&st->run.writers[0][side], &st->run.space, queue, wake, 0, side, st->node.info.key_bits / 8,
@@ -85,12 +85,12 @@ void mp_join_adopt_pending(MpJoinState* st) {
     if (IsParallelWorker() || mp_join_way_sorts_input(st->strategy.way) || !mp_stage_open_early(st->run.stage)) return;
     if (st->dsm && (pg_atomic_read_u32(&st->dsm->spill.switched) || mp_join_spill_partitioned(st)))
         return;  // the rows go to partitions instead (someone switched)
-    adopt(st, mp_queue_take(&mp_join_shared(st)->stage.queue, &st->run.space));
+    adopt(st, mp_queue_take(&mp_join_shared(st)->parallel.queue, &st->run.space));
 }
 
 // A result array of n elements in the space, freed with the chunks.
 static MpChunkRef result_array(MpJoinState* st, uint64 n, size_t element, void** address) {
-    return mp_space_alloc_kept(&st->run.space, &mp_join_shared(st)->stage.queue, n * element, address);
+    return mp_space_alloc_kept(&st->run.space, &mp_join_shared(st)->parallel.queue, n * element, address);
 }
 
 // A's directory into the space.
@@ -151,7 +151,7 @@ static void put_b_results(MpJoinState* st) {
 void mp_join_combine(MpJoinState* st, uint64 keys) {
     MpStopwatch clock;
     mp_stage_open(st->run.stage, mp_choose_device(keys), keys);
-    adopt(st, mp_queue_take(&mp_join_shared(st)->stage.queue, &st->run.space));
+    adopt(st, mp_queue_take(&mp_join_shared(st)->parallel.queue, &st->run.space));
     mp_stage_finish(st->run.stage);
     put_b_results(st);
     st->run.stage->report.combine_ms = clock.lap_ms();
@@ -175,7 +175,7 @@ static void premap_range_rooms(MpJoinState* st, uint64 first, uint64 end) {
 void mp_join_put_ranges(MpJoinState* st) {
     MpStopwatch clock;
     const MpAdoptedChunks* a = &st->run.adopted[0];
-    MpSharedStage* s = &mp_join_shared(st)->stage;
+    MpParallelState* s = &mp_join_shared(st)->parallel;
     const uint64 piece_rows = mp_piece_rows(sizeof(mergepath::JoinRange));
     for (uint64 i = 0; i < a->count;) {
         uint64 first = i, rows = 0;
@@ -204,7 +204,7 @@ static void premap_stored_rows(MpJoinState* st) {
     if (st->node.nstored[0] == 0 && st->node.nstored[1] == 0) return;
     MpMemoryRange* ranges = NULL;
     int count = 0, capacity = 0;
-    for (MpChunkRef ref = mp_join_shared(st)->stage.queue.all; ref != kNoChunk;) {
+    for (MpChunkRef ref = mp_join_shared(st)->parallel.queue.all; ref != kNoChunk;) {
         MpChunk* c = mp_chunk_at(&st->run.space, ref);
         bool rows = c->stream == kRowBlockStream ||
                     (c->stream == uint32(MpKeyStream::Main) && (st->node.nstored[c->side] > 0 || c->range_size > 0));

@@ -164,9 +164,9 @@ bool mp_join_passes_filter(MpJoinState* st, TupleTableSlot* scan) {
 
 void mp_join_start_emit(MpJoinState* st) {
     MpJoinShared* sh = mp_join_shared(st);
-    SpinLockAcquire(&sh->stage.mutex);
+    SpinLockAcquire(&sh->parallel.mutex);
     sh->emitters++;
-    SpinLockRelease(&sh->stage.mutex);
+    SpinLockRelease(&sh->parallel.mutex);
     st->emitter.emitting = true;
     memset(&st->emitter.cur, 0, sizeof(st->emitter.cur));
     st->emitter.step = MpJoinStep::Claim;
@@ -175,10 +175,10 @@ void mp_join_start_emit(MpJoinState* st) {
 // Leaves the emitters; true when this one is the last and takes the extras.
 static bool leave_emitters(MpJoinState* st, bool may_take_extras) {
     MpJoinShared* sh = mp_join_shared(st);
-    SpinLockAcquire(&sh->stage.mutex);
+    SpinLockAcquire(&sh->parallel.mutex);
     bool last = --sh->emitters == 0 && may_take_extras && !sh->extras_claimed;
     if (last) sh->extras_claimed = true;
-    SpinLockRelease(&sh->stage.mutex);
+    SpinLockRelease(&sh->parallel.mutex);
     st->emitter.emitting = false;
     return last;
 }
@@ -190,7 +190,7 @@ void mp_join_stop_emit(MpJoinState* st) {
 void mp_join_restart_emit(MpJoinState* st) {
     MpJoinShared* sh = mp_join_shared(st);
     mp_join_stop_emit(st);
-    pg_atomic_write_u64(&sh->stage.next_emit, 0);
+    pg_atomic_write_u64(&sh->parallel.next_emit, 0);
     sh->emitters = 0;
     sh->extras_claimed = false;
     if (st->emitter.b_matched && !st->node.library_match) memset(st->emitter.b_matched, 0, sh->results.rows[1]);
@@ -303,7 +303,7 @@ static void next_part(MpJoinState* st, MpExtrasPart part) {
     st->emitter.cur.part = part;
     st->emitter.cur.b_pos = 0;
     st->emitter.cur.b_pos_end = mp_join_shared(st)->results.rows[1];
-    st->emitter.cur.chunk = mp_join_shared(st)->stage.queue.all;
+    st->emitter.cur.chunk = mp_join_shared(st)->parallel.queue.all;
     st->emitter.cur.in_chunk = 0;
 }
 
@@ -348,13 +348,13 @@ static bool claim_batch(MpJoinState* st) {
     const uint64 rows_a = sh->results.rows[0];
     const uint64 total = rows_a + (st->node.library_match ? sh->results.rows[1] : 0);
     uint64 begin, end;
-    if (!mp_shared_claim(&sh->stage, total, &begin, &end)) return false;
+    if (!mp_shared_claim(&sh->parallel, total, &begin, &end)) return false;
     cur->a = Min(begin, rows_a);
     cur->a_end = Min(end, rows_a);
     cur->a_started = false;
     cur->b_pos = Max(begin, rows_a) - rows_a;
     cur->b_pos_end = Max(end, rows_a) - rows_a;
-    if (mp_join_runs_shared(st) && cur->a < cur->a_end) mp_shared_wait_ready(&sh->stage, cur->a_end);
+    if (mp_join_runs_shared(st) && cur->a < cur->a_end) mp_shared_wait_ready(&sh->parallel, cur->a_end);
     return true;
 }
 

@@ -28,7 +28,7 @@
 #include "hash_partitions.h"
 #include "join_keys.h"
 #include "key_chunks.h"
-#include "parallel_stage.h"
+#include "parallel_protocol.h"
 #include "row_arena.h"
 #include "row_directory.h"
 #include "stage.h"
@@ -120,7 +120,7 @@ struct MpJoinSharedSpill {
 };
 
 struct MpJoinShared {
-    MpSharedStage stage;  // phases, the chunk queue, the claims of A batches, counters
+    MpParallelState parallel;  // phases, the chunk queue, the claims of A batches, counters
     MpJoinSharedSpill spill;
     MpJoinResults results;
     int emitters;         // participants expanding pairs (under stage.mutex)

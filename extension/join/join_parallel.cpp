@@ -1,7 +1,7 @@
 // join_parallel.cpp — the MergePath Join as a parallel-aware node: the DSM callbacks
 // PostgreSQL calls around a Gather (estimate, initialize, reinitialize for a rescan,
 // attach in a worker, shutdown), and one participant's way through a parallel
-// execution, following parallel_stage.h: read this process's share of both inputs
+// execution, following parallel_protocol.h: read this process's share of both inputs
 // into chunks and stored rows in the query's shared memory; the combining participant
 // (the leader, which holds the GPU, when it takes part) adopts every chunk, sorts,
 // searches, puts B's results and the row directory into shared memory and publishes,
@@ -15,7 +15,7 @@
 Size mp_join_estimate_dsm(CustomScanState*, ParallelContext*) { return MAXALIGN(sizeof(MpJoinShared)); }
 
 void mp_join_shared_init(MpJoinShared* sh) {
-    mp_shared_init(&sh->stage);
+    mp_shared_init(&sh->parallel);
     MpJoinSharedSpill* ss = &sh->spill;  // its file set and sizes stay (join_spill_parallel.cpp)
     pg_atomic_init_u32(&ss->switched, 0);
     pg_atomic_init_u32(&ss->partitioners, 0);
@@ -60,7 +60,7 @@ static void harvest_counts(MpJoinState* st) {
     MpJoinShared* sh = st->dsm;
     mp_join_spill_share_counts(st);
     mp_join_spill_harvest(st);
-    mp_shared_harvest(&sh->stage, &st->stats.counts.stage, &st->stats.report);
+    mp_shared_harvest(&sh->parallel, &st->stats.counts.stage, &st->stats.report);
     st->stats.counts.pairs += pg_atomic_exchange_u64(&sh->pairs, 0);
     st->stats.counts.filtered += pg_atomic_exchange_u64(&sh->filtered, 0);
 }
@@ -72,7 +72,7 @@ void mp_join_reinitialize_dsm(CustomScanState* node, ParallelContext*, void*) {
     MpChunkSpace space = {node->ss.ps.state->es_query_dsa, NULL, NULL};
     harvest_counts(st);
     end_last_execution(st);
-    mp_shared_reset(&st->dsm->stage, &space);
+    mp_shared_reset(&st->dsm->parallel, &space);
     mp_join_shared_init(st->dsm);
     mp_join_spill_share_reset(st->dsm);
 }
@@ -93,7 +93,7 @@ void mp_join_shutdown(CustomScanState* node) {
     mp_join_stop_emit(st);
     if (!IsParallelWorker()) return harvest_counts(st);
     mp_join_spill_share_counts(st);
-    pg_atomic_fetch_add_u64(&sh->stage.rows_emitted, st->stats.counts.stage.rows_emitted);
+    pg_atomic_fetch_add_u64(&sh->parallel.rows_emitted, st->stats.counts.stage.rows_emitted);
     pg_atomic_fetch_add_u64(&sh->pairs, st->stats.counts.pairs);
     pg_atomic_fetch_add_u64(&sh->filtered, st->stats.counts.filtered);
     st->stats.counts.stage.rows_emitted = st->stats.counts.pairs = st->stats.counts.filtered = 0;
@@ -103,7 +103,7 @@ static void adopt_while_waiting(void* arg) { mp_join_adopt_pending((MpJoinState*
 
 // The combining participant: every chunk into the stage, results into shared memory.
 static void combine_for_all(MpJoinState* st) {
-    MpSharedStage* s = &st->dsm->stage;
+    MpParallelState* s = &st->dsm->parallel;
     uint64 keys = pg_atomic_read_u64(&s->rows_read[0]) + pg_atomic_read_u64(&s->rows_read[1]);
     // every participant's segments, held here until the node ends (chunk_segments.h)
     mp_segments_attach_all(st->run.space.segments);
@@ -114,7 +114,7 @@ static void combine_for_all(MpJoinState* st) {
 }
 
 static void read_share(MpJoinState* st) {
-    MpSharedStage* s = &st->dsm->stage;
+    MpParallelState* s = &st->dsm->parallel;
     MpJoinReadCounts read = mp_join_read_inputs(st);
     pg_atomic_fetch_add_u64(&s->rows_read[0], read.rows[0]);
     pg_atomic_fetch_add_u64(&s->rows_read[1], read.rows[1]);
@@ -129,8 +129,8 @@ static void join_partitions(MpJoinState* st, bool combines) {
     if (combines) {
         mp_segments_attach_all(st->run.space.segments);
         mp_join_spill_move_shared(st);
-        mp_queue_free_all(&st->dsm->stage.queue, &st->run.space);  // the chunks in the query's area: read
-        mp_shared_publish(&st->dsm->stage);
+        mp_queue_free_all(&st->dsm->parallel.queue, &st->run.space);  // the chunks in the query's area: read
+        mp_shared_publish(&st->dsm->parallel);
     }
     mp_join_free_run(st);
     st->strategy.way = MpJoinWay::JoinPartitions;
@@ -139,7 +139,7 @@ static void join_partitions(MpJoinState* st, bool combines) {
 }
 
 void mp_join_parallel_compute(MpJoinState* st) {
-    MpSharedStage* s = &st->dsm->stage;
+    MpParallelState* s = &st->dsm->parallel;
     bool combines = false;
     if (mp_shared_attach(s)) {
         read_share(st);

@@ -56,7 +56,7 @@ void mp_join_probe_start(MpJoinState* st) {
 
 void mp_join_probe_put_b(MpJoinState* st) {
     MpJoinResults* r = &mp_join_shared(st)->results;
-    MpChunkQueue* queue = &mp_join_shared(st)->stage.queue;
+    MpChunkQueue* queue = &mp_join_shared(st)->parallel.queue;
     const uint64 nb = r->rows[1];
     const uint32 key_bytes = st->node.info.key_bits / 8;
     void *keys, *dir;
@@ -143,8 +143,8 @@ static void keep_a_columns(MpJoinState* st, TupleTableSlot* slot, int i) {
 // Rows read from the outer side, for EXPLAIN ANALYZE (a parallel node's in shared memory).
 static void count_outer(MpJoinState* st, uint64 rows, uint64 null_keys) {
     if (mp_join_runs_shared(st)) {
-        pg_atomic_fetch_add_u64(&st->dsm->stage.rows_read[0], rows);
-        pg_atomic_fetch_add_u64(&st->dsm->stage.null_rows, null_keys);
+        pg_atomic_fetch_add_u64(&st->dsm->parallel.rows_read[0], rows);
+        pg_atomic_fetch_add_u64(&st->dsm->parallel.null_rows, null_keys);
         return;
     }
     st->stats.counts.stage.rows_read[0] += rows;

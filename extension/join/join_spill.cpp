@@ -114,7 +114,7 @@ template <class K>
 void move_held_rows(MpJoinState* st) {
     TupleTableSlot* row[2] = {MakeSingleTupleTableSlot(st->node.stored_desc[0], &TTSOpsMinimalTuple),
                               MakeSingleTupleTableSlot(st->node.stored_desc[1], &TTSOpsMinimalTuple)};
-    for (MpChunk* c = mp_chunk_at(&st->run.space, mp_join_shared(st)->stage.queue.all); c;
+    for (MpChunk* c = mp_chunk_at(&st->run.space, mp_join_shared(st)->parallel.queue.all); c;
          c = mp_chunk_at(&st->run.space, c->next_all)) {
         if (c->stream > uint32(MpKeyStream::Nulls)) continue;  // a block of stored rows
         const int side = int(c->side);
@@ -275,7 +275,7 @@ bool mp_join_spill_due(MpJoinState* st) {
     uint64 limit = mp_memory_limit_bytes();
     if (limit == 0 || mp_join_way_sorts_input(st->strategy.way)) return false;
     if (mp_join_runs_shared(st)) return mp_join_spill_share_due(st, limit);
-    uint64 held = mp_join_shared(st)->stage.queue.used_bytes + mp_writers_used_bytes(st->run.writers) +
+    uint64 held = mp_join_shared(st)->parallel.queue.used_bytes + mp_writers_used_bytes(st->run.writers) +
                   st->run.arena[0].held_bytes + st->run.arena[1].held_bytes;
     // a streamed outer side keeps B's sorted keys and a directory over them (up to two
     // words per key) besides

@@ -21,7 +21,7 @@
 // chunk or block, write the rest of its share into partitions (a join whose outer side
 // was to stream past sorted B: the rest of B, then all of A, read by the participants
 // that switched, the parallel scan handing A's blocks out among them). The rows already in shared
-// memory stay there until the combining participant (parallel_stage.h) has written them
+// memory stay there until the combining participant (parallel_protocol.h) has written them
 // into partition files of its own (under a number no participant has); then it publishes
 // and everyone claims partitions.
 //
@@ -178,7 +178,7 @@ bool mp_join_spill_share_due(MpJoinState* st, uint64 limit) {
     uint64 all_blocks = pg_atomic_add_fetch_u64(&ss->held_bytes, blocks - st->strategy.spill.arena_reported);
     st->strategy.spill.arena_reported = blocks;
     if (pg_atomic_read_u32(&ss->switched)) return true;
-    uint64 held = st->dsm->stage.queue.used_bytes + all_blocks + mp_writers_used_bytes(st->run.writers);
+    uint64 held = st->dsm->parallel.queue.used_bytes + all_blocks + mp_writers_used_bytes(st->run.writers);
     if (held < limit) return false;
     pg_atomic_write_u32(&ss->switched, 1);
     return true;
@@ -225,7 +225,7 @@ void mp_join_spill_move_shared(MpJoinState* st) {
 
 // A participant out of partitions: what its stage did joins the others' (EXPLAIN), once.
 static void share_report(MpJoinState* st) {
-    MpSharedStage* s = &st->dsm->stage;
+    MpParallelState* s = &st->dsm->parallel;
     if (st->strategy.spill.joined == 0 || !st->stats.report.ran || st->strategy.spill.report_shared) return;
     SpinLockAcquire(&s->mutex);
     mp_stage_report_add(&s->report, &st->stats.report);

@@ -8,6 +8,10 @@
 
 #include <functional>
 
+// Threads a parallel node's combiner maps other participants' pages with (prefault.h),
+// or turns row numbers into references with, while everyone else waits for it.
+constexpr int kMpCombinerThreads = 8;
+
 // Runs work() on min(threads, the machine's cores) threads; with fewer when threads
 // cannot be started (this thread always runs it). Never throws.
 void mp_run_on_threads(unsigned threads, const std::function<void()>& work) noexcept;

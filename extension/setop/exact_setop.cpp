@@ -17,29 +17,29 @@ struct MpGroupCounts {
 
 static void exact_init(MpSetOpState* st) {
     TupleDesc desc = st->css.ss.ss_ScanTupleSlot->tts_tupleDescriptor;
-    MemoryContext old = MemoryContextSwitchTo(st->run_cxt);
-    Oid* eqops = (Oid*)palloc(sizeof(Oid) * st->ncols);
-    Oid* collations = (Oid*)palloc(sizeof(Oid) * st->ncols);
-    AttrNumber* cols = (AttrNumber*)palloc(sizeof(AttrNumber) * st->ncols);
-    for (int c = 0; c < st->ncols; c++) {
-        eqops[c] = st->keys.cols[c].eqop;
-        collations[c] = st->keys.cols[c].collation;
+    MemoryContext old = MemoryContextSwitchTo(st->run.cxt);
+    Oid* eqops = (Oid*)palloc(sizeof(Oid) * st->node.ncols);
+    Oid* collations = (Oid*)palloc(sizeof(Oid) * st->node.ncols);
+    AttrNumber* cols = (AttrNumber*)palloc(sizeof(AttrNumber) * st->node.ncols);
+    for (int c = 0; c < st->node.ncols; c++) {
+        eqops[c] = st->node.keys.cols[c].eqop;
+        collations[c] = st->node.keys.cols[c].collation;
         cols[c] = AttrNumber(c + 1);
     }
     Oid* eqfuncs;
     FmgrInfo* hashfuncs;
-    execTuplesHashPrepare(st->ncols, eqops, &eqfuncs, &hashfuncs);
-    MpExactTable* ex = &st->exact;
-    ex->table_cxt = AllocSetContextCreate(st->run_cxt, "pg_mergepath exact table", ALLOCSET_DEFAULT_SIZES);
-    ex->temp_cxt = AllocSetContextCreate(st->run_cxt, "pg_mergepath exact temp", ALLOCSET_SMALL_SIZES);
-    ex->table = BuildTupleHashTableExt(&st->css.ss.ps, desc, st->ncols, cols, eqfuncs, hashfuncs, collations, 1024, 0,
-                                       st->run_cxt, ex->table_cxt, ex->temp_cxt, false);
+    execTuplesHashPrepare(st->node.ncols, eqops, &eqfuncs, &hashfuncs);
+    MpExactTable* ex = &st->run.exact;
+    ex->table_cxt = AllocSetContextCreate(st->run.cxt, "pg_mergepath exact table", ALLOCSET_DEFAULT_SIZES);
+    ex->temp_cxt = AllocSetContextCreate(st->run.cxt, "pg_mergepath exact temp", ALLOCSET_SMALL_SIZES);
+    ex->table = BuildTupleHashTableExt(&st->css.ss.ps, desc, st->node.ncols, cols, eqfuncs, hashfuncs, collations, 1024,
+                                       0, st->run.cxt, ex->table_cxt, ex->temp_cxt, false);
     MemoryContextSwitchTo(old);
 }
 
 // Counts one input row (slot) of side 0 (left) or 1 (right).
 static void exact_add(MpSetOpState* st, TupleTableSlot* slot, int side) {
-    MpExactTable* ex = &st->exact;
+    MpExactTable* ex = &st->run.exact;
     if (ex->table == NULL) exact_init(st);
     TupleHashEntry entry;
     if (side == ex->entry_side) {
@@ -61,19 +61,19 @@ static void exact_add(MpSetOpState* st, TupleTableSlot* slot, int side) {
 
 // Recomputes the whole operation from the stored rows (after a hash collision).
 void mp_exact_recompute(MpSetOpState* st) {
-    st->exact.entry_side = st->info.first_side;
+    st->run.exact.entry_side = st->node.info.first_side;
     for (int i = 0; i < 2; i++) {
-        int side = i == 0 ? st->info.first_side : 1 - st->info.first_side;
-        for (uint64 row = 0; row < st->store[side].count; row++) {
+        int side = i == 0 ? st->node.info.first_side : 1 - st->node.info.first_side;
+        for (uint64 row = 0; row < st->run.store[side].count; row++) {
             if ((row & 0xffff) == 0) CHECK_FOR_INTERRUPTS();
-            ExecStoreMinimalTuple(mp_row_store_get(&st->store[side], row), st->row_slot[0], false);
-            exact_add(st, st->row_slot[0], side);
+            ExecStoreMinimalTuple(mp_row_store_get(&st->run.store[side], row), st->node.row_slot[0], false);
+            exact_add(st, st->node.row_slot[0], side);
         }
     }
 }
 
 void mp_exact_start_emit(MpSetOpState* st) {
-    MpExactTable* ex = &st->exact;
+    MpExactTable* ex = &st->run.exact;
     ex->entry = NULL;
     ex->copies_left = 0;
     if (ex->table) InitTupleHashIterator(ex->table, &ex->iter);
@@ -81,13 +81,13 @@ void mp_exact_start_emit(MpSetOpState* st) {
 
 // Output copies of a group with `left` and `right` rows (nodeSetOp.c's rules).
 static int64 group_copies(const MpSetOpState* st, int64 left, int64 right) {
-    if (st->intersect) return st->all ? Min(left, right) : (left > 0 && right > 0 ? 1 : 0);
-    return st->all ? Max(left - right, 0) : (left > 0 && right == 0 ? 1 : 0);
+    if (st->node.intersect) return st->node.all ? Min(left, right) : (left > 0 && right > 0 ? 1 : 0);
+    return st->node.all ? Max(left - right, 0) : (left > 0 && right == 0 ? 1 : 0);
 }
 
 // Stores the next output row of the exact table in out (virtual); false when done.
 bool mp_exact_next(MpSetOpState* st, TupleTableSlot* out) {
-    MpExactTable* ex = &st->exact;
+    MpExactTable* ex = &st->run.exact;
     if (ex->table == NULL) return false;
     while (ex->copies_left == 0) {
         TupleHashEntry entry = ScanTupleHashTable(ex->table, &ex->iter);
@@ -97,7 +97,7 @@ bool mp_exact_next(MpSetOpState* st, TupleTableSlot* out) {
         ex->copies_left = group_copies(st, counts->left, counts->right);
     }
     ex->copies_left--;
-    ExecStoreMinimalTuple(ex->entry->firstTuple, st->row_slot[0], false);
-    mp_copy_row(st->row_slot[0], st->ncols, out);
+    ExecStoreMinimalTuple(ex->entry->firstTuple, st->node.row_slot[0], false);
+    mp_copy_row(st->node.row_slot[0], st->node.ncols, out);
     return true;
 }

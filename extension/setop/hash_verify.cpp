@@ -18,11 +18,11 @@
 // Grouping equality of stored rows (side_a, row_a) and (side_b, row_b).
 static bool rows_equal(MpSetOpState* st, int side_a, uint64 row_a, int side_b, uint64 row_b) {
     ExprContext* econtext = st->css.ss.ps.ps_ExprContext;
-    ExecStoreMinimalTuple(mp_row_store_get(&st->store[side_a], row_a), st->row_slot[0], false);
-    ExecStoreMinimalTuple(mp_row_store_get(&st->store[side_b], row_b), st->row_slot[1], false);
-    econtext->ecxt_outertuple = st->row_slot[0];
-    econtext->ecxt_innertuple = st->row_slot[1];
-    return ExecQualAndReset(st->row_equal, econtext);
+    ExecStoreMinimalTuple(mp_row_store_get(&st->run.store[side_a], row_a), st->node.row_slot[0], false);
+    ExecStoreMinimalTuple(mp_row_store_get(&st->run.store[side_b], row_b), st->node.row_slot[1], false);
+    econtext->ecxt_outertuple = st->node.row_slot[0];
+    econtext->ecxt_innertuple = st->node.row_slot[1];
+    return ExecQualAndReset(st->node.row_equal, econtext);
 }
 
 // All rows of sorted positions [begin, end) of one side equal the first one.
@@ -54,13 +54,13 @@ static bool runs_hold_equal_rows(MpSetOpState* st, const MpResults<uint64_t>& r)
 }
 
 bool mp_verify_hashed(MpSetOpState* st) {
-    MpResults<uint64_t> r = mp_stage_results<uint64_t>(st->stage);
+    MpResults<uint64_t> r = mp_stage_results<uint64_t>(st->run.stage);
     for (int s = 0; s < 2; s++)
-        if (r.side_count[s] != st->store[s].count)
+        if (r.side_count[s] != st->run.store[s].count)
             elog(ERROR, "pg_mergepath: the library returned %zu sorted rows for %llu input rows", r.side_count[s],
-                 (unsigned long long)st->store[s].count);
+                 (unsigned long long)st->run.store[s].count);
     MpStopwatch clock;
     bool ok = runs_hold_equal_rows(st, r);
-    if (mp_timing_on(st)) st->verify_ms += clock.lap_ms();
+    if (mp_timing_on(st)) st->stats.verify_ms += clock.lap_ms();
     return ok;
 }

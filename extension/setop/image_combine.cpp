@@ -13,12 +13,12 @@
 // stage's host array of sorted row numbers is not read again (it goes with
 // mp_stage_release), so no second array of 8 bytes a row is needed.
 static const uint64* sorted_refs(MpSetOpState* st, MemoryContext cxt, int side, const uint64* rows, uint64 n) {
-    const MpAdoptedChunks* a = &st->adopted[side];
+    const MpAdoptedChunks* a = &st->run.adopted[side];
     if (a->rows != n)
         elog(ERROR, "pg_mergepath: %llu sorted rows for %llu adopted image keys", (unsigned long long)n,
              (unsigned long long)a->rows);
     MpRowDirectory dir;
-    mp_directory_fill(cxt, &st->space, &dir, a->first, a->chunk, a->count, false);
+    mp_directory_fill(cxt, &st->run.space, &dir, a->first, a->chunk, a->count, false);
     uint64* refs = const_cast<uint64*>(rows);
     mp_rows_to_refs(&dir, rows, refs, n);
     return refs;
@@ -26,23 +26,25 @@ static const uint64* sorted_refs(MpSetOpState* st, MemoryContext cxt, int side, 
 
 // Helper threads may resolve references only where that is plain arithmetic: the node's
 // own memory, or participants' segments (all attached by now), not the query's area.
-static bool threads_may_resolve(const MpSetOpState* st) { return !st->space.dsa || mp_setop_queue(st)->area == kNoChunk; }
+static bool threads_may_resolve(const MpSetOpState* st) {
+    return !st->run.space.dsa || mp_setop_queue(st)->area == kNoChunk;
+}
 
 static void keep_local(MpSetOpState* st, MemoryContext cxt, const MpImageParts& parts, uint64* out) {
-    st->runs[0] = (MpResultRun*)MemoryContextAlloc(cxt, sizeof(MpResultRun) * parts.count);
-    st->run_count[0] = 0;
-    st->result_count[0] = 0;
+    st->emitter.runs[0] = (MpResultRun*)MemoryContextAlloc(cxt, sizeof(MpResultRun) * parts.count);
+    st->emitter.run_count[0] = 0;
+    st->emitter.result_count[0] = 0;
     for (int p = 0; p < parts.count; p++) {
         if (parts.results[p] == 0) continue;
-        st->runs[0][st->run_count[0]++] = {(const char*)(out + parts.a_begin[p]), parts.results[p]};
-        st->result_count[0] += parts.results[p];
+        st->emitter.runs[0][st->emitter.run_count[0]++] = {(const char*)(out + parts.a_begin[p]), parts.results[p]};
+        st->emitter.result_count[0] += parts.results[p];
     }
 }
 
 static void publish_shared(MpSetOpState* st, const MpImageParts& parts, MpChunkRef out_ref) {
     MpSharedResult* r = &st->shared->results[0];
     void* address;
-    r->runs = mp_space_alloc(&st->space, sizeof(MpSharedRun) * parts.count, &address);
+    r->runs = mp_space_alloc(&st->run.space, sizeof(MpSharedRun) * parts.count, &address);
     MpSharedRun* runs = (MpSharedRun*)address;
     r->run_count = r->count = 0;
     for (int p = 0; p < parts.count; p++) {
@@ -56,7 +58,7 @@ static void publish_shared(MpSetOpState* st, const MpImageParts& parts, MpChunkR
 
 // The stage's sorted sides grouped into result references at `out` (|A| slots).
 static MpImageParts group_sorted(MpSetOpState* st, MemoryContext cxt, uint64* out) {
-    MpResults<uint64_t> r = mp_stage_results<uint64_t>(st->stage);
+    MpResults<uint64_t> r = mp_stage_results<uint64_t>(st->run.stage);
     MpImageSides sides;
     for (int side = 0; side < 2; side++) {
         sides.hashes[side] = r.sorted_keys[side];
@@ -66,11 +68,11 @@ static MpImageParts group_sorted(MpSetOpState* st, MemoryContext cxt, uint64* ou
     MemoryContext old = MemoryContextSwitchTo(cxt);
     MpImageParts parts = mp_image_groups(st, sides, threads_may_resolve(st), out);
     MemoryContextSwitchTo(old);
-    mp_stage_release(st->stage);  // the sorted hashes and references are no longer needed
+    mp_stage_release(st->run.stage);  // the sorted hashes and references are no longer needed
     return parts;
 }
 
-static uint64 a_rows(MpSetOpState* st) { return mp_stage_results<uint64_t>(st->stage).side_count[0]; }
+static uint64 a_rows(MpSetOpState* st) { return mp_stage_results<uint64_t>(st->run.stage).side_count[0]; }
 
 void mp_put_image_results(MpSetOpState* st) {
     MpStopwatch clock;
@@ -78,17 +80,18 @@ void mp_put_image_results(MpSetOpState* st) {
     void* address;
     MpChunkRef out_ref = kNoChunk;
     if (st->shared) {
-        out_ref = mp_space_alloc_kept(&st->space, mp_setop_queue(st), bytes, &address);
+        out_ref = mp_space_alloc_kept(&st->run.space, mp_setop_queue(st), bytes, &address);
         mp_prefault_block(address, bytes);
     } else {
-        address = MemoryContextAllocHuge(st->run_cxt, bytes);
+        address = MemoryContextAllocHuge(st->run.cxt, bytes);
     }
-    MpImageParts parts = group_sorted(st, st->run_cxt, (uint64*)address);
+    MpImageParts parts = group_sorted(st, st->run.cxt, (uint64*)address);
     if (st->shared) publish_shared(st, parts, out_ref);
-    else keep_local(st, st->run_cxt, parts, (uint64*)address);
+    else
+        keep_local(st, st->run.cxt, parts, (uint64*)address);
     double ms = clock.lap_ms();
-    st->stage->report.group_ms = ms;
-    st->stage->report.combine_ms += ms;
+    st->run.stage->report.group_ms = ms;
+    st->run.stage->report.combine_ms += ms;
 }
 
 double mp_keep_image_results(MpSetOpState* st, MemoryContext cxt) {

@@ -147,7 +147,7 @@ MpImageParts mp_image_groups(const MpSetOpState* st, const MpImageSides& sides, 
         return parts;
     }
     cut_parts(sides, parts.count, parts.a_begin, b_begin);
-    Walk w = {&st->space, &sides, {st->intersect, st->all, st->info.first_side}};
+    Walk w = {&st->run.space, &sides, {st->node.intersect, st->node.all, st->node.info.first_side}};
     std::atomic<int> next{0};
     std::atomic<bool> failed{false};
     mp_run_on_threads(threads_may_resolve ? kGroupThreads : 1, [&] {

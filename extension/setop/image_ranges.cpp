@@ -135,7 +135,7 @@ void spill_rows(MpSetOpState* st, MpPartitions* parts, const MpChunkSpace* space
                 const uint64* refs, uint64 n) {
     for (uint64 i = 0; i < n; i++) {
         const char* record = (const char*)mp_space_at(space, refs[i]);
-        mp_partitions_write(parts, side, hashes[i], record, uint32(mp_image_record_size(&st->images, record)));
+        mp_partitions_write(parts, side, hashes[i], record, uint32(mp_image_record_size(&st->node.images, record)));
     }
 }
 
@@ -165,7 +165,7 @@ struct Loaded {
 // The current piece's rows into the range's arena and chunks, until they pass the cap;
 // past it, the rest is only measured.
 Loaded load_piece(MpSetOpState* st) {
-    MpSetOpRanges* r = st->ranges;
+    MpSetOpRanges* r = st->strategy.ranges;
     MpPieceReader* piece = &r->images->current;
     const uint64 cap = mp_range_load_cap_bytes(r);
     Loaded out = {true, 0, 0, 0, PG_UINT64_MAX, 0};
@@ -206,15 +206,15 @@ Loaded load_piece(MpSetOpState* st) {
 }
 
 void adopt_images(MpSetOpState* st, MpChunkRef first) {
-    MpSetOpRanges* r = st->ranges;
-    mp_adopted_record(st->adopted, &r->space, r->range_cxt, first);
-    mp_stage_adopt(st->stage, &r->space, first);
+    MpSetOpRanges* r = st->strategy.ranges;
+    mp_adopted_record(st->run.adopted, &r->space, r->range_cxt, first);
+    mp_stage_adopt(st->run.stage, &r->space, first);
 }
 
 // A piece too large to load: split into pieces of about half a load each over its
 // rows' mixed hashes, stacked so that the first is combined next.
 void split_current(MpSetOpState* st, const Loaded& loaded) {
-    MpSetOpRanges* r = st->ranges;
+    MpSetOpRanges* r = st->strategy.ranges;
     MpImageRanges* ir = r->images;
     const uint64 by_memory = Max(r->limit_bytes / 8 / (2 * BLCKSZ), kMinWays);
     const uint64 needed = ceil_div(loaded.bytes, Max(mp_range_load_cap_bytes(r) / 2, 1));
@@ -231,7 +231,7 @@ void split_current(MpSetOpState* st, const Loaded& loaded) {
 // ir->best), its rows per side and its first row on each (ir->first). False when
 // there is none.
 bool next_group_pass(MpSetOpState* st, uint64 count[2]) {
-    MpImageRanges* ir = st->ranges->images;
+    MpImageRanges* ir = st->strategy.ranges->images;
     MemoryContext cxt = ir->parts.cxt;
     bool found = false;
     count[0] = count[1] = 0;
@@ -261,14 +261,14 @@ bool next_group_pass(MpSetOpState* st, uint64 count[2]) {
 // The next group of the streamed piece with copies to emit: its first row kept in
 // ir->group, r->copies_left set. False when the piece has no more.
 bool next_streamed_group(MpSetOpState* st) {
-    MpSetOpRanges* r = st->ranges;
+    MpSetOpRanges* r = st->strategy.ranges;
     MpImageRanges* ir = r->images;
     uint64 count[2];
     while (!ir->stream_done && next_group_pass(st, count)) {
-        int side = (st->info.first_side == 1 && count[1] > 0) || count[0] == 0 ? 1 : 0;
+        int side = (st->node.info.first_side == 1 && count[1] > 0) || count[0] == 0 ? 1 : 0;
         keep_record(&ir->group, ir->parts.cxt, ir->first[side].data, ir->first[side].len);
         ir->has_group = true;
-        r->copies_left = mergepath::sql_setop_copies(st->intersect, st->all, count[0], count[1]);
+        r->copies_left = mergepath::sql_setop_copies(st->node.intersect, st->node.all, count[0], count[1]);
         if (r->copies_left > 0) return true;
     }
     ir->stream_done = true;
@@ -305,15 +305,15 @@ uint64 mp_image_spill_budget(const MpSetOpState* st, uint64 limit_bytes) {
 }
 
 void mp_image_ranges_start(MpSetOpState* st) {
-    MpSetOpRanges* r = st->ranges;
-    MpImageRanges* ir = (MpImageRanges*)MemoryContextAllocZero(st->run_cxt, sizeof(MpImageRanges));
+    MpSetOpRanges* r = st->strategy.ranges;
+    MpImageRanges* ir = (MpImageRanges*)MemoryContextAllocZero(st->run.cxt, sizeof(MpImageRanges));
     SharedFileSet* fileset = mp_setop_spill_files(st) ? &st->files->fileset : NULL;
     const int count = partition_count(st, r->limit_bytes);
     // every partition's buffer of both sides within a 16th of the limit (BLCKSZ at least:
     // the index of blocks stays below 0.2% of what is spilled)
     const uint64 block = Max(Min(r->limit_bytes / 16 / (2 * uint64(count)), uint64(64) << 10), uint64(BLCKSZ));
-    mp_partitions_init(&ir->parts, st->run_cxt, count, uint32(block), fileset, mp_spill_participant());
-    ir->batch_cxt = AllocSetContextCreate(st->run_cxt, "pg_mergepath image batch", ALLOCSET_DEFAULT_SIZES);
+    mp_partitions_init(&ir->parts, st->run.cxt, count, uint32(block), fileset, mp_spill_participant());
+    ir->batch_cxt = AllocSetContextCreate(st->run.cxt, "pg_mergepath image batch", ALLOCSET_DEFAULT_SIZES);
     r->images = ir;
     r->range_count = ir->parts.count;
     r->range = -1;
@@ -344,25 +344,24 @@ void mp_image_ranges_spill(MpSetOpState* st) {
     MpStopwatch clock;
     MpChunkQueue* queue = mp_setop_queue(st);
     const MpChunkSpace* chunk_space = mp_setop_chunk_space(st);
-    spill_chunks(st, &st->ranges->images->parts, chunk_space, queue->all, st->writers);
+    spill_chunks(st, &st->strategy.ranges->images->parts, chunk_space, queue->all, st->run.writers);
     for (MpChunkRef ref = queue->all; ref != kNoChunk;) {  // chunks and record blocks
         MpChunk* c = mp_chunk_at(chunk_space, ref);
         ref = c->next_all;
         pfree(c);
     }
     mp_queue_init(queue);
-    mp_arena_init_blocks(&st->image_arena, chunk_space, queue);
-    memset(st->adopted, 0, sizeof(st->adopted));
-    st->ranges->images->parts.report.spill_ms += clock.lap_ms();
+    mp_arena_init_blocks(&st->run.image_arena, chunk_space, queue);
+    memset(st->run.adopted, 0, sizeof(st->run.adopted));
+    st->strategy.ranges->images->parts.report.spill_ms += clock.lap_ms();
 }
 
 void mp_image_ranges_spill_shared(MpSetOpState* st) {
     MpStopwatch clock;
-    const MpPartitions* own = &st->ranges->images->parts;
+    const MpPartitions* own = &st->strategy.ranges->images->parts;
     MpPartitions parts;
-    mp_partitions_init(&parts, st->run_cxt, own->count, own->block_bytes, &st->files->fileset,
-                       kMpSharedChunksSlot);
-    spill_chunks(st, &parts, &st->space, st->shared->queue.all, NULL);
+    mp_partitions_init(&parts, st->run.cxt, own->count, own->block_bytes, &st->files->fileset, kMpSharedChunksSlot);
+    spill_chunks(st, &parts, &st->run.space, st->shared->queue.all, NULL);
     parts.report.spill_ms += clock.lap_ms();
     mp_partitions_export(&parts);
     SpinLockAcquire(&st->files->mutex);
@@ -372,12 +371,12 @@ void mp_image_ranges_spill_shared(MpSetOpState* st) {
 }
 
 void mp_image_ranges_export(MpSetOpState* st) {
-    mp_partitions_export(&st->ranges->images->parts);
+    mp_partitions_export(&st->strategy.ranges->images->parts);
     mp_image_ranges_report_shared(st);
 }
 
 void mp_image_ranges_report_shared(MpSetOpState* st) {
-    MpPartitions* parts = &st->ranges->images->parts;
+    MpPartitions* parts = &st->strategy.ranges->images->parts;
     MpSharedSpill* s = st->files;
     SpinLockAcquire(&s->mutex);
     mp_spill_report_add(&s->report, &parts->report);
@@ -386,7 +385,7 @@ void mp_image_ranges_report_shared(MpSetOpState* st) {
 }
 
 bool mp_image_ranges_next(MpSetOpState* st) {
-    MpSetOpRanges* r = st->ranges;
+    MpSetOpRanges* r = st->strategy.ranges;
     MpImageRanges* ir = r->images;
     close_current(ir);
     if (ir->pending_count > 0) {
@@ -409,7 +408,7 @@ bool mp_image_ranges_next(MpSetOpState* st) {
 }
 
 bool mp_image_ranges_combine(MpSetOpState* st) {
-    MpSetOpRanges* r = st->ranges;
+    MpSetOpRanges* r = st->strategy.ranges;
     MpImageRanges* ir = r->images;
     mp_ranges_drop(r);  // the previous piece's
     if (ir->current.count[0] == 0) return false;  // no A row: INTERSECT and EXCEPT give nothing
@@ -431,17 +430,17 @@ bool mp_image_ranges_combine(MpSetOpState* st) {
     }
     r->spill.report.ranges++;
     if (loaded.a_rows == 0) return false;
-    memset(st->adopted, 0, sizeof(st->adopted));
+    memset(st->run.adopted, 0, sizeof(st->run.adopted));
     mp_ranges_run_stage(st, mergepath::SetOpShape::SortedSides, loaded.rows, adopt_images);
     double ms = mp_keep_image_results(st, r->range_cxt);
-    st->report.group_ms += ms;
-    st->report.combine_ms += ms;
-    st->emit_pos = st->emit_end = 0;
+    st->stats.report.group_ms += ms;
+    st->stats.report.combine_ms += ms;
+    st->emitter.emit_pos = st->emitter.emit_end = 0;
     return mp_result_total(st) > 0;
 }
 
 bool mp_image_ranges_streamed_batch(MpSetOpState* st) {
-    MpSetOpRanges* r = st->ranges;
+    MpSetOpRanges* r = st->strategy.ranges;
     MpImageRanges* ir = r->images;
     MemoryContextReset(ir->batch_cxt);  // the last batch is emitted
     uint64* refs = (uint64*)r->batch;
@@ -457,7 +456,7 @@ bool mp_image_ranges_streamed_batch(MpSetOpState* st) {
 }
 
 void mp_image_ranges_restart(MpSetOpState* st) {
-    MpSetOpRanges* r = st->ranges;
+    MpSetOpRanges* r = st->strategy.ranges;
     MpImageRanges* ir = r->images;
     close_current(ir);
     while (ir->pending_count > 0) mp_piece_close(&ir->pending[--ir->pending_count]);
@@ -467,11 +466,12 @@ void mp_image_ranges_restart(MpSetOpState* st) {
 }
 
 void mp_image_ranges_close(MpSetOpState* st) {
-    MpImageRanges* ir = st->ranges->images;
+    MpImageRanges* ir = st->strategy.ranges->images;
     mp_image_ranges_restart(st);
     mp_partitions_close(&ir->parts);
 }
 
 void mp_image_ranges_report(const MpSetOpState* st, MpSpillReport* total) {
-    if (st->ranges && st->ranges->images) mp_spill_report_add(total, &st->ranges->images->parts.report);
+    if (st->strategy.ranges && st->strategy.ranges->images)
+        mp_spill_report_add(total, &st->strategy.ranges->images->parts.report);
 }

@@ -49,7 +49,7 @@ const CustomExecMethods mp_setop_exec_methods = {
 static Node* mp_create_state(CustomScan* cscan) {
     MpSetOpState* st = (MpSetOpState*)newNode(sizeof(MpSetOpState), T_CustomScanState);
     st->css.methods = &mp_setop_exec_methods;
-    mp_setop_info_from_list(cscan->custom_private, &st->info);
+    mp_setop_info_from_list(cscan->custom_private, &st->node.info);
     return (Node*)&st->css;
 }
 
@@ -63,31 +63,31 @@ void mp_setop_install(void) {
 
 // The grouping equality of two stored rows (row_slot[0] vs row_slot[1]), NULL = NULL.
 static ExprState* build_row_equal(MpSetOpState* st, TupleDesc desc) {
-    AttrNumber* cols = (AttrNumber*)palloc(sizeof(AttrNumber) * st->ncols);
-    Oid* eqfuncs = (Oid*)palloc(sizeof(Oid) * st->ncols);
-    Oid* collations = (Oid*)palloc(sizeof(Oid) * st->ncols);
-    for (int c = 0; c < st->ncols; c++) {
+    AttrNumber* cols = (AttrNumber*)palloc(sizeof(AttrNumber) * st->node.ncols);
+    Oid* eqfuncs = (Oid*)palloc(sizeof(Oid) * st->node.ncols);
+    Oid* collations = (Oid*)palloc(sizeof(Oid) * st->node.ncols);
+    for (int c = 0; c < st->node.ncols; c++) {
         cols[c] = AttrNumber(c + 1);
-        eqfuncs[c] = get_opcode(st->keys.cols[c].eqop);
-        collations[c] = st->keys.cols[c].collation;
+        eqfuncs[c] = get_opcode(st->node.keys.cols[c].eqop);
+        collations[c] = st->node.keys.cols[c].collation;
     }
-    return ExecBuildGroupingEqual(desc, desc, &TTSOpsMinimalTuple, &TTSOpsMinimalTuple, st->ncols, cols, eqfuncs,
+    return ExecBuildGroupingEqual(desc, desc, &TTSOpsMinimalTuple, &TTSOpsMinimalTuple, st->node.ncols, cols, eqfuncs,
                                   collations, &st->css.ss.ps);
 }
 
 static void init_keys(MpSetOpState* st, TupleDesc desc) {
-    Oid* types = (Oid*)palloc(sizeof(Oid) * st->ncols);
-    Oid* collations = (Oid*)palloc(sizeof(Oid) * st->ncols);
-    Oid* eqops = (Oid*)palloc(sizeof(Oid) * st->ncols);
-    int32* typmods = (int32*)palloc(sizeof(int32) * st->ncols);
-    for (int c = 0; c < st->ncols; c++) {
+    Oid* types = (Oid*)palloc(sizeof(Oid) * st->node.ncols);
+    Oid* collations = (Oid*)palloc(sizeof(Oid) * st->node.ncols);
+    Oid* eqops = (Oid*)palloc(sizeof(Oid) * st->node.ncols);
+    int32* typmods = (int32*)palloc(sizeof(int32) * st->node.ncols);
+    for (int c = 0; c < st->node.ncols; c++) {
         types[c] = TupleDescAttr(desc, c)->atttypid;
         typmods[c] = TupleDescAttr(desc, c)->atttypmod;
-        collations[c] = list_nth_oid(st->info.collations, c);
-        eqops[c] = list_nth_oid(st->info.eqops, c);
+        collations[c] = list_nth_oid(st->node.info.collations, c);
+        eqops[c] = list_nth_oid(st->node.info.eqops, c);
     }
-    mp_keys_init(&st->keys, st->ncols, types, collations, eqops, &st->info.keys);
-    if (st->info.keys.images) mp_images_init(&st->images, st->ncols, types, typmods, eqops, collations);
+    mp_keys_init(&st->node.keys, st->node.ncols, types, collations, eqops, &st->node.info.keys);
+    if (st->node.info.keys.images) mp_images_init(&st->node.images, st->node.ncols, types, typmods, eqops, collations);
 }
 
 // ExecInitNode of both inputs; key plan, equality and slots for this node. The GPU
@@ -100,33 +100,33 @@ static void mp_begin(CustomScanState* node, EState* estate, int eflags) {
     innerPlanState(node) = ExecInitNode(innerPlan(plan), estate, child_flags);
 
     TupleDesc desc = node->ss.ss_ScanTupleSlot->tts_tupleDescriptor;
-    st->ncols = list_length(st->info.eqops);
-    st->intersect = st->info.cmd == SETOPCMD_INTERSECT || st->info.cmd == SETOPCMD_INTERSECT_ALL;
-    st->all = st->info.cmd == SETOPCMD_INTERSECT_ALL || st->info.cmd == SETOPCMD_EXCEPT_ALL;
+    st->node.ncols = list_length(st->node.info.eqops);
+    st->node.intersect = st->node.info.cmd == SETOPCMD_INTERSECT || st->node.info.cmd == SETOPCMD_INTERSECT_ALL;
+    st->node.all = st->node.info.cmd == SETOPCMD_INTERSECT_ALL || st->node.info.cmd == SETOPCMD_EXCEPT_ALL;
     init_keys(st, desc);
-    st->row_slot[0] = ExecInitExtraTupleSlot(estate, desc, &TTSOpsMinimalTuple);
-    st->row_slot[1] = ExecInitExtraTupleSlot(estate, desc, &TTSOpsMinimalTuple);
-    if (mp_verified_hashes(st)) st->row_equal = build_row_equal(st, desc);
-    st->uuid_bufs = (pg_uuid_t*)palloc0(sizeof(pg_uuid_t) * st->ncols);
+    st->node.row_slot[0] = ExecInitExtraTupleSlot(estate, desc, &TTSOpsMinimalTuple);
+    st->node.row_slot[1] = ExecInitExtraTupleSlot(estate, desc, &TTSOpsMinimalTuple);
+    if (mp_verified_hashes(st)) st->node.row_equal = build_row_equal(st, desc);
+    st->node.uuid_bufs = (pg_uuid_t*)palloc0(sizeof(pg_uuid_t) * st->node.ncols);
     // EXPLAIN alone shows where the node would run (waiting for a GPU start under way)
-    st->report.device = (eflags & EXEC_FLAG_EXPLAIN_ONLY) ? mp_resolve_device() : mp_planning_device();
-    st->counts.combiner = -1;
-    st->phase = MpPhase::Init;
+    st->stats.report.device = (eflags & EXEC_FLAG_EXPLAIN_ONLY) ? mp_resolve_device() : mp_planning_device();
+    st->stats.counts.combiner = -1;
+    st->emitter.phase = MpPhase::Init;
 }
 
 // A serial execution: read everything, combine here, emit from the library's memory.
 static void serial_compute(MpSetOpState* st) {
     MpReadCounts read = mp_read_inputs(st);
-    st->counts.rows_read[0] += read.rows[0];
-    st->counts.rows_read[1] += read.rows[1];
-    st->counts.null_rows += read.null_rows;
-    st->counts.outside_rows += read.outside_rows;
-    st->counts.alloc_us += read.alloc_us;
-    st->counts.participants = 1;
+    st->stats.counts.rows_read[0] += read.rows[0];
+    st->stats.counts.rows_read[1] += read.rows[1];
+    st->stats.counts.null_rows += read.null_rows;
+    st->stats.counts.outside_rows += read.outside_rows;
+    st->stats.counts.alloc_us += read.alloc_us;
+    st->stats.counts.participants = 1;
     if (mp_ranges_due_after_read(st)) return mp_ranges_finish_read(st);
     mp_combine(st, read.rows[0] + read.rows[1]);
-    if (st->info.keys.images) return mp_put_image_results(st);
-    if (!st->keys.lossless) return mp_keep_hashed_results(st);
+    if (st->node.info.keys.images) return mp_put_image_results(st);
+    if (!st->node.keys.lossless) return mp_keep_hashed_results(st);
     mp_keep_local_results(st);
 }
 
@@ -134,23 +134,24 @@ static void serial_compute(MpSetOpState* st) {
 static void mp_compute(MpSetOpState* st) {
     mp_setop_choose_way(st);
     mp_start_run(st);
-    if (mp_setop_way_shared(st->way)) mp_parallel_compute(st);
+    if (mp_setop_way_shared(st->strategy.way))
+        mp_parallel_compute(st);
     else serial_compute(st);
-    if (mp_setop_way_in_memory(st->way) && st->stage->report.ran) st->report = st->stage->report;
-    st->phase = MpPhase::EmitLibrary;
+    if (mp_setop_way_in_memory(st->strategy.way) && st->run.stage->report.ran) st->stats.report = st->run.stage->report;
+    st->emitter.phase = MpPhase::EmitLibrary;
     if (mp_verified_hashes(st) && !mp_verify_hashed(st)) {
-        st->hash_collision = true;
-        mp_stage_release(st->stage);
+        st->emitter.hash_collision = true;
+        mp_stage_release(st->run.stage);
         mp_exact_recompute(st);
         mp_exact_start_emit(st);
-        st->phase = MpPhase::EmitExact;
+        st->emitter.phase = MpPhase::EmitExact;
     }
 }
 
 // Returns the next result row, computing everything on the first call.
 static TupleTableSlot* mp_exec(CustomScanState* node) {
     MpSetOpState* st = (MpSetOpState*)node;
-    if (st->phase == MpPhase::Init) mp_compute(st);
+    if (st->emitter.phase == MpPhase::Init) mp_compute(st);
 
     ExprContext* econtext = node->ss.ps.ps_ExprContext;
     ResetExprContext(econtext);
@@ -162,10 +163,10 @@ static TupleTableSlot* mp_exec(CustomScanState* node) {
     if (timing) {
         INSTR_TIME_SET_CURRENT(elapsed);
         INSTR_TIME_SUBTRACT(elapsed, start);
-        st->emit_ms += INSTR_TIME_GET_MILLISEC(elapsed);
+        st->stats.emit_ms += INSTR_TIME_GET_MILLISEC(elapsed);
     }
     if (!got) return NULL;
-    st->counts.rows_emitted++;
+    st->stats.counts.rows_emitted++;
     if (node->ss.ps.ps_ProjInfo == NULL) return slot;
     econtext->ecxt_scantuple = slot;
     return ExecProject(node->ss.ps.ps_ProjInfo);
@@ -174,37 +175,37 @@ static TupleTableSlot* mp_exec(CustomScanState* node) {
 // Frees this execution's C++ objects, chunks and stored rows (the reset callback runs).
 static void mp_reset_run(MpSetOpState* st) {
     mp_ranges_close(st);
-    st->way = MpSetOpWay::Unchosen;  // the next execution chooses again
-    if (st->space.segments) mp_segments_detach_all(st->space.segments);
-    st->space.segments = NULL;
-    if (st->run_cxt) MemoryContextReset(st->run_cxt);
-    st->stage = NULL;
-    memset(st->store, 0, sizeof(st->store));
-    memset(&st->image_scratch, 0, sizeof(st->image_scratch));
-    memset(&st->image_arena, 0, sizeof(st->image_arena));
-    memset(st->adopted, 0, sizeof(st->adopted));
-    memset(&st->exact, 0, sizeof(st->exact));
-    memset(st->writers, 0, sizeof(st->writers));
-    st->hash_collision = false;
-    st->emit_pos = st->emit_end = 0;
+    st->strategy.way = MpSetOpWay::Unchosen;  // the next execution chooses again
+    if (st->run.space.segments) mp_segments_detach_all(st->run.space.segments);
+    st->run.space.segments = NULL;
+    if (st->run.cxt) MemoryContextReset(st->run.cxt);
+    st->run.stage = NULL;
+    memset(st->run.store, 0, sizeof(st->run.store));
+    memset(&st->run.image_scratch, 0, sizeof(st->run.image_scratch));
+    memset(&st->run.image_arena, 0, sizeof(st->run.image_arena));
+    memset(st->run.adopted, 0, sizeof(st->run.adopted));
+    memset(&st->run.exact, 0, sizeof(st->run.exact));
+    memset(st->run.writers, 0, sizeof(st->run.writers));
+    st->emitter.hash_collision = false;
+    st->emitter.emit_pos = st->emitter.emit_end = 0;
     for (int s = 0; s < 2; ++s) {
-        st->runs[s] = NULL;
-        st->run_count[s] = 0;
-        st->result_count[s] = 0;
-        st->sorted_rows[s] = NULL;
-        st->sorted_keys[s] = NULL;
-        st->sorted_count[s] = 0;
+        st->emitter.runs[s] = NULL;
+        st->emitter.run_count[s] = 0;
+        st->emitter.result_count[s] = 0;
+        st->emitter.sorted_rows[s] = NULL;
+        st->emitter.sorted_keys[s] = NULL;
+        st->emitter.sorted_count[s] = 0;
     }
-    st->result_positions = NULL;
-    st->run_start_valid = false;
-    st->phase = MpPhase::Init;
+    st->emitter.result_positions = NULL;
+    st->emitter.run_start_valid = false;
+    st->emitter.phase = MpPhase::Init;
 }
 
 static void mp_end(CustomScanState* node) {
     MpSetOpState* st = (MpSetOpState*)node;
     mp_reset_run(st);
-    if (st->run_cxt) MemoryContextDelete(st->run_cxt);
-    st->run_cxt = NULL;
+    if (st->run.cxt) MemoryContextDelete(st->run.cxt);
+    st->run.cxt = NULL;
     ExecEndNode(outerPlanState(node));
     ExecEndNode(innerPlanState(node));
 }
@@ -217,8 +218,8 @@ static void mp_rescan(CustomScanState* node) {
     MpSetOpState* st = (MpSetOpState*)node;
     PlanState* outer = outerPlanState(node);
     PlanState* inner = innerPlanState(node);
-    if (st->phase == MpPhase::Init) return;
-    if (!mp_setop_way_shared(st->way) && outer->chgParam == NULL && inner->chgParam == NULL)
+    if (st->emitter.phase == MpPhase::Init) return;
+    if (!mp_setop_way_shared(st->strategy.way) && outer->chgParam == NULL && inner->chgParam == NULL)
         return mp_restart_emit(st);
     mp_reset_run(st);
     if (outer->chgParam == NULL) ExecReScan(outer);

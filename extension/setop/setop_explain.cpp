@@ -16,55 +16,56 @@
 #include "setop_node.h"
 
 static void explain_participants(MpSetOpState* st, ExplainState* es) {
-    ExplainPropertyInteger("Participants", NULL, st->counts.participants, es);
-    if (!st->report.ran) return;
-    const char* who = st->counts.combiner < 0 ? "leader" : psprintf("worker %d", st->counts.combiner);
+    ExplainPropertyInteger("Participants", NULL, st->stats.counts.participants, es);
+    if (!st->stats.report.ran) return;
+    const char* who = st->stats.counts.combiner < 0 ? "leader" : psprintf("worker %d", st->stats.counts.combiner);
     ExplainPropertyText("Combined By", who, es);
 }
 
 static void explain_counts(MpSetOpState* st, ExplainState* es) {
-    ExplainPropertyUInteger("Left Input Rows", NULL, st->counts.rows_read[0], es);
-    ExplainPropertyUInteger("Right Input Rows", NULL, st->counts.rows_read[1], es);
-    ExplainPropertyUInteger("Rows Emitted", NULL, st->counts.rows_emitted, es);
-    if (st->counts.null_rows > 0) ExplainPropertyUInteger("Rows With NULLs", NULL, st->counts.null_rows, es);
-    if (st->keys.ranged) ExplainPropertyUInteger("Rows Outside Ranges", NULL, st->counts.outside_rows, es);
+    ExplainPropertyUInteger("Left Input Rows", NULL, st->stats.counts.rows_read[0], es);
+    ExplainPropertyUInteger("Right Input Rows", NULL, st->stats.counts.rows_read[1], es);
+    ExplainPropertyUInteger("Rows Emitted", NULL, st->stats.counts.rows_emitted, es);
+    if (st->stats.counts.null_rows > 0)
+        ExplainPropertyUInteger("Rows With NULLs", NULL, st->stats.counts.null_rows, es);
+    if (st->node.keys.ranged) ExplainPropertyUInteger("Rows Outside Ranges", NULL, st->stats.counts.outside_rows, es);
     if (mp_verified_hashes(st))
-        ExplainPropertyText("Hash Check", st->hash_collision ? "collision, recomputed exactly" : "passed", es);
-    if (st->info.parallel) explain_participants(st, es);
-    if (st->report.runs > 0) ExplainPropertyUInteger("Sorted Runs", NULL, st->report.runs, es);
+        ExplainPropertyText("Hash Check", st->emitter.hash_collision ? "collision, recomputed exactly" : "passed", es);
+    if (st->node.info.parallel) explain_participants(st, es);
+    if (st->stats.report.runs > 0) ExplainPropertyUInteger("Sorted Runs", NULL, st->stats.report.runs, es);
     MpSpillReport spilled = mp_ranges_report(st);
     if (mp_setop_switchable(st) && spilled.runs > 0)
         ExplainPropertyText("Memory Limit",
-                            st->info.keys.images
+                            st->node.info.keys.images
                                 ? "passed at run time: spilled, the participants combined hash partitions"
                                 : "passed at run time: spilled, the participants combined key ranges",
                             es);
     mp_spill_explain(&spilled, es);
-    mp_stage_explain_outcome(&st->report, es);
+    mp_stage_explain_outcome(&st->stats.report, es);
 }
 
 static void explain_times(MpSetOpState* st, ExplainState* es) {
-    const MpStageReport* r = &st->report;
+    const MpStageReport* r = &st->stats.report;
     if (r->device_wait_ms > 0) ExplainPropertyFloat("Device Wait", "ms", r->device_wait_ms, 3, es);
     if (r->device_start_ms > 0) ExplainPropertyFloat("Device Start", "ms", r->device_start_ms, 3, es);
-    ExplainPropertyFloat("Read Time", "ms", st->read_ms, 3, es);
+    ExplainPropertyFloat("Read Time", "ms", st->stats.read_ms, 3, es);
     if (r->runs > 0) ExplainPropertyFloat("Ship Time", "ms", r->ship_ms, 3, es);
-    ExplainPropertyFloat("Allocation Time", "ms", st->counts.alloc_us / 1000.0, 3, es);
-    if (st->info.parallel) ExplainPropertyFloat("Combine Time", "ms", r->combine_ms, 3, es);
+    ExplainPropertyFloat("Allocation Time", "ms", st->stats.counts.alloc_us / 1000.0, 3, es);
+    if (st->node.info.parallel) ExplainPropertyFloat("Combine Time", "ms", r->combine_ms, 3, es);
     ExplainPropertyFloat("Transfer Time", "ms", r->transfer_ms, 3, es);
-    if (st->info.parallel) ExplainPropertyFloat("Results Time", "ms", r->results_ms, 3, es);
+    if (st->node.info.parallel) ExplainPropertyFloat("Results Time", "ms", r->results_ms, 3, es);
     ExplainPropertyFloat("Sort Time", "ms", r->sort_ms, 3, es);
     ExplainPropertyFloat("Kernel Time", "ms", r->kernel_ms, 3, es);
-    if (mp_verified_hashes(st)) ExplainPropertyFloat("Verify Time", "ms", st->verify_ms, 3, es);
-    if (st->info.keys.images) ExplainPropertyFloat("Group Time", "ms", r->group_ms, 3, es);
-    ExplainPropertyFloat("Emit Time", "ms", st->emit_ms, 3, es);
+    if (mp_verified_hashes(st)) ExplainPropertyFloat("Verify Time", "ms", st->stats.verify_ms, 3, es);
+    if (st->node.info.keys.images) ExplainPropertyFloat("Group Time", "ms", r->group_ms, 3, es);
+    ExplainPropertyFloat("Emit Time", "ms", st->stats.emit_ms, 3, es);
     mp_stage_explain_memory(r, es);
 }
 
 // How the participants of a parallel plan share the work.
 static const char* parallel_mode(const MpSetOpState* st) {
-    if (!st->info.spill) return "every participant reads, one combines, all emit";
-    if (st->info.keys.images)  // image_ranges.cpp: the leader only gathers once a worker took part
+    if (!st->node.info.spill) return "every participant reads, one combines, all emit";
+    if (st->node.info.keys.images)  // image_ranges.cpp: the leader only gathers once a worker took part
         return "every participant reads and spills, the workers (else the leader) combine and emit hash "
                "partitions";
     return "every participant reads and spills, all combine and emit key ranges";
@@ -72,13 +73,14 @@ static const char* parallel_mode(const MpSetOpState* st) {
 
 void mp_explain_setop(CustomScanState* node, List* ancestors, ExplainState* es) {
     MpSetOpState* st = (MpSetOpState*)node;
-    ExplainPropertyText("Operation", mp_setop_cmd_name(st->info.cmd), es);
-    ExplainPropertyText("Device", mp_device_name(st->report.device), es);
-    const char* kind = st->keys.lossless ? "lossless" : st->info.keys.images ? "image" : "hashed";
-    ExplainPropertyText("Keys", psprintf("%d-bit %s%s", st->keys.key_bits, kind,
-                                         st->keys.ranged ? ", ranged by column statistics" : ""), es);
-    if (st->info.parallel)
-        ExplainPropertyText("Parallel", parallel_mode(st), es);
+    ExplainPropertyText("Operation", mp_setop_cmd_name(st->node.info.cmd), es);
+    ExplainPropertyText("Device", mp_device_name(st->stats.report.device), es);
+    const char* kind = st->node.keys.lossless ? "lossless" : st->node.info.keys.images ? "image" : "hashed";
+    ExplainPropertyText("Keys",
+                        psprintf("%d-bit %s%s", st->node.keys.key_bits, kind,
+                                 st->node.keys.ranged ? ", ranged by column statistics" : ""),
+                        es);
+    if (st->node.info.parallel) ExplainPropertyText("Parallel", parallel_mode(st), es);
     if (!es->analyze) return;
     explain_counts(st, es);
     if (es->timing) explain_times(st, es);

@@ -27,7 +27,7 @@ static bool row_has_null(const bool* isnull, int ncols) {
 // into a chunk and returning whether a chunk was pushed. Returns the rows read.
 template <class RowKey>
 static uint64 read_side(MpSetOpState* st, PlanState* child, RowKey row_key) {
-    return mp_read_child(child, st->ncols, [&](TupleTableSlot* slot) {
+    return mp_read_child(child, st->node.ncols, [&](TupleTableSlot* slot) {
         if (unlikely(row_key(slot))) mp_after_chunk_pushed(st);
         return true;
     });
@@ -37,10 +37,10 @@ static uint64 read_side(MpSetOpState* st, PlanState* child, RowKey row_key) {
 // outside its column's range, takes a null-layout key in the second stream.
 template <class K>
 static uint64 read_side_lossless(MpSetOpState* st, PlanState* child, int side, MpReadCounts* counts) {
-    MpChunkWriter* main = &st->writers[int(MpKeyStream::Main)][side];
-    MpChunkWriter* nulls = &st->writers[int(MpKeyStream::Nulls)][side];
-    const MpKeyPlan* plan = &st->keys;
-    const int ncols = st->ncols;
+    MpChunkWriter* main = &st->run.writers[int(MpKeyStream::Main)][side];
+    MpChunkWriter* nulls = &st->run.writers[int(MpKeyStream::Nulls)][side];
+    const MpKeyPlan* plan = &st->node.keys;
+    const int ncols = st->node.ncols;
     uint64 null_rows = 0, outside_rows = 0;
     uint64 rows = read_side(st, child, [&](TupleTableSlot* slot) {
         if (unlikely(row_has_null(slot->tts_isnull, ncols))) {
@@ -60,11 +60,11 @@ static uint64 read_side_lossless(MpSetOpState* st, PlanState* child, int side, M
 // One input, hashed keys: store each row, hash it.
 static uint64 read_side_hashed(MpSetOpState* st, PlanState* child, int side) {
     ExprContext* econtext = st->css.ss.ps.ps_ExprContext;
-    MpChunkWriter* main = &st->writers[int(MpKeyStream::Main)][side];
+    MpChunkWriter* main = &st->run.writers[int(MpKeyStream::Main)][side];
     return read_side(st, child, [&](TupleTableSlot* slot) {
-        mp_row_store_add(&st->store[side], slot);
+        mp_row_store_add(&st->run.store[side], slot);
         MemoryContext old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
-        uint64_t key = mp_hash_row(&st->keys, slot->tts_values, slot->tts_isnull);
+        uint64_t key = mp_hash_row(&st->node.keys, slot->tts_values, slot->tts_isnull);
         MemoryContextSwitchTo(old);
         ResetExprContext(econtext);
         return mp_writer_put(main, key);
@@ -74,20 +74,20 @@ static uint64 read_side_hashed(MpSetOpState* st, PlanState* child, int side) {
 // One input, image keys: the row's record into the arena, its hash and reference into
 // a chunk. A new block of records counts like a pushed chunk: the memory held grew.
 static uint64 read_side_images(MpSetOpState* st, PlanState* child, int side) {
-    MpChunkWriter* main = &st->writers[int(MpKeyStream::Main)][side];
+    MpChunkWriter* main = &st->run.writers[int(MpKeyStream::Main)][side];
     return read_side(st, child, [&](TupleTableSlot* slot) {
-        uint64 bytes = mp_image_measure(&st->images, &st->image_scratch, slot);
-        uint64 ref, held = st->image_arena.held_bytes;
-        char* record = mp_arena_reserve(&st->image_arena, bytes, &ref);
-        uint64 hash = mp_image_write_record(&st->images, &st->image_scratch, record, bytes);
-        return mp_writer_put_ref(main, hash, ref) || st->image_arena.held_bytes != held;
+        uint64 bytes = mp_image_measure(&st->node.images, &st->run.image_scratch, slot);
+        uint64 ref, held = st->run.image_arena.held_bytes;
+        char* record = mp_arena_reserve(&st->run.image_arena, bytes, &ref);
+        uint64 hash = mp_image_write_record(&st->node.images, &st->run.image_scratch, record, bytes);
+        return mp_writer_put_ref(main, hash, ref) || st->run.image_arena.held_bytes != held;
     });
 }
 
 static uint64 read_one_side(MpSetOpState* st, PlanState* child, int side, MpReadCounts* counts) {
-    if (st->info.keys.images) return read_side_images(st, child, side);
-    if (!st->keys.lossless) return read_side_hashed(st, child, side);
-    switch (st->keys.key_bits) {
+    if (st->node.info.keys.images) return read_side_images(st, child, side);
+    if (!st->node.keys.lossless) return read_side_hashed(st, child, side);
+    switch (st->node.keys.key_bits) {
         case 32: return read_side_lossless<uint32_t>(st, child, side, counts);
         case 64: return read_side_lossless<uint64_t>(st, child, side, counts);
         default: return read_side_lossless<mergepath::Key128>(st, child, side, counts);
@@ -100,10 +100,10 @@ MpReadCounts mp_read_inputs(MpSetOpState* st) {
     PlanState* children[2] = {outerPlanState(&st->css), innerPlanState(&st->css)};
     for (int side = 0; side < 2; side++) {
         counts.rows[side] = read_one_side(st, children[side], side, &counts);
-        mp_writer_flush(&st->writers[int(MpKeyStream::Main)][side]);
-        mp_writer_flush(&st->writers[int(MpKeyStream::Nulls)][side]);
-        for (int stream = 0; stream < 2; stream++) counts.alloc_us += st->writers[stream][side].alloc_us;
+        mp_writer_flush(&st->run.writers[int(MpKeyStream::Main)][side]);
+        mp_writer_flush(&st->run.writers[int(MpKeyStream::Nulls)][side]);
+        for (int stream = 0; stream < 2; stream++) counts.alloc_us += st->run.writers[stream][side].alloc_us;
     }
-    if (mp_timing_on(st)) st->read_ms += clock.lap_ms();
+    if (mp_timing_on(st)) st->stats.read_ms += clock.lap_ms();
     return counts;
 }

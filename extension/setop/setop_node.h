@@ -26,7 +26,7 @@
 #include "images.h"
 #include "keys.h"
 #include "key_chunks.h"
-#include "parallel_stage.h"
+#include "parallel_protocol.h"
 #include "row_arena.h"
 #include "row_directory.h"
 #include "row_store.h"
@@ -86,14 +86,14 @@ struct MpResultRun {
     uint64 count;
 };
 
-using MpSetOpCounts = MpStageCounts;  // parallel_stage.h
+using MpSetOpCounts = MpStageCounts;  // parallel_protocol.h
 
 struct MpSetOpRanges;  // setop_ranges.cpp
 
 // The way one execution runs: the node's one state of strategies (setop_way.cpp chooses
 // it at the start; a limit passed while reading switches it once). Every "which way"
 // question asks this, never which pointer is set. What a way holds: the shared stage
-// (st->shared, the Shared ways), the spill (st->ranges, once a spilling way wrote its
+// (st->shared, the Shared ways), the spill (st->strategy.ranges, once a spilling way wrote its
 // first run), the query's file set (st->files).
 //   InMemory -> KeyRanges                        (a serial node: past a third of the limit)
 //   SharedInMemory -> SharedSwitched             (a parallel node planned in memory: its
@@ -112,23 +112,24 @@ enum class MpSetOpWay : uint8_t {
                      // own share; the combiner plans the ranges; all claim them
 };
 
-struct MpSetOpState {
-    CustomScanState css;  // must be first
-
-    // from the plan
+// The node's state, in the parts the executor's steps own:
+// what begin sets from the plan and the children, the same for every execution ...
+struct MpSetOpNode {
     MpSetOpInfo info;
     int ncols;
     bool intersect;
     bool all;
     MpKeyPlan keys;
-    MpSharedStage* shared;  // parallel: the state all participants share (DSM)
-    MpSharedSpill* files;   // ... and its file set (DSM): a node planned to spill, or one
-                            // planned in memory that may switch ...
-    bool switchable;        // ... (kept here: EXPLAIN asks after the DSM is gone)
+    MpImagePlan images;           // image keys: how rows become records
+    TupleTableSlot* row_slot[2];  // MinimalTuple slots over stored rows
+    ExprState* row_equal;         // grouping equality of row_slot[0] vs row_slot[1]
+    pg_uuid_t* uuid_bufs;         // decoded uuid values of the current output row
+};
 
-    // this execution (a rescan resets run_cxt)
-    MemoryContext run_cxt;
-    MpSetOpWay way;
+// ... one execution's memory: the stage, the chunks, stored rows or records (a rescan
+// resets cxt) ...
+struct MpSetOpRun {
+    MemoryContext cxt;
     MpStage* stage;               // the library side, in the combining process
     MpChunkSpace space;           // where key chunks and shared results live
     MpChunkQueue local_queue;     // full chunks of every way but SharedInMemory (mp_setop_queue)
@@ -136,24 +137,19 @@ struct MpSetOpState {
     uint64 records_reported;      // image keys, switchable: arena bytes added to the shared count
     MpChunkWriter writers[2][2];  // [MpKeyStream][side]
     MpRowStore store[2];          // hashed keys: the input rows
-    MpImagePlan images;           // image keys: how rows become records
     MpImageScratch image_scratch;
     MpRowArena image_arena;       // image keys: this process's records
     MpAdoptedChunks adopted[2];   // image keys, the combiner: row numbers -> records
-    MpExactTable exact;
-    MpSetOpRanges* ranges;        // spilled (a serial node over its memory limit), or NULL
-    MpSpillReport spilled;        // what earlier executions (rescans) spilled; a parallel
-                                  // node's: what the combiner spilled (harvested)
-    bool hash_collision;
-    TupleTableSlot* row_slot[2];  // MinimalTuple slots over stored rows
-    ExprState* row_equal;         // grouping equality of row_slot[0] vs row_slot[1]
-    pg_uuid_t* uuid_bufs;         // decoded uuid values of the current output row
-    MpPhase phase;
+    MpExactTable exact;           // hashed keys: the recompute after a collision
+};
 
-    // the results being emitted: main keys (key_bits) and null-layout keys (Key128),
-    // each as runs, in the library's host memory or in shared memory. [emit_pos,
-    // emit_end) of stream 0 ++ stream 1 is this process's current range; the cursor
-    // says where emit_pos is.
+// ... the results and the emitter's place in them (setop_output.cpp): main keys
+// (key_bits) and null-layout keys (Key128), each as runs, in the library's host memory
+// or in shared memory. [emit_pos, emit_end) of stream 0 ++ stream 1 is this process's
+// current range; the cursor says where emit_pos is ...
+struct MpSetOpEmitter {
+    MpPhase phase;
+    bool hash_collision;
     MpResultRun* runs[2];
     int run_count[2];
     uint64 result_count[2];
@@ -162,7 +158,6 @@ struct MpSetOpState {
     uint64 cursor_offset;
     const mergepath::HostSpan* result_spans[2];  // the combiner: where each stream's results go
     int result_span_count[2];
-
     // hashed keys: the library's with-rows results (while the stage lives)
     const uint64_t* result_positions;  // positions in sorted A
     const uint64_t* sorted_rows[2];    // stored row of each sorted position, per side
@@ -170,11 +165,35 @@ struct MpSetOpState {
     uint64 sorted_count[2];
     uint64 run_start;                  // sorted position (on info.first_side) of the
     bool run_start_valid;              // first row of the group emitted last
+};
 
-    // for EXPLAIN ANALYZE
+// ... the one strategy: the way this execution runs (setop_way.cpp) and the spill's
+// data once a spilling way wrote its first run ...
+struct MpSetOpStrategy {
+    MpSetOpWay way;
+    MpSetOpRanges* ranges;  // setop_ranges.cpp, image_ranges.cpp; NULL before
+};
+
+// ... and what EXPLAIN ANALYZE shows.
+struct MpSetOpStats {
     MpSetOpCounts counts;
     MpStageReport report;
+    MpSpillReport spilled;  // what earlier executions (rescans) spilled; a parallel node's:
+                            // what the combiner spilled (harvested)
     double read_ms, verify_ms, emit_ms;
+};
+
+struct MpSetOpState {
+    CustomScanState css;  // must be first
+    MpSetOpNode node;
+    MpParallelState* shared;  // parallel: the state all participants share (DSM)
+    MpSharedSpill* files;   // ... and its file set (DSM): a node planned to spill, or one
+                            // planned in memory that may switch ...
+    bool switchable;        // ... (kept here: EXPLAIN asks after the DSM is gone)
+    MpSetOpRun run;
+    MpSetOpEmitter emitter;
+    MpSetOpStrategy strategy;
+    MpSetOpStats stats;
 };
 
 inline bool mp_timing_on(MpSetOpState* st) {
@@ -183,7 +202,7 @@ inline bool mp_timing_on(MpSetOpState* st) {
 }
 
 // Keys that are 64-bit hashes verified with the equality operators (not images).
-inline bool mp_verified_hashes(const MpSetOpState* st) { return !st->keys.lossless && !st->info.keys.images; }
+inline bool mp_verified_hashes(const MpSetOpState* st) { return !st->node.keys.lossless && !st->node.info.keys.images; }
 
 // The ways that run on the parallel query's shared state ...
 inline bool mp_setop_way_shared(MpSetOpWay way) {
@@ -195,7 +214,7 @@ inline bool mp_setop_way_in_memory(MpSetOpWay way) {
 }
 // ... and those whose participants spill into the query's file set and claim ranges.
 inline bool mp_setop_claims_ranges(const MpSetOpState* st) {
-    return st->way == MpSetOpWay::SharedSwitched || st->way == MpSetOpWay::SharedRanges;
+    return st->strategy.way == MpSetOpWay::SharedSwitched || st->strategy.way == MpSetOpWay::SharedRanges;
 }
 // The query's file set this execution spills into, or NULL.
 inline MpSharedSpill* mp_setop_spill_files(const MpSetOpState* st) { return mp_setop_claims_ranges(st) ? st->files : NULL; }
@@ -203,21 +222,23 @@ inline MpSharedSpill* mp_setop_spill_files(const MpSetOpState* st) { return mp_s
 inline bool mp_setop_switchable(const MpSetOpState* st) { return st->files != NULL && st->switchable; }
 // Where this process's full chunks go (the shared queue only while in shared memory) ...
 inline MpChunkQueue* mp_setop_queue(MpSetOpState* st) {
-    return st->way == MpSetOpWay::SharedInMemory ? &st->shared->queue : &st->local_queue;
+    return st->strategy.way == MpSetOpWay::SharedInMemory ? &st->shared->queue : &st->run.local_queue;
 }
 inline const MpChunkQueue* mp_setop_queue(const MpSetOpState* st) {
-    return st->way == MpSetOpWay::SharedInMemory ? &st->shared->queue : &st->local_queue;
+    return st->strategy.way == MpSetOpWay::SharedInMemory ? &st->shared->queue : &st->run.local_queue;
 }
 // ... and where its chunks and records are allocated.
 inline const MpChunkSpace* mp_setop_chunk_space(const MpSetOpState* st) {
-    return st->way == MpSetOpWay::SharedSwitched ? &st->own_space : &st->space;
+    return st->strategy.way == MpSetOpWay::SharedSwitched ? &st->run.own_space : &st->run.space;
 }
 
-inline uint64 mp_result_total(const MpSetOpState* st) { return st->result_count[0] + st->result_count[1]; }
+inline uint64 mp_result_total(const MpSetOpState* st) {
+    return st->emitter.result_count[0] + st->emitter.result_count[1];
+}
 
 // Bytes of one key of a stream (MpKeyStream): the main keys' width, or a null-layout key.
 inline uint32 mp_stream_key_bytes(const MpSetOpState* st, int stream) {
-    return stream == int(MpKeyStream::Main) ? uint32(st->keys.key_bits / 8) : uint32(sizeof(mergepath::Key128));
+    return stream == int(MpKeyStream::Main) ? uint32(st->node.keys.key_bits / 8) : uint32(sizeof(mergepath::Key128));
 }
 
 // setop_input.cpp: reads this process's share of both inputs into key chunks

@@ -1,7 +1,7 @@
 // setop_parallel.cpp — the MergePath SetOp node as a parallel-aware node: the DSM
 // callbacks PostgreSQL calls around a Gather (estimate, initialize, reinitialize for a
 // rescan, attach in a worker, shutdown), and one participant's way through a parallel
-// execution, following parallel_stage.h: read this process's share into chunks in the
+// execution, following parallel_protocol.h: read this process's share into chunks in the
 // query's shared memory; the combining participant (the leader, which holds the GPU,
 // when it takes part) adopts every chunk, combines and copies the results into shared
 // memory; then everyone emits the batches of result rows it claims. A node planned over
@@ -10,25 +10,25 @@
 #include "setop_node.h"
 
 // The node's DSM: the shared stage, then (a node that spills) the spill's file set.
-static MpSharedSpill* spill_after(MpSharedStage* s) {
-    return (MpSharedSpill*)((char*)s + MAXALIGN(sizeof(MpSharedStage)));
+static MpSharedSpill* spill_after(MpParallelState* s) {
+    return (MpSharedSpill*)((char*)s + MAXALIGN(sizeof(MpParallelState)));
 }
 
 Size mp_setop_estimate_dsm(CustomScanState*, ParallelContext*) {
-    return MAXALIGN(sizeof(MpSharedStage)) + MAXALIGN(sizeof(MpSharedSpill));
+    return MAXALIGN(sizeof(MpParallelState)) + MAXALIGN(sizeof(MpSharedSpill));
 }
 
 // A node planned in memory may switch to spilling at run time when its keys spill
 // (lossless: sorted runs; image keys: hash partitions), a limit is set, and a participant
 // number is left for the shared chunks' runs or partitions.
 static bool switchable(const MpSetOpState* st, const ParallelContext* pcxt) {
-    return !st->info.spill && (st->keys.lossless || st->info.keys.images) && mp_memory_limit_bytes() > 0 &&
-           pcxt->seg && pcxt->nworkers + 1 < kMpSharedChunksSlot;
+    return !st->node.info.spill && (st->node.keys.lossless || st->node.info.keys.images) &&
+           mp_memory_limit_bytes() > 0 && pcxt->seg && pcxt->nworkers + 1 < kMpSharedChunksSlot;
 }
 
 void mp_setop_initialize_dsm(CustomScanState* node, ParallelContext* pcxt, void* coordinate) {
     MpSetOpState* st = (MpSetOpState*)node;
-    st->shared = (MpSharedStage*)coordinate;
+    st->shared = (MpParallelState*)coordinate;
     st->files = NULL;
     st->switchable = false;
     mp_shared_init(st->shared);
@@ -41,22 +41,22 @@ void mp_setop_initialize_dsm(CustomScanState* node, ParallelContext* pcxt, void*
         st->switchable = true;
         return;
     }
-    if (!st->info.spill) return;
+    if (!st->node.info.spill) return;
     if (!pcxt->seg) {  // no DSM segment (none left): no workers either; the leader spills alone
         st->shared = NULL;
         return;
     }
     st->files = spill;
     mp_shared_spill_init(spill, pcxt->seg, pcxt->nworkers);
-    if (st->info.keys.images) spill->limit_bytes = mp_image_spill_budget(st, spill->limit_bytes);
+    if (st->node.info.keys.images) spill->limit_bytes = mp_image_spill_budget(st, spill->limit_bytes);
 }
 
 // The leader adds what the participants of the last execution counted to its totals
 // (rescans add up), and takes who took part; the shared counters start over.
 // The spill's report too: the shared memory is gone by the time EXPLAIN prints.
 static void harvest_counts(MpSetOpState* st) {
-    mp_shared_harvest(st->shared, &st->counts, &st->report);
-    if (st->files) mp_spill_report_add(&st->spilled, &st->files->report);
+    mp_shared_harvest(st->shared, &st->stats.counts, &st->stats.report);
+    if (st->files) mp_spill_report_add(&st->stats.spilled, &st->files->report);
 }
 
 // A rescan of the Gather above: every worker of the last execution has exited.
@@ -71,9 +71,9 @@ void mp_setop_reinitialize_dsm(CustomScanState* node, ParallelContext*, void*) {
 
 void mp_setop_initialize_worker(CustomScanState* node, shm_toc*, void* coordinate) {
     MpSetOpState* st = (MpSetOpState*)node;
-    st->shared = (MpSharedStage*)coordinate;
+    st->shared = (MpParallelState*)coordinate;
     MpSharedSpill* spill = spill_after(st->shared);
-    if (!st->info.spill && !spill->switchable) return;
+    if (!st->node.info.spill && !spill->switchable) return;
     mp_shared_spill_attach(spill);
     st->files = spill;
     st->switchable = spill->switchable;
@@ -83,11 +83,11 @@ void mp_setop_initialize_worker(CustomScanState* node, shm_toc*, void* coordinat
 // its last row, unless a LIMIT stopped early) takes the totals for EXPLAIN.
 void mp_setop_shutdown(CustomScanState* node) {
     MpSetOpState* st = (MpSetOpState*)node;
-    MpSharedStage* s = st->shared;
+    MpParallelState* s = st->shared;
     if (!s) return;
     if (!IsParallelWorker()) return harvest_counts(st);
-    pg_atomic_fetch_add_u64(&s->rows_emitted, st->counts.rows_emitted);
-    st->counts.rows_emitted = 0;
+    pg_atomic_fetch_add_u64(&s->rows_emitted, st->stats.counts.rows_emitted);
+    st->stats.counts.rows_emitted = 0;
 }
 
 static void adopt_while_waiting(void* arg) {
@@ -97,26 +97,26 @@ static void adopt_while_waiting(void* arg) {
 
 // The combining participant: every chunk into the stage, results into shared memory.
 static void combine_for_all(MpSetOpState* st) {
-    MpSharedStage* s = st->shared;
+    MpParallelState* s = st->shared;
     uint64 keys = pg_atomic_read_u64(&s->rows_read[0]) + pg_atomic_read_u64(&s->rows_read[1]);
     // every participant's segments, held here until the node ends (chunk_segments.h)
-    mp_segments_attach_all(st->space.segments);
+    mp_segments_attach_all(st->run.space.segments);
     mp_combine(st, keys);
-    if (st->info.keys.images) {
+    if (st->node.info.keys.images) {
         mp_put_image_results(st);  // all in place before the others start
-        s->report = st->stage->report;
+        s->report = st->run.stage->report;
         return mp_shared_publish(s);
     }
     mp_lay_out_shared_results(st);
-    s->report = st->stage->report;
+    s->report = st->run.stage->report;
     mp_shared_publish(s);  // the others claim batches and wait for their keys
     mp_put_shared_results(st);
-    s->report = st->stage->report;
+    s->report = st->run.stage->report;
 }
 
 // Reads this participant's share and adds its counts to the shared ones.
 static void read_share(MpSetOpState* st) {
-    MpSharedStage* s = st->shared;
+    MpParallelState* s = st->shared;
     MpReadCounts read = mp_read_inputs(st);
     pg_atomic_fetch_add_u64(&s->rows_read[0], read.rows[0]);
     pg_atomic_fetch_add_u64(&s->rows_read[1], read.rows[1]);
@@ -132,7 +132,7 @@ static void adopt_nothing(void*) {}
 // runs, plans the key ranges and publishes the plan; then every participant, late ones
 // too, claims ranges, combines them and emits their results (setop_ranges.cpp).
 static void spill_compute(MpSetOpState* st) {
-    MpSharedStage* s = st->shared;
+    MpParallelState* s = st->shared;
     bool combines = false;
     if (mp_shared_attach(s)) {
         read_share(st);
@@ -155,28 +155,28 @@ static void spill_compute(MpSetOpState* st) {
 // holds them: every participant lets its own go after the plan is published). From then
 // on everything a participant holds is its own: the key ranges' chunks and results.
 static void ranges_in_own_memory(MpSetOpState* st) {
-    if (st->space.segments) mp_segments_detach_all(st->space.segments);
-    st->space = {NULL, st->run_cxt, st->space.segments};
+    if (st->run.space.segments) mp_segments_detach_all(st->run.space.segments);
+    st->run.space = {NULL, st->run.cxt, st->run.space.segments};
 }
 
 static void switched_combine(MpSetOpState* st) {
     mp_switch_to_spilling(st);
-    mp_segments_attach_all(st->space.segments);
+    mp_segments_attach_all(st->run.space.segments);
     mp_ranges_spill_shared_chunks(st);
     mp_ranges_plan_shared(st);  // closes the stage, which may have adopted shared chunks
-    mp_queue_free_all(&st->shared->queue, &st->space);
+    mp_queue_free_all(&st->shared->queue, &st->run.space);
     ranges_in_own_memory(st);
     mp_shared_publish(st->shared);
 }
 
 void mp_parallel_compute(MpSetOpState* st) {
-    if (st->way == MpSetOpWay::SharedRanges) return spill_compute(st);
-    MpSharedStage* s = st->shared;
+    if (st->strategy.way == MpSetOpWay::SharedRanges) return spill_compute(st);
+    MpParallelState* s = st->shared;
     bool combines = false;
     if (mp_shared_attach(s)) {
         read_share(st);
         mp_report_shared_records(st);                // its last records, for the combiner's check
-        if (st->way == MpSetOpWay::SharedSwitched) mp_ranges_export(st);  // it switched while reading
+        if (st->strategy.way == MpSetOpWay::SharedSwitched) mp_ranges_export(st);  // it switched while reading
         combines = mp_shared_done_reading(s, adopt_while_waiting, st);
     }
     if (combines && mp_switch_due_after_read(st)) return switched_combine(st);  // reading is over: final

@@ -61,14 +61,15 @@ static uint64 limit_bytes(const MpSetOpState* st) {
 // room, so that a spill (which empties them) is not due again at once, and a small
 // input (one partly filled chunk per side) does not spill under a limit of a few MB.
 static uint64 held_key_bytes(const MpSetOpState* st) {
-    uint64 bytes = mp_setop_queue(st)->used_bytes + mp_writers_used_bytes(st->writers);
-    const MpRowArena* arena = &st->image_arena;
+    uint64 bytes = mp_setop_queue(st)->used_bytes + mp_writers_used_bytes(st->run.writers);
+    const MpRowArena* arena = &st->run.image_arena;
     return bytes + (arena->block ? arena->held_bytes - (arena->capacity - arena->used) : 0);
 }
 
 // Key-chunk bytes this process holds before it spills them (0: it never spills).
 static uint64 spill_threshold(const MpSetOpState* st) {
-    if ((!st->keys.lossless && !st->info.keys.images) || st->way == MpSetOpWay::SharedInMemory) return 0;
+    if ((!st->node.keys.lossless && !st->node.info.keys.images) || st->strategy.way == MpSetOpWay::SharedInMemory)
+        return 0;
     return limit_bytes(st) / 3;
 }
 
@@ -78,25 +79,25 @@ static bool spill_due(const MpSetOpState* st) {
 }
 
 static void start_spilling(MpSetOpState* st) {
-    MpSetOpRanges* r = (MpSetOpRanges*)MemoryContextAllocZero(st->run_cxt, sizeof(MpSetOpRanges));
+    MpSetOpRanges* r = (MpSetOpRanges*)MemoryContextAllocZero(st->run.cxt, sizeof(MpSetOpRanges));
     r->limit_bytes = limit_bytes(st);
     MpSharedSpill* files = mp_setop_spill_files(st);
-    mp_spill_init(&r->spill, st->run_cxt, st->keys.key_bits / 8, r->limit_bytes, range_target_bytes(r),
+    mp_spill_init(&r->spill, st->run.cxt, st->node.keys.key_bits / 8, r->limit_bytes, range_target_bytes(r),
                   files ? &files->fileset : NULL, mp_spill_participant(), files ? files->participants : 1);
-    r->range_cxt = AllocSetContextCreate(st->run_cxt, "pg_mergepath SetOp range", ALLOCSET_DEFAULT_SIZES);
+    r->range_cxt = AllocSetContextCreate(st->run.cxt, "pg_mergepath SetOp range", ALLOCSET_DEFAULT_SIZES);
     r->space = {NULL, r->range_cxt, NULL};
     r->batch_cap = Max(Min(uint64(65536), r->limit_bytes / 16 / sizeof(mergepath::Key128)), 1);
-    r->batch = (char*)MemoryContextAlloc(st->run_cxt, r->batch_cap * sizeof(mergepath::Key128));
-    mp_stage_close(st->stage);  // what it shipped is written out with the rest
-    st->ranges = r;
-    if (st->way == MpSetOpWay::InMemory) st->way = MpSetOpWay::KeyRanges;  // a serial node's switch
-    if (st->info.keys.images) mp_image_ranges_start(st);
+    r->batch = (char*)MemoryContextAlloc(st->run.cxt, r->batch_cap * sizeof(mergepath::Key128));
+    mp_stage_close(st->run.stage);  // what it shipped is written out with the rest
+    st->strategy.ranges = r;
+    if (st->strategy.way == MpSetOpWay::InMemory) st->strategy.way = MpSetOpWay::KeyRanges;  // a serial node's switch
+    if (st->node.info.keys.images) mp_image_ranges_start(st);
 }
 
 // Every chunk pushed so far (adopted by the dropped stage or not) becomes sorted runs.
 static void spill_queued(MpSetOpState* st) {
-    if (st->ranges->images) return mp_image_ranges_spill(st);
-    mp_spill_chunks(&st->ranges->spill, mp_setop_queue(st)->all);
+    if (st->strategy.ranges->images) return mp_image_ranges_spill(st);
+    mp_spill_chunks(&st->strategy.ranges->spill, mp_setop_queue(st)->all);
     mp_queue_init(mp_setop_queue(st));
 }
 
@@ -114,11 +115,13 @@ static bool shared_chunks_due(const MpSetOpState* st) {
 }
 
 void mp_report_shared_records(MpSetOpState* st) {
-    if (!st->info.keys.images || st->way != MpSetOpWay::SharedInMemory || !mp_setop_switchable(st)) return;
-    const MpRowArena* arena = &st->image_arena;  // the records it wrote in shared memory
+    if (!st->node.info.keys.images || st->strategy.way != MpSetOpWay::SharedInMemory || !mp_setop_switchable(st))
+        return;
+    const MpRowArena* arena = &st->run.image_arena;  // the records it wrote in shared memory
     uint64 held = arena->held_bytes - (arena->block ? arena->capacity - arena->used : 0);
-    if (held > st->records_reported) pg_atomic_fetch_add_u64(&st->files->record_bytes, held - st->records_reported);
-    st->records_reported = held;
+    if (held > st->run.records_reported)
+        pg_atomic_fetch_add_u64(&st->files->record_bytes, held - st->run.records_reported);
+    st->run.records_reported = held;
 }
 
 static void switch_when_due(MpSetOpState* st) {
@@ -139,28 +142,28 @@ bool mp_switch_due_after_read(MpSetOpState* st) {
 
 void mp_after_chunk_pushed(MpSetOpState* st) {
     mp_report_shared_records(st);
-    if (st->way == MpSetOpWay::SharedInMemory && mp_setop_switchable(st)) switch_when_due(st);
+    if (st->strategy.way == MpSetOpWay::SharedInMemory && mp_setop_switchable(st)) switch_when_due(st);
     if (!spill_due(st)) {
-        if (mp_setop_way_in_memory(st->way)) mp_adopt_pending(st);
+        if (mp_setop_way_in_memory(st->strategy.way)) mp_adopt_pending(st);
         return;
     }
-    if (!st->ranges) start_spilling(st);
+    if (!st->strategy.ranges) start_spilling(st);
     spill_queued(st);
 }
 
 void mp_ranges_set_results(MpSetOpState* st, int stream, MpResultRun* run) {
     for (int s = 0; s < 2; s++) {
-        st->result_count[s] = s == stream && run ? run->count : 0;
-        st->run_count[s] = s == stream && run && run->count ? 1 : 0;
-        st->runs[s] = s == stream ? run : NULL;
+        st->emitter.result_count[s] = s == stream && run ? run->count : 0;
+        st->emitter.run_count[s] = s == stream && run && run->count ? 1 : 0;
+        st->emitter.runs[s] = s == stream ? run : NULL;
     }
-    st->emit_pos = st->emit_end = 0;
+    st->emitter.emit_pos = st->emitter.emit_end = 0;
 }
 
 // Streaming: the next key of A in the range that has copies to emit (B's keys below it
 // are passed); false when A has none left (B's rest of the range is passed too).
 static bool next_streamed_key(MpSetOpState* st) {
-    MpSetOpRanges* r = st->ranges;
+    MpSetOpRanges* r = st->strategy.ranges;
     MpSpill* spill = &r->spill;
     const int s = r->stream, range = r->range;
     for (const void* a; (a = mp_spill_peek(spill, s, 0, range));) {
@@ -168,7 +171,7 @@ static bool next_streamed_key(MpSetOpState* st) {
         uint64 m = mp_spill_take_upto(spill, s, 0, r->key, false);
         mp_spill_take_upto(spill, s, 1, r->key, true);  // B's keys below it
         uint64 n = mp_spill_take_upto(spill, s, 1, r->key, false);
-        r->copies_left = mergepath::sql_setop_copies(st->intersect, st->all, m, n);
+        r->copies_left = mergepath::sql_setop_copies(st->node.intersect, st->node.all, m, n);
         if (r->copies_left > 0) return true;
     }
     while (const void* b = mp_spill_peek(spill, s, 1, range)) {  // the rest of B's range
@@ -180,7 +183,7 @@ static bool next_streamed_key(MpSetOpState* st) {
 
 // Streaming: the next batch of result keys; false when the range has no more.
 static bool streamed_batch(MpSetOpState* st) {
-    MpSetOpRanges* r = st->ranges;
+    MpSetOpRanges* r = st->strategy.ranges;
     if (r->images) return mp_image_ranges_streamed_batch(st);
     const uint32 bytes = mp_stream_key_bytes(st, r->stream);
     uint64 n = 0;
@@ -195,7 +198,7 @@ static bool streamed_batch(MpSetOpState* st) {
 
 // Loads the current range into chunks; false (cursors put back) when it exceeds the cap.
 static bool load_range(MpSetOpState* st, uint64* keys_out, uint64* a_keys) {
-    MpSetOpRanges* r = st->ranges;
+    MpSetOpRanges* r = st->strategy.ranges;
     const int s = r->stream;
     const uint64 cap = range_load_cap(r, mp_stream_key_bytes(st, s));
     int runs = r->spill.sides[s][0].run_count + r->spill.sides[s][1].run_count;
@@ -221,26 +224,28 @@ void mp_ranges_drop(MpSetOpRanges* r) {
     mp_queue_init(&r->queue);
 }
 
-static void adopt_keys(MpSetOpState* st, MpChunkRef first) { mp_stage_adopt(st->stage, &st->ranges->space, first); }
+static void adopt_keys(MpSetOpState* st, MpChunkRef first) {
+    mp_stage_adopt(st->run.stage, &st->strategy.ranges->space, first);
+}
 
 void mp_ranges_run_stage(MpSetOpState* st, mergepath::SetOpShape shape, uint64 keys,
                          void (*adopt)(MpSetOpState*, MpChunkRef)) {
-    MpSetOpRanges* r = st->ranges;
-    st->stage = mp_stage_create(r->range_cxt, st->keys.key_bits, st->intersect, st->all, shape);
-    st->stage->cpu_threads = r->cpu_threads;
+    MpSetOpRanges* r = st->strategy.ranges;
+    st->run.stage = mp_stage_create(r->range_cxt, st->node.keys.key_bits, st->node.intersect, st->node.all, shape);
+    st->run.stage->cpu_threads = r->cpu_threads;
     // once a range found no room in the shared GPU budget (NOTICE), the later ones run
     // on the CPU backend at once: not one wait and one NOTICE per range
-    st->stage->budget_full = r->budget_full;
-    mp_stage_open(st->stage, mp_range_device(keys), keys);
-    r->budget_full = st->stage->report.budget_fallback;
+    st->run.stage->budget_full = r->budget_full;
+    mp_stage_open(st->run.stage, mp_range_device(keys), keys);
+    r->budget_full = st->run.stage->report.budget_fallback;
     adopt(st, mp_queue_take(&r->queue, &r->space));
-    mp_stage_finish(st->stage);
-    mp_stage_report_add(&st->report, &st->stage->report);
+    mp_stage_finish(st->run.stage);
+    mp_stage_report_add(&st->stats.report, &st->run.stage->report);
 }
 
 // The current range combined by a fresh stage; false when its result is empty.
 static bool combine_range(MpSetOpState* st) {
-    MpSetOpRanges* r = st->ranges;
+    MpSetOpRanges* r = st->strategy.ranges;
     if (r->images) return mp_image_ranges_combine(st);
     mp_ranges_drop(r);  // the previous range's
     r->spill.report.ranges++;
@@ -258,13 +263,13 @@ static bool combine_range(MpSetOpState* st) {
     }
     mp_ranges_run_stage(st, mergepath::SetOpShape::Keys, keys, adopt_keys);
     mp_keep_local_results(st);
-    st->emit_pos = st->emit_end = 0;
+    st->emitter.emit_pos = st->emitter.emit_end = 0;
     return mp_result_total(st) > 0;
 }
 
 // The stream's ranges next (planned on first use).
 static void start_stream(MpSetOpState* st, int stream) {
-    MpSetOpRanges* r = st->ranges;
+    MpSetOpRanges* r = st->strategy.ranges;
     r->stream = stream;
     r->range_count = mp_spill_plan_ranges(&r->spill, stream, range_target_keys(r, mp_stream_key_bytes(st, stream)));
 }
@@ -272,7 +277,7 @@ static void start_stream(MpSetOpState* st, int stream) {
 // A participant that claims ranges: the next one, its cursors moved to its first keys
 // unless they are there already (it follows the last one this process combined).
 static bool claim_range(MpSetOpState* st) {
-    MpSetOpRanges* r = st->ranges;
+    MpSetOpRanges* r = st->strategy.ranges;
     int stream, range;
     if (!mp_shared_spill_claim(st->files, &stream, &range)) return false;
     if (stream != r->stream || range != r->range + 1) mp_spill_seek_range(&r->spill, stream, range);
@@ -285,7 +290,7 @@ static bool claim_range(MpSetOpState* st) {
 // The next range this process combines: a serial node's follow each other, Main's then
 // Nulls'; a parallel participant claims its own.
 static bool next_range(MpSetOpState* st) {
-    MpSetOpRanges* r = st->ranges;
+    MpSetOpRanges* r = st->strategy.ranges;
     if (r->images) return mp_image_ranges_next(st);
     if (mp_setop_claims_ranges(st)) return claim_range(st);
     if (++r->range < r->range_count) return true;
@@ -300,19 +305,19 @@ static bool next_range(MpSetOpState* st) {
 static void report_claims(MpSetOpState* st) {
     MpSharedSpill* s = st->files;
     SpinLockAcquire(&s->mutex);
-    s->report.ranges += st->ranges->spill.report.ranges;
-    s->report.streamed += st->ranges->spill.report.streamed;
+    s->report.ranges += st->strategy.ranges->spill.report.ranges;
+    s->report.streamed += st->strategy.ranges->spill.report.streamed;
     SpinLockRelease(&s->mutex);
     SpinLockAcquire(&st->shared->mutex);
-    mp_stage_report_add(&st->shared->report, &st->report);
+    mp_stage_report_add(&st->shared->report, &st->stats.report);
     SpinLockRelease(&st->shared->mutex);
-    st->ranges->spill.report.ranges = st->ranges->spill.report.streamed = 0;
-    st->report = MpStageReport();
-    if (st->ranges->images) mp_image_ranges_report_shared(st);  // what its splits wrote
+    st->strategy.ranges->spill.report.ranges = st->strategy.ranges->spill.report.streamed = 0;
+    st->stats.report = MpStageReport();
+    if (st->strategy.ranges->images) mp_image_ranges_report_shared(st);  // what its splits wrote
 }
 
 bool mp_ranges_next_results(MpSetOpState* st) {
-    MpSetOpRanges* r = st->ranges;
+    MpSetOpRanges* r = st->strategy.ranges;
     for (;;) {
         if (r->streaming && streamed_batch(st)) return true;
         r->streaming = false;
@@ -326,7 +331,7 @@ bool mp_ranges_next_results(MpSetOpState* st) {
 }
 
 void mp_ranges_restart(MpSetOpState* st) {
-    MpSetOpRanges* r = st->ranges;
+    MpSetOpRanges* r = st->strategy.ranges;
     const int main = int(MpKeyStream::Main);
     if (r->images) {
         mp_image_ranges_restart(st);
@@ -343,14 +348,14 @@ void mp_ranges_restart(MpSetOpState* st) {
 
 // Every run written: the report starts over and the first range's results are computed.
 static void start_ranges(MpSetOpState* st) {
-    st->report = MpStageReport();
-    st->report.device = mp_planning_device();
+    st->stats.report = MpStageReport();
+    st->stats.report.device = mp_planning_device();
     mp_ranges_restart(st);
 }
 
 bool mp_ranges_due_after_read(MpSetOpState* st) {
-    if (!st->ranges && spill_due(st)) start_spilling(st);  // never checked: no chunk filled
-    return st->ranges != NULL;
+    if (!st->strategy.ranges && spill_due(st)) start_spilling(st);  // never checked: no chunk filled
+    return st->strategy.ranges != NULL;
 }
 
 void mp_ranges_finish_read(MpSetOpState* st) {
@@ -359,22 +364,24 @@ void mp_ranges_finish_read(MpSetOpState* st) {
 }
 
 void mp_ranges_close(MpSetOpState* st) {
-    if (!st->ranges) return;
+    if (!st->strategy.ranges) return;
     // a parallel node's report is the combiner's, harvested by the leader
     if (!mp_setop_claims_ranges(st)) {
-        mp_spill_report_add(&st->spilled, &st->ranges->spill.report);
-        mp_image_ranges_report(st, &st->spilled);
+        mp_spill_report_add(&st->stats.spilled, &st->strategy.ranges->spill.report);
+        mp_image_ranges_report(st, &st->stats.spilled);
     }
-    if (st->ranges->images) mp_image_ranges_close(st);
-    mp_spill_close(&st->ranges->spill);
-    st->ranges = NULL;
+    if (st->strategy.ranges->images) mp_image_ranges_close(st);
+    mp_spill_close(&st->strategy.ranges->spill);
+    st->strategy.ranges = NULL;
 }
 
 void mp_ranges_export(MpSetOpState* st) {
-    if (!st->ranges) start_spilling(st);
+    if (!st->strategy.ranges) start_spilling(st);
     spill_queued(st);
-    if (st->ranges->images) mp_image_ranges_export(st);
-    else mp_spill_export(&st->ranges->spill);
+    if (st->strategy.ranges->images)
+        mp_image_ranges_export(st);
+    else
+        mp_spill_export(&st->strategy.ranges->spill);
     pg_atomic_fetch_or_u64(&st->files->exported, uint64(1) << mp_spill_participant());
 }
 
@@ -382,14 +389,14 @@ void mp_ranges_export(MpSetOpState* st) {
 // shared by the participants that took part so far (all planned ones, or fewer when
 // some workers did not start; a late one joining makes a little oversubscription).
 static void start_claims(MpSetOpState* st) {
-    MpSetOpRanges* r = st->ranges;
+    MpSetOpRanges* r = st->strategy.ranges;
     SpinLockAcquire(&st->shared->mutex);
     int sharing = Max(st->shared->participants, 1);
     SpinLockRelease(&st->shared->mutex);
     if (r->images && sharing > 1) sharing--;  // the leader only gathers (image_ranges.cpp)
     r->cpu_threads = Max(1, mp_cpu_thread_count() / sharing);
-    st->report = MpStageReport();
-    st->report.device = mp_planning_device();
+    st->stats.report = MpStageReport();
+    st->stats.report.device = mp_planning_device();
     r->stream = int(MpKeyStream::Main);
     r->range = -1;
     mp_ranges_set_results(st, 0, NULL);
@@ -397,22 +404,22 @@ static void start_claims(MpSetOpState* st) {
 
 void mp_ranges_spill_shared_chunks(MpSetOpState* st) {
     MpSharedSpill* shared = st->files;
-    if (st->info.keys.images) {  // partitions of the same count as every participant's
-        if (!st->ranges) start_spilling(st);
+    if (st->node.info.keys.images) {  // partitions of the same count as every participant's
+        if (!st->strategy.ranges) start_spilling(st);
         return mp_image_ranges_spill_shared(st);
     }
     MpSpill spill;
-    mp_spill_init(&spill, st->run_cxt, st->keys.key_bits / 8, limit_bytes(st), limit_bytes(st) / 12,
+    mp_spill_init(&spill, st->run.cxt, st->node.keys.key_bits / 8, limit_bytes(st), limit_bytes(st) / 12,
                   &shared->fileset, kMpSharedChunksSlot, 1);
-    mp_spill_chunks(&spill, st->shared->queue.all, &st->space);
+    mp_spill_chunks(&spill, st->shared->queue.all, &st->run.space);
     mp_spill_export(&spill);
     pg_atomic_fetch_or_u64(&shared->exported, uint64(1) << kMpSharedChunksSlot);
 }
 
 void mp_ranges_plan_shared(MpSetOpState* st) {
     MpSharedSpill* shared = st->files;
-    if (!st->ranges) start_spilling(st);
-    MpSetOpRanges* r = st->ranges;
+    if (!st->strategy.ranges) start_spilling(st);
+    MpSetOpRanges* r = st->strategy.ranges;
     if (r->images) {  // every participant reads each partition's files itself
         shared->range_count[int(MpKeyStream::Main)] = r->range_count;
         shared->range_count[int(MpKeyStream::Nulls)] = 0;
@@ -431,16 +438,16 @@ void mp_ranges_plan_shared(MpSetOpState* st) {
 }
 
 void mp_ranges_join_shared(MpSetOpState* st) {
-    if (!st->ranges) start_spilling(st);
-    if (!st->ranges->images) mp_spill_import_plan(&st->ranges->spill, &st->files->fileset);
+    if (!st->strategy.ranges) start_spilling(st);
+    if (!st->strategy.ranges->images) mp_spill_import_plan(&st->strategy.ranges->spill, &st->files->fileset);
     start_claims(st);
 }
 
 MpSpillReport mp_ranges_report(const MpSetOpState* st) {
     if (st->shared && st->files)  // the combiner's, wherever it ran (harvested)
-        return st->spilled;
-    MpSpillReport total = st->spilled;
-    if (st->ranges) mp_spill_report_add(&total, &st->ranges->spill.report);
+        return st->stats.spilled;
+    MpSpillReport total = st->stats.spilled;
+    if (st->strategy.ranges) mp_spill_report_add(&total, &st->strategy.ranges->spill.report);
     mp_image_ranges_report(st, &total);
     return total;
 }

@@ -13,15 +13,18 @@
 #include "setop_node.h"
 
 void mp_setop_choose_way(MpSetOpState* st) {
-    if (!st->shared) st->way = MpSetOpWay::InMemory;  // a serial node, or a leader without a DSM segment
-    else if (st->files && !st->switchable) st->way = MpSetOpWay::SharedRanges;
-    else st->way = MpSetOpWay::SharedInMemory;
+    if (!st->shared)
+        st->strategy.way = MpSetOpWay::InMemory;  // a serial node, or a leader without a DSM segment
+    else if (st->files && !st->switchable)
+        st->strategy.way = MpSetOpWay::SharedRanges;
+    else
+        st->strategy.way = MpSetOpWay::SharedInMemory;
 }
 
 // Its writers fill chunks of its own memory from now on (its chunks already in shared
 // memory stay there for the combiner to write out).
 void mp_switch_to_spilling(MpSetOpState* st) {
-    if (st->way == MpSetOpWay::SharedSwitched) return;
-    st->way = MpSetOpWay::SharedSwitched;
+    if (st->strategy.way == MpSetOpWay::SharedSwitched) return;
+    st->strategy.way = MpSetOpWay::SharedSwitched;
     mp_writers_to_own_memory(st);
 }

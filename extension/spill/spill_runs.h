@@ -131,7 +131,7 @@ const void* mp_spill_peek(MpSpill* spill, int stream, int side, int range);
 uint64 mp_spill_take_upto(MpSpill* spill, int stream, int side, const void* key, bool below);
 
 // What the participants of a parallel node that spills share (in the node's DSM, beside
-// its MpSharedStage): the query's file set, which participants exported runs, and the
+// its MpParallelState): the query's file set, which participants exported runs, and the
 // ranges every participant claims once the combiner has planned them.
 // Participant p: 0 the leader, worker n is n + 1 (at most 63 workers).
 struct MpSharedSpill {

@@ -4,7 +4,6 @@
 
 #include <atomic>
 
-#include "parallel_stage.h"
 #include "pipeline.h"
 #include "threads.h"
 

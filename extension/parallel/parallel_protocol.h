@@ -1,4 +1,4 @@
-// parallel_stage.h — how the participants of a parallel query (the leader and its
+// parallel_protocol.h — how the participants of a parallel query (the leader and its
 // workers, each running its own copy of a parallel-aware node) share one sorted-sides
 // stage. The model is PostgreSQL's Parallel Hash (nodeHash.c): a small state in the
 // query's dynamic shared memory, phases, and a condition variable; here:
@@ -31,6 +31,7 @@
 
 #include "key_chunks.h"
 #include "stage.h"
+#include "threads.h"
 
 #include "pg_mergepath.h"
 
@@ -49,7 +50,7 @@ struct MpSharedResult {
     uint64 count;
 };
 
-struct MpSharedStage {
+struct MpParallelState {
     slock_t mutex;
     ConditionVariable cv;        // the phase moved on
     ConditionVariable chunk_cv;  // a chunk was pushed, or reading is complete (the leader waits here)
@@ -72,7 +73,7 @@ struct MpSharedStage {
     MpStageReport report;      // the combiner's
 };
 
-void mp_shared_init(MpSharedStage* s);
+void mp_shared_init(MpParallelState* s);
 
 // What EXPLAIN ANALYZE counts over every participant of a node and every execution
 // (rescans add up).
@@ -88,26 +89,26 @@ struct MpStageCounts {
 
 // The leader, after an execution: adds the participants' shared counters to `counts`
 // (they start over), takes who took part and the combiner's report.
-void mp_shared_harvest(MpSharedStage* s, MpStageCounts* counts, MpStageReport* report);
+void mp_shared_harvest(MpParallelState* s, MpStageCounts* counts, MpStageReport* report);
 // Back to READ for a rescan: frees the chunks and results of the last execution.
-void mp_shared_reset(MpSharedStage* s, const MpChunkSpace* space);
+void mp_shared_reset(MpParallelState* s, const MpChunkSpace* space);
 
 // Attaches the calling participant; true when it should read its share.
-bool mp_shared_attach(MpSharedStage* s);
+bool mp_shared_attach(MpParallelState* s);
 
 // The calling participant has read its share. Returns true when it is the one to
 // combine, now. The leader returns only once reading is complete, calling adopt()
 // whenever woken meanwhile (chunks pushed by others can be shipped early).
-bool mp_shared_done_reading(MpSharedStage* s, void (*adopt)(void* arg), void* arg);
+bool mp_shared_done_reading(MpParallelState* s, void (*adopt)(void* arg), void* arg);
 
 // The combiner: where the results go is known (they may still be coming in).
-void mp_shared_publish(MpSharedStage* s);
+void mp_shared_publish(MpParallelState* s);
 // The combiner (set ops): the first `ready` result keys are in place.
-void mp_shared_results_ready(MpSharedStage* s, uint64 ready);
+void mp_shared_results_ready(MpParallelState* s, uint64 ready);
 // Waits until the first `n` result keys are in place.
-void mp_shared_wait_ready(MpSharedStage* s, uint64 n);
+void mp_shared_wait_ready(MpParallelState* s, uint64 n);
 // Everyone else: waits until the results are in place.
-void mp_shared_wait_results(MpSharedStage* s);
+void mp_shared_wait_results(MpParallelState* s);
 
 // Rows of results per piece a combiner copies in and announces: ~8 MB (enough for the
 // staged copy to run at speed, few enough that the first batches are ready soon), or
@@ -116,12 +117,8 @@ inline uint64 mp_piece_rows(size_t row_bytes) {
     return mp_debug_piece_rows > 0 ? uint64(mp_debug_piece_rows) : (uint64(8) << 20) / row_bytes;
 }
 
-// Threads the combiner maps other participants' pages with (prefault.h) while everyone
-// else waits for it.
-constexpr int kMpCombinerThreads = 8;
-
 // Result rows per claim: enough to amortise the atomic, small enough to spread the work.
 constexpr uint64 kMpEmitBatch = 4096;
 
 // Claims the next batch of result rows [*begin, *end) of `total`; false when none is left.
-bool mp_shared_claim(MpSharedStage* s, uint64 total, uint64* begin, uint64* end);
+bool mp_shared_claim(MpParallelState* s, uint64 total, uint64* begin, uint64* end);

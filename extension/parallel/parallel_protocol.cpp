@@ -1,7 +1,7 @@
-// parallel_stage.cpp — the phases of a sorted-sides stage shared by the participants
-// of a parallel query (see parallel_stage.h): attach, done reading (who combines),
+// parallel_protocol.cpp — the phases of a sorted-sides stage shared by the participants
+// of a parallel query (see parallel_protocol.h): attach, done reading (who combines),
 // waiting, publishing the results, and claiming batches of result rows.
-#include "parallel_stage.h"
+#include "parallel_protocol.h"
 
 extern "C" {
 #include "utils/wait_event.h"
@@ -9,7 +9,7 @@ extern "C" {
 
 namespace {
 
-int phase_of(MpSharedStage* s) {
+int phase_of(MpParallelState* s) {
     SpinLockAcquire(&s->mutex);
     int phase = s->phase;
     SpinLockRelease(&s->mutex);
@@ -18,7 +18,7 @@ int phase_of(MpSharedStage* s) {
 
 // Sleeps until the phase is past `phase`; with adopt, also wakes for every chunk pushed
 // and calls adopt then.
-void wait_past(MpSharedStage* s, int phase, void (*adopt)(void*), void* arg) {
+void wait_past(MpParallelState* s, int phase, void (*adopt)(void*), void* arg) {
     ConditionVariable* cv = adopt ? &s->chunk_cv : &s->cv;
     ConditionVariablePrepareToSleep(cv);
     for (;;) {
@@ -31,7 +31,7 @@ void wait_past(MpSharedStage* s, int phase, void (*adopt)(void*), void* arg) {
 
 }  // namespace
 
-void mp_shared_init(MpSharedStage* s) {
+void mp_shared_init(MpParallelState* s) {
     memset(s, 0, sizeof(*s));
     SpinLockInit(&s->mutex);
     ConditionVariableInit(&s->cv);
@@ -51,14 +51,14 @@ void mp_shared_init(MpSharedStage* s) {
     pg_atomic_init_u64(&s->alloc_us, 0);
 }
 
-void mp_shared_reset(MpSharedStage* s, const MpChunkSpace* space) {
+void mp_shared_reset(MpParallelState* s, const MpChunkSpace* space) {
     mp_queue_free_all(&s->queue, space);
     for (const MpSharedResult& r : s->results)
         if (r.runs != kNoChunk && space->dsa) dsa_free(space->dsa, (dsa_pointer)r.runs);
     mp_shared_init(s);
 }
 
-void mp_shared_harvest(MpSharedStage* s, MpStageCounts* counts, MpStageReport* report) {
+void mp_shared_harvest(MpParallelState* s, MpStageCounts* counts, MpStageReport* report) {
     counts->rows_read[0] += pg_atomic_exchange_u64(&s->rows_read[0], 0);
     counts->rows_read[1] += pg_atomic_exchange_u64(&s->rows_read[1], 0);
     counts->null_rows += pg_atomic_exchange_u64(&s->null_rows, 0);
@@ -74,7 +74,7 @@ void mp_shared_harvest(MpSharedStage* s, MpStageCounts* counts, MpStageReport* r
     SpinLockRelease(&s->mutex);
 }
 
-bool mp_shared_attach(MpSharedStage* s) {
+bool mp_shared_attach(MpParallelState* s) {
     SpinLockAcquire(&s->mutex);
     bool reads = s->phase == MP_PHASE_READ;
     s->participants++;
@@ -86,7 +86,7 @@ bool mp_shared_attach(MpSharedStage* s) {
     return reads;
 }
 
-bool mp_shared_done_reading(MpSharedStage* s, void (*adopt)(void*), void* arg) {
+bool mp_shared_done_reading(MpParallelState* s, void (*adopt)(void*), void* arg) {
     SpinLockAcquire(&s->mutex);
     bool last = --s->readers == 0;
     if (last) s->phase = MP_PHASE_COMBINE;
@@ -102,21 +102,21 @@ bool mp_shared_done_reading(MpSharedStage* s, void (*adopt)(void*), void* arg) {
     return combine;
 }
 
-void mp_shared_publish(MpSharedStage* s) {
+void mp_shared_publish(MpParallelState* s) {
     SpinLockAcquire(&s->mutex);
     s->phase = MP_PHASE_EMIT;
     SpinLockRelease(&s->mutex);
     ConditionVariableBroadcast(&s->cv);
 }
 
-void mp_shared_results_ready(MpSharedStage* s, uint64 ready) {
+void mp_shared_results_ready(MpParallelState* s, uint64 ready) {
     pg_write_barrier();  // the keys, before the count that shows them
     pg_atomic_write_u64(&s->results_ready, ready);
     ConditionVariableBroadcast(&s->ready_cv);
     if (mp_debug_piece_rows > 0) pg_usleep(2000);  // testing: others claim batches not in place yet
 }
 
-void mp_shared_wait_ready(MpSharedStage* s, uint64 n) {
+void mp_shared_wait_ready(MpParallelState* s, uint64 n) {
     if (pg_atomic_read_u64(&s->results_ready) < n) {
         ConditionVariablePrepareToSleep(&s->ready_cv);
         while (pg_atomic_read_u64(&s->results_ready) < n) ConditionVariableSleep(&s->ready_cv, PG_WAIT_EXTENSION);
@@ -125,9 +125,9 @@ void mp_shared_wait_ready(MpSharedStage* s, uint64 n) {
     pg_read_barrier();  // the keys, after seeing the count
 }
 
-void mp_shared_wait_results(MpSharedStage* s) { wait_past(s, MP_PHASE_COMBINE, NULL, NULL); }
+void mp_shared_wait_results(MpParallelState* s) { wait_past(s, MP_PHASE_COMBINE, NULL, NULL); }
 
-bool mp_shared_claim(MpSharedStage* s, uint64 total, uint64* begin, uint64* end) {
+bool mp_shared_claim(MpParallelState* s, uint64 total, uint64* begin, uint64* end) {
     uint64 b = pg_atomic_fetch_add_u64(&s->next_emit, kMpEmitBatch);
     if (b >= total) return false;
     *begin = b;
