@@ -204,11 +204,13 @@ void mp_join_restart_emit(MpJoinState* st) {
 // columns are in the output only as row marks, which EvalPlanQual reads back).
 static bool decide_without_pairs(MpJoinState* st, TupleTableSlot* scan, uint64 a) {
     const mergepath::JoinRange* range = a_range(st, a);
-    bool matched = range->count > 0;
-    if (matched ? !mp_join_emits_pairs(st->node.info.jointype) : !st->node.outer_side[0]) return false;
+    const JoinType jt = st->node.info.jointype;
+    MpJoinRowStep step{false};
+    bool row_done;  // (always: these join types decide at the first pair)
+    if (!(range->count > 0 ? step.pair_passed(jt, &row_done) : step.emits_unmatched(jt))) return false;
     fill_a_row(st, a);
     put_a(st, scan);
-    if (matched && st->node.nstored[1] > 0)
+    if (step.matched && st->node.nstored[1] > 0)
         fill_side(st, scan, 1, mp_arena_row(&st->run.space, st->emitter.b_refs[range->lower]));
     else null_side(st, scan, 1);
     mp_join_store_scan(scan);
@@ -225,10 +227,11 @@ static bool next_passing_pair(MpJoinState* st, TupleTableSlot* scan) {
         put_a(st, scan);
         mp_join_store_scan(scan);
         if (!mp_join_passes_filter(st, scan)) continue;
-        cur->a_matched = true;
         if (st->emitter.b_matched && !st->node.library_match) st->emitter.b_matched[j] = 1;
-        if (mp_join_first_match_decides(st->node.info.jointype)) cur->b = cur->b_end;
-        return mp_join_emits_pairs(st->node.info.jointype);
+        bool row_done;
+        bool emitted = cur->a_step.pair_passed(st->node.info.jointype, &row_done);
+        if (row_done) cur->b = cur->b_end;
+        return emitted;
     }
     return false;
 }
@@ -238,7 +241,7 @@ static void start_a_row(MpJoinState* st, TupleTableSlot* scan) {
     const mergepath::JoinRange* range = a_range(st, cur->a);
     cur->b = range->lower;
     cur->b_end = range->lower + range->count;
-    cur->a_matched = false;
+    cur->a_step = MpJoinRowStep{false};
     cur->a_started = true;
     fill_a_row(st, cur->a);
 }
@@ -256,7 +259,7 @@ static bool next_in_batch(MpJoinState* st, TupleTableSlot* scan) {
         if (next_passing_pair(st, scan)) return true;
         cur->a_started = false;
         cur->a++;
-        if (!cur->a_matched && st->node.outer_side[0]) {
+        if (cur->a_step.emits_unmatched(st->node.info.jointype)) {
             put_a(st, scan);
             null_side(st, scan, 1);
             mp_join_store_scan(scan);

@@ -129,6 +129,37 @@ struct MpJoinShared {
     pg_atomic_uint64 filtered;
 };
 
+// ---- the join rules ------------------------------------------------------------------
+
+// The join types' rules, the one statement of them every way of emitting follows
+// (join_emit.cpp over ranges, join_spill_loop.cpp over spools):
+// which join types emit the rows of a side that have no match (with the other side's
+// columns NULL) ...
+inline bool mp_join_outer_side(JoinType jt, int side) {
+    if (side == 0) return jt == JOIN_LEFT || jt == JOIN_FULL || jt == JOIN_ANTI;
+    return jt == JOIN_RIGHT || jt == JOIN_FULL;
+}
+// ... whose A row's answer is known at its first passing pair (SEMI: emitted with that
+// pair's B columns, the row marks EvalPlanQual reads; ANTI: dropped) ...
+inline bool mp_join_first_match_decides(JoinType jt) { return jt == JOIN_SEMI || jt == JOIN_ANTI; }
+// ... and which emit an A row's passing pairs (all but ANTI; SEMI only the first).
+inline bool mp_join_emits_pairs(JoinType jt) { return jt != JOIN_ANTI; }
+
+// The serial step both emitters take for one A row, whatever feeds it its pairs (a B
+// range, a spooled key's rows): a pair passed the filter. The row is matched; returns
+// whether the pair is emitted, and *row_done when the row's answer is known, so that its
+// other pairs are skipped.
+struct MpJoinRowStep {
+    bool matched;  // a pair of the row passed
+    bool pair_passed(JoinType jt, bool* row_done) {
+        matched = true;
+        *row_done = mp_join_first_match_decides(jt);
+        return mp_join_emits_pairs(jt);
+    }
+    // After the row's pairs: whether it is emitted alone, B's columns NULL.
+    bool emits_unmatched(JoinType jt) const { return !matched && mp_join_outer_side(jt, 0); }
+};
+
 // ---- executor state ------------------------------------------------------------------
 
 // The way one execution runs, and where it is on that way: the node's one state machine
@@ -180,7 +211,8 @@ struct MpKeySpool {
     uint64 keys_split;           // keys loaded over more than one range, every execution (EXPLAIN)
     // Loop: the current A row against B's rows of the key, then B's rows without a match
     bool loop_running;           // emitting the loop (its range holds no row)
-    bool a_loaded, a_matched;    // slot[0] holds the current A row; a pair of it passed
+    bool a_loaded;               // slot[0] holds the current A row ...
+    MpJoinRowStep a_step;        // ... and its pairs so far
     bool b_extras;               // emitting B's rows without a match (right, full joins)
     uint64 b_index;              // B rows of the key gone through for the current A row
     uint8* b_matched;            // a bit per B row of the key (right, full joins)
@@ -246,7 +278,7 @@ struct MpJoinCursor {
     uint64 a, a_end;  // A row numbers of the batch
     uint64 b, b_end;  // sorted B positions still to pair with A position a
     bool a_started;   // b, b_end are a's
-    bool a_matched;   // a pair of a passed the filter
+    MpJoinRowStep a_step;  // a's pairs so far
     MpExtrasPart part;
     MpChunkRef chunk;  // null-key rows: the chunk being walked (the queue's all list)
     uint64 in_chunk;
@@ -373,19 +405,6 @@ inline bool mp_join_timing_on(MpJoinState* st) {
     Instrumentation* instr = st->css.ss.ps.instrument;
     return instr != NULL && instr->need_timer;
 }
-// The join types' rules, the one statement of them every way of emitting follows
-// (join_emit.cpp over ranges, join_spill_loop.cpp over spools):
-// which join types emit the rows of a side that have no match (with the other side's
-// columns NULL) ...
-inline bool mp_join_outer_side(JoinType jt, int side) {
-    if (side == 0) return jt == JOIN_LEFT || jt == JOIN_FULL || jt == JOIN_ANTI;
-    return jt == JOIN_RIGHT || jt == JOIN_FULL;
-}
-// ... whose A row's answer is known at its first passing pair (SEMI: emitted with that
-// pair's B columns, the row marks EvalPlanQual reads; ANTI: dropped) ...
-inline bool mp_join_first_match_decides(JoinType jt) { return jt == JOIN_SEMI || jt == JOIN_ANTI; }
-// ... and which emit an A row's passing pairs (all but ANTI; SEMI only the first).
-inline bool mp_join_emits_pairs(JoinType jt) { return jt != JOIN_ANTI; }
 
 // join_input.cpp
 struct MpJoinReadCounts {

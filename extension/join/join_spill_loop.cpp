@@ -11,8 +11,8 @@
 //   right:       each passing pair; then the B rows without one
 //   semi:        an A row at its first passing pair
 //   anti:        an A row with no passing pair
-// (the rules as join_node.h states them for every way of emitting: mp_join_outer_side,
-// mp_join_first_match_decides, mp_join_emits_pairs)
+// (the rules as join_node.h states them for every way of emitting, taken as one serial
+// step per A row, MpJoinRowStep, as join_emit.cpp takes them over a B range)
 // A key whose rows fit a range is loaded from the spools into it (or into the next range,
 // when this one has no room left for it).
 #include "join_node.h"
@@ -37,7 +37,7 @@ bool next_a(MpJoinState* st) {
     tuplestore_rescan(ks->rows[1]);
     ks->b_index = 0;
     ks->a_loaded = true;
-    ks->a_matched = false;
+    ks->a_step = MpJoinRowStep{false};
     return true;
 }
 
@@ -77,13 +77,11 @@ bool next_pair(MpJoinState* st, TupleTableSlot* scan) {
         mp_join_store_scan(scan);  // stored before the filter reads it
         st->stats.counts.pairs++;
         if (!mp_join_passes_filter(st, scan)) continue;
-        ks->a_matched = true;
         if (ks->b_matched) ks->b_matched[(ks->b_index - 1) / 8] |= uint8(1 << ((ks->b_index - 1) % 8));
-        if (mp_join_first_match_decides(jt)) {  // the A row's answer is known
-            ks->a_loaded = false;
-            return mp_join_emits_pairs(jt);
-        }
-        return true;
+        bool row_done;
+        bool emitted = ks->a_step.pair_passed(jt, &row_done);
+        if (row_done) ks->a_loaded = false;  // the A row's answer is known
+        return emitted;
     }
     ks->a_loaded = false;
     return false;
@@ -146,7 +144,7 @@ bool mp_key_loop_next(MpJoinState* st, TupleTableSlot* scan) {
             continue;
         }
         if (next_pair(st, scan)) return true;
-        if (ks->a_matched || !st->node.outer_side[0]) continue;
+        if (!ks->a_step.emits_unmatched(st->node.info.jointype)) continue;
         put_side(st, scan, 0, ks->slot[0]);
         put_side(st, scan, 1, NULL);
         mp_join_store_scan(scan);
