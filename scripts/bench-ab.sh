@@ -9,8 +9,9 @@
 #        bash scripts/bench-ab.sh --prepare-base COMMIT     # -> .device/stage-base
 # 2. One device call, carry [".device"], from the repo root:
 #        bash scripts/bench-ab.sh            # the four set operations, int8 10M x 10M
-#        bash scripts/bench-ab.sh --joins    # the six joins (and fact x dimension when
-#                                            # BENCH_FACT_DIM is set)
+#        bash scripts/bench-ab.sh --joins    # bench-device.sh's --joins: the six joins and
+#                                            # fact x dimension 100M x 1M (BENCH_FACT_DIM=
+#                                            # empty: the six joins alone)
 #    Runs bench-device.sh BENCH_AB_ROUNDS times (default 2) for each build, alternating
 #    base, new, base, new (the server restarted with the other library between them), with
 #    variants stock,gpu: stock is the reference answer, timed by its verifying run alone;
@@ -35,7 +36,7 @@ fi
 
 preset=()
 [ "${1:-}" = --joins ] && { preset=(--joins); shift; }
-[ -d .device/stage-base ] && [ -d .device/stage ] || { echo "bench-ab: stage both builds first (--help: the header)" >&2; exit 2; }
+[ -d .device/stage-base ] && [ -d .device/stage ] || { echo "bench-ab: stage both builds first (see this script's header)" >&2; exit 2; }
 out=${OUT:-$root/bench-out}
 mkdir -p "$out"
 mv .device/stage .device/stage-new

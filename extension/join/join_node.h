@@ -18,8 +18,8 @@
 //   join_probe.cpp     a join whose inner side is much smaller: only it goes through the
 //                      stage; the outer side streams past it in small batches
 //   join_explain.cpp   EXPLAIN
-// Calls go down: exec -> input / combine / parallel / emit -> extension/stage (the
-// sorted sides), extension/spill and extension/store.
+// Calls go down: exec -> input / combine / parallel / emit -> extension/spill,
+// extension/parallel (the protocol), extension/stage (the sorted sides), extension/store.
 #pragma once
 
 #include "join.h"
@@ -99,8 +99,8 @@ struct MpJoinResults {
 constexpr int kMpMaxJoinSpillParticipants = kMpSharedChunksSlot;
 
 // A parallel join's spill (join_spill_parallel.cpp): a file set in the node's DSM, where
-// each participant writes its rows hash-partitioned by key (hash_partitions.h: two files
-// per writer); then the participants claim the partitions.
+// each participant writes its rows hash-partitioned by key (hash_partitions.h: a file per
+// side and an index per writer); then the participants claim the partitions.
 struct MpJoinSharedSpill {
     SharedFileSet fileset;     // the partition files (made when a limit is set: has_files)
     dsm_handle segment;        // the parallel query's segment (workers attach the file set to it)
@@ -123,7 +123,7 @@ struct MpJoinShared {
     MpParallelState parallel;  // phases, the chunk queue, the claims of A batches, counters
     MpJoinSharedSpill spill;
     MpJoinResults results;
-    int emitters;         // participants expanding pairs (under stage.mutex)
+    int emitters;         // participants expanding pairs (under parallel.mutex)
     bool extras_claimed;  // the rows without a match (outer joins) are someone's
     pg_atomic_uint64 pairs;
     pg_atomic_uint64 filtered;
@@ -163,17 +163,22 @@ struct MpJoinRowStep {
 // ---- executor state ------------------------------------------------------------------
 
 // The way one execution runs, and where it is on that way: the node's one state machine
-// of strategies (join_way.cpp chooses the first state and makes the one run-time switch;
-// every other question of "which way" asks this, never a flag). Each way's own data is
-// its part of the state: MpJoinProbe (StreamOuter), MpJoinSpill (the four spilled
-// states), the parallel query's MpJoinShared (every way but JoinPartitions and Finished
-// of a parallel participant).
+// of strategies. join_way.cpp chooses the first state and makes the run-time switch at
+// the limit; the partition steps of a parallel join advance it where they happen
+// (join_spill_parallel.cpp: begin, finish, claims; join_parallel.cpp: joining the
+// partitions); join_spill.cpp marks SortInput sorted. Every other question of "which
+// way" asks this, never a flag. The ways' own data is the strategy part of the state:
+// MpJoinProbe (StreamOuter), MpJoinSpill (the spilled ways); the parallel query's
+// MpJoinShared serves every way but JoinPartitions and Finished of a parallel participant.
 //
 //   InMemory ------------+-> SortInput -> SortedRanges            (a serial node)
 //   StreamOuter ---------+
 //              limit passed while reading: the rows held move into the sorts
 //   InMemory / StreamOuter -> WritePartitions -> PartitionsWritten -> JoinPartitions -> Finished
-//              (a parallel participant: its share into hash partitions, then the ones it claims)
+//              (a parallel participant: its share into hash partitions, then the ones it claims;
+//              one that finished reading before the switch goes from InMemory / StreamOuter
+//              straight to JoinPartitions, its rows written by the combiner, which passes
+//              WritePartitions -> PartitionsWritten once more for them)
 //   SortInput and WritePartitions are also chosen at the start (planned over the limit).
 enum class MpJoinWay : uint8_t {
     Unchosen,           // before an execution's first row

@@ -92,7 +92,7 @@ struct MpSetOpRanges;  // setop_ranges.cpp
 
 // The way one execution runs: the node's one state of strategies (setop_way.cpp chooses
 // it at the start; a limit passed while reading switches it once). Every "which way"
-// question asks this, never which pointer is set. What a way holds: the shared stage
+// question asks this, never which pointer is set. What a way holds: the parallel state
 // (st->shared, the Shared ways), the spill (st->strategy.ranges, once a spilling way wrote its
 // first run), the query's file set (st->files).
 //   InMemory -> KeyRanges                        (a serial node: past a third of the limit)

@@ -9,7 +9,7 @@
 // ranges (spill_compute).
 #include "setop_node.h"
 
-// The node's DSM: the shared stage, then (a node that spills) the spill's file set.
+// The node's DSM: the parallel state (MpParallelState), then (a node that spills) the spill's file set.
 static MpSharedSpill* spill_after(MpParallelState* s) {
     return (MpSharedSpill*)((char*)s + MAXALIGN(sizeof(MpParallelState)));
 }

@@ -7,7 +7,7 @@
 // What each way runs:
 //   InMemory, SharedInMemory  setop_input.cpp -> setop_combine.cpp (image_combine.cpp,
 //                             hash_verify.cpp) -> setop_output.cpp; SharedInMemory
-//                             through setop_parallel.cpp's shared stage
+//                             through setop_parallel.cpp and the parallel state (parallel_protocol.h)
 //   KeyRanges, SharedSwitched, SharedRanges  setop_ranges.cpp (image_ranges.cpp):
 //                             runs or partitions written while reading, then ranges
 #include "setop_node.h"

@@ -8,8 +8,9 @@
 //       partition being the top bits of the mixed hash (mp_partition_mix), so equal
 //       images always share one; each row as its hash, its record's length, the record.
 //       A full buffer is appended as a block to the side's one file, and the block is
-//       listed in the partition's index: two files per process, however many
-//       partitions (thousands of files per query stalled ext4 for seconds)
+//       listed in the partition's index: two data files per process (and an index
+//       file when exported), however many partitions (thousands of files per query
+//       stalled ext4 for seconds)
 //   partition --mp_piece_open_partition--> read back side by side, block by block, as
 //       often as the caller needs; a piece too large to load is split by more bits of
 //       its rows' mixed hashes into pieces of files of their own (mp_piece_split)
