@@ -19,6 +19,7 @@ void mp_join_shared_init(MpJoinShared* sh) {
     MpJoinSharedSpill* ss = &sh->spill;  // its file set and sizes stay (join_spill_parallel.cpp)
     pg_atomic_init_u32(&ss->switched, 0);
     pg_atomic_init_u32(&ss->partitioners, 0);
+    pg_atomic_init_u64(&ss->exported, 0);
     pg_atomic_init_u32(&ss->next_partition, 0);
     pg_atomic_init_u64(&ss->held_bytes, 0);
     pg_atomic_init_u64(&ss->disk_kb, 0);

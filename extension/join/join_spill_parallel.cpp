@@ -145,7 +145,6 @@ void mp_join_spill_share_init(MpJoinShared* sh, ParallelContext* pcxt) {
     uint64 by_buffers = limit / (8 * uint64(ss->participants) * kPartitionBlockBytes);
     uint64 wanted = Max(uint64(2), Min(by_buffers, uint64(Min(4 * ss->participants, 256))));
     ss->partitions = int(pg_prevpower2_32(uint32(wanted)));
-    pg_atomic_init_u64(&ss->exported, 0);
     ss->has_files = limit > 0 && ss->participants <= kMpMaxJoinSpillParticipants;
     if (!ss->has_files) return;
     SharedFileSetInit(&ss->fileset, pcxt->seg);
@@ -153,7 +152,6 @@ void mp_join_spill_share_init(MpJoinShared* sh, ParallelContext* pcxt) {
 }
 
 void mp_join_spill_share_reset(MpJoinShared* sh) {
-    pg_atomic_write_u64(&sh->spill.exported, 0);
     if (sh->spill.has_files) SharedFileSetDeleteAll(&sh->spill.fileset);
 }
 
