@@ -17,10 +17,10 @@ DATA = $(wildcard sql/pg_mergepath--*.sql)
 # extension/, top down (calls only go down): pg_mergepath.cpp, the module's entry;
 # setop/ and join/, the two nodes; plan/, what their planner sides share (partial paths,
 # the scan tuples' rewrite after planning); spill/, inputs over the memory limit (sorted
-# runs, hash partitions); stage/, the sorted-sides stage (the library facade, the parallel
-# protocol, row directories); store/, memory for keys and rows (chunks, segments, arenas);
+# runs, hash partitions); stage/, the sorted-sides stage (the library facade, the key-width
+# dispatch, row directories); store/, memory for keys and rows (chunks, segments, arenas);
 # keys/, key encodings; runtime/, GUCs, the device, the shared GPU budget, the C++ /
-# ERROR boundary, threads.
+# ERROR boundary, threads, the read loop over a child.
 EXT_DIRS = setop join plan spill parallel stage store keys runtime
 OBJS = extension/pg_mergepath.o $(patsubst %.cpp,%.o,$(sort $(foreach d,$(EXT_DIRS),$(wildcard extension/$(d)/*.cpp))))
 PGFILEDESC = "pg_mergepath - INTERSECT / EXCEPT [ALL] and equi-joins on GPUs"

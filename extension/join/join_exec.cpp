@@ -98,15 +98,15 @@ static void mp_join_begin(CustomScanState* node, EState* estate, int eflags) {
     st->node.filter = ExecInitQual(cscan->custom_exprs, &node->ss.ps);
     st->node.library_match = st->node.outer_side[1] && st->node.filter == NULL;
     st->stats.report.device = (eflags & EXEC_FLAG_EXPLAIN_ONLY) ? mp_resolve_device() : mp_planning_device();
-    st->stats.counts.stage.combiner = -1;
+    st->stats.counts.node.combiner = -1;
     st->emitter.step = MpJoinStep::Init;
 }
 
 static void count_read(MpJoinState* st, const MpJoinReadCounts& read) {
-    st->stats.counts.stage.rows_read[0] += read.rows[0];
-    st->stats.counts.stage.rows_read[1] += read.rows[1];
-    st->stats.counts.stage.null_rows += read.null_key_rows;
-    st->stats.counts.stage.participants = 1;
+    st->stats.counts.node.rows_read[0] += read.rows[0];
+    st->stats.counts.node.rows_read[1] += read.rows[1];
+    st->stats.counts.node.null_rows += read.null_key_rows;
+    st->stats.counts.node.participants = 1;
 }
 
 static void reset_run(MpJoinState* st);
@@ -213,7 +213,7 @@ static TupleTableSlot* mp_join_exec(CustomScanState* node) {
             InstrCountFiltered1(node, 1);
             continue;
         }
-        st->stats.counts.stage.rows_emitted++;
+        st->stats.counts.node.rows_emitted++;
         if (!projection) return scan;
         return timing ? timed_project(st, projection) : ExecProject(projection);
     }

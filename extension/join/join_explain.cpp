@@ -55,18 +55,18 @@ static void explain_keys(MpJoinState* st, List* ancestors, ExplainState* es) {
 }
 
 static void explain_counts(MpJoinState* st, ExplainState* es) {
-    ExplainPropertyUInteger("Outer Input Rows", NULL, st->stats.counts.stage.rows_read[0], es);
-    ExplainPropertyUInteger("Inner Input Rows", NULL, st->stats.counts.stage.rows_read[1], es);
-    if (st->stats.counts.stage.null_rows > 0)
-        ExplainPropertyUInteger("Rows With NULL Keys", NULL, st->stats.counts.stage.null_rows, es);
+    ExplainPropertyUInteger("Outer Input Rows", NULL, st->stats.counts.node.rows_read[0], es);
+    ExplainPropertyUInteger("Inner Input Rows", NULL, st->stats.counts.node.rows_read[1], es);
+    if (st->stats.counts.node.null_rows > 0)
+        ExplainPropertyUInteger("Rows With NULL Keys", NULL, st->stats.counts.node.null_rows, es);
     ExplainPropertyUInteger("Pairs", NULL, st->stats.counts.pairs, es);
     if (st->node.filter) ExplainPropertyUInteger("Rows Removed by Join Filter", NULL, st->stats.counts.filtered, es);
     if (st->node.info.parallel) {
-        ExplainPropertyInteger("Participants", NULL, st->stats.counts.stage.participants, es);
+        ExplainPropertyInteger("Participants", NULL, st->stats.counts.node.participants, es);
         if (st->stats.report.ran)
             ExplainPropertyText(
                 "Combined By",
-                st->stats.counts.stage.combiner < 0 ? "leader" : psprintf("worker %d", st->stats.counts.stage.combiner),
+                st->stats.counts.node.combiner < 0 ? "leader" : psprintf("worker %d", st->stats.counts.node.combiner),
                 es);
     }
     if (st->stats.report.runs > 0) ExplainPropertyUInteger("Sorted Runs", NULL, st->stats.report.runs, es);

@@ -316,7 +316,7 @@ struct MpPairWindow {
 
 // What EXPLAIN ANALYZE counts, over every participant and execution.
 struct MpJoinCounts {
-    MpStageCounts stage;  // rows read, rows with a NULL key, rows emitted, who took part
+    MpNodeCounts node;  // rows read, rows with a NULL key, rows emitted, who took part
     uint64 pairs;
     uint64 filtered;
 };

@@ -61,7 +61,7 @@ static void harvest_counts(MpJoinState* st) {
     MpJoinShared* sh = st->dsm;
     mp_join_spill_share_counts(st);
     mp_join_spill_harvest(st);
-    mp_shared_harvest(&sh->parallel, &st->stats.counts.stage, &st->stats.report);
+    mp_shared_harvest(&sh->parallel, &st->stats.counts.node, &st->stats.report);
     st->stats.counts.pairs += pg_atomic_exchange_u64(&sh->pairs, 0);
     st->stats.counts.filtered += pg_atomic_exchange_u64(&sh->filtered, 0);
 }
@@ -94,10 +94,10 @@ void mp_join_shutdown(CustomScanState* node) {
     mp_join_stop_emit(st);
     if (!IsParallelWorker()) return harvest_counts(st);
     mp_join_spill_share_counts(st);
-    pg_atomic_fetch_add_u64(&sh->parallel.rows_emitted, st->stats.counts.stage.rows_emitted);
+    pg_atomic_fetch_add_u64(&sh->parallel.rows_emitted, st->stats.counts.node.rows_emitted);
     pg_atomic_fetch_add_u64(&sh->pairs, st->stats.counts.pairs);
     pg_atomic_fetch_add_u64(&sh->filtered, st->stats.counts.filtered);
-    st->stats.counts.stage.rows_emitted = st->stats.counts.pairs = st->stats.counts.filtered = 0;
+    st->stats.counts.node.rows_emitted = st->stats.counts.pairs = st->stats.counts.filtered = 0;
 }
 
 static void adopt_while_waiting(void* arg) { mp_join_adopt_pending((MpJoinState*)arg); }

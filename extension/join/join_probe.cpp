@@ -147,8 +147,8 @@ static void count_outer(MpJoinState* st, uint64 rows, uint64 null_keys) {
         pg_atomic_fetch_add_u64(&st->dsm->parallel.null_rows, null_keys);
         return;
     }
-    st->stats.counts.stage.rows_read[0] += rows;
-    st->stats.counts.stage.null_rows += null_keys;
+    st->stats.counts.node.rows_read[0] += rows;
+    st->stats.counts.node.null_rows += null_keys;
 }
 
 // Step 2: the batch's ranges in sorted B. Three passes, so that the cache misses of

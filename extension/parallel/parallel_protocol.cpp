@@ -58,7 +58,7 @@ void mp_shared_reset(MpParallelState* s, const MpChunkSpace* space) {
     mp_shared_init(s);
 }
 
-void mp_shared_harvest(MpParallelState* s, MpStageCounts* counts, MpStageReport* report) {
+void mp_shared_harvest(MpParallelState* s, MpNodeCounts* counts, MpStageReport* report) {
     counts->rows_read[0] += pg_atomic_exchange_u64(&s->rows_read[0], 0);
     counts->rows_read[1] += pg_atomic_exchange_u64(&s->rows_read[1], 0);
     counts->null_rows += pg_atomic_exchange_u64(&s->null_rows, 0);

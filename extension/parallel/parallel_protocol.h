@@ -77,7 +77,7 @@ void mp_shared_init(MpParallelState* s);
 
 // What EXPLAIN ANALYZE counts over every participant of a node and every execution
 // (rescans add up).
-struct MpStageCounts {
+struct MpNodeCounts {
     uint64 rows_read[2];
     uint64 null_rows;     // rows with a NULL (set ops: in their own stream; joins: in a key)
     uint64 outside_rows;  // set ops with ranged keys: rows outside the ranges (second stream)
@@ -89,7 +89,7 @@ struct MpStageCounts {
 
 // The leader, after an execution: adds the participants' shared counters to `counts`
 // (they start over), takes who took part and the combiner's report.
-void mp_shared_harvest(MpParallelState* s, MpStageCounts* counts, MpStageReport* report);
+void mp_shared_harvest(MpParallelState* s, MpNodeCounts* counts, MpStageReport* report);
 // Back to READ for a rescan: frees the chunks and results of the last execution.
 void mp_shared_reset(MpParallelState* s, const MpChunkSpace* space);
 

@@ -86,7 +86,7 @@ struct MpResultRun {
     uint64 count;
 };
 
-using MpSetOpCounts = MpStageCounts;  // parallel_protocol.h
+using MpSetOpCounts = MpNodeCounts;  // parallel_protocol.h
 
 struct MpSetOpRanges;  // setop_ranges.cpp
 
