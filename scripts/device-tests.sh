@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # scripts/device-tests.sh — every test on the GPU host, in one device call: the library's
-# unit tests with the CUDA backend (the binary built here, since that host has no
-# GoogleTest), the pg_regress suite, the isolation specs and the pg_regress suite under
-# auto_explain (no new ERROR), all with pg_mergepath.device = gpu.
+# unit tests and the kernel benchmark's pair join tests with the CUDA backend (the
+# binaries built here, since that host has no GoogleTest), the pg_regress suite, the
+# isolation specs and the pg_regress suite under auto_explain (no new ERROR), all with
+# pg_mergepath.device = gpu.
 # AUTO_EXPLAIN_TESTS (default: every test) narrows the auto_explain run to fit the call
 # (setop_setup and join_basic first: the others use their helpers).
 #
 # 1. Here, from the repo root:
 #        bash ../shared/device/prepare CUDA_ARCH=90 && bash scripts/device-tests.sh --prepare
-#    (builds build-gpu/ with the tests for sm_90 and puts the stripped binary in .device/bin)
+#    (builds build-gpu/ with the tests for sm_90 and puts the stripped binaries in .device/bin)
 # 2. On the GPU host, carry [".device"], from the repo root:
 #        bash scripts/device-tests.sh
 #    Writes unit.log, regress.log, isolation.log and auto-explain.log into $OUT (or ./device-out); prints their summaries;
-#    exits non-zero when either fails. UNIT_TIMEOUT_S (default 300) bounds the unit tests.
+#    exits non-zero when either fails. UNIT_TIMEOUT_S (default 300) bounds each unit test
+#    binary (unit.log holds both: the library's, then the pair join's).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -20,9 +22,10 @@ cd "$root"
 if [ "${1:-}" = --prepare ]; then
   set -e
   cmake -S . -B build-gpu -DMERGEPATH_TESTS=ON -DMERGEPATH_BENCH=OFF -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
-  cmake --build build-gpu -j"$(nproc)" --target mergepath_tests >/dev/null
+  cmake --build build-gpu -j"$(nproc)" --target mergepath_tests pair_join_tests >/dev/null
   mkdir -p .device/bin
   strip -o .device/bin/mergepath_tests build-gpu/gpu/tests/mergepath_tests
+  strip -o .device/bin/pair_join_tests build-gpu/bench/pair_join/tests/pair_join_tests
   echo "device-tests: .device/ holds $(du -sh .device | cut -f1) (carry limit 64 MiB)"
   exit 0
 fi
@@ -32,9 +35,14 @@ mkdir -p "$out"
 status=0
 
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1 | sed 's/^/gpu: /'
-timeout "${UNIT_TIMEOUT_S:-300}" .device/bin/mergepath_tests --gtest_brief=1 > "$out/unit.log" 2>&1 || status=1
-echo "unit tests: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) +\]' "$out/unit.log" | tr '\n' ' ')"
-grep -E '^\[  FAILED  \]' "$out/unit.log" | head -20
+: > "$out/unit.log"
+for tests in mergepath_tests pair_join_tests; do
+  timeout "${UNIT_TIMEOUT_S:-300}" ".device/bin/$tests" --gtest_brief=1 > "$out/$tests.log" 2>&1 || status=1
+  cat "$out/$tests.log" >> "$out/unit.log"
+  echo "unit tests ($tests): $(grep -E '^\[  (PASSED|FAILED|SKIPPED) +\]' "$out/$tests.log" | tr '\n' ' ')"
+  grep -E '^\[  FAILED  \]' "$out/$tests.log" | head -20
+  rm -f "$out/$tests.log"
+done
 
 bash .device/pg-up .device/pg15.tar.xz .device/stage > "$out/pg-up.log" 2>&1 || { cat "$out/pg-up.log"; exit 2; }
 # shellcheck disable=SC1091

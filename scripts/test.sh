@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/test.sh — runs every test of pg_mergepath on this machine:
 #   0. the layering of extension/'s folders (scripts/check-layers.sh),
-#   1. the library's GoogleTest suite (ctest; GPU tests report Skipped without a GPU),
+#   1. the library's GoogleTest suite and the kernel benchmark's pair join tests (ctest;
+#      GPU tests report Skipped without a GPU),
 #   2. the pg_regress suite on a temporary instance (scripts/regress.sh), then again with
 #      auto_explain explaining every statement, failing on any ERROR the first run did
 #      not have (scripts/regress-auto-explain.sh), and the isolation suite (specs/:
@@ -32,7 +33,7 @@ step "build: library + extension"
 make -j"$jobs" CUDA_ARCH="$CUDA_ARCH" >/dev/null
 make install >/dev/null
 
-step "library unit tests (ctest)"
+step "library and pair join unit tests (ctest)"
 cmake -S . -B build -DMERGEPATH_TESTS=ON -DMERGEPATH_BENCH=OFF -DCMAKE_CUDA_ARCHITECTURES="$CUDA_ARCH" >/dev/null
 cmake --build build -j"$jobs" >/dev/null
 (cd build && ctest --output-on-failure -j"$jobs")

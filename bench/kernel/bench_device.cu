@@ -1,7 +1,7 @@
 // bench_device.cu — device helpers of the kernel benchmark: random sorted input keys
 // (hash-generated, sorted with cub::DeviceRadixSort), the checks that compare our results
 // with CCCL's on the device (thrust::equal, match flags, join pairs), and the
-// device-to-device copy bandwidth that join expansion is judged against.
+// device-to-device copy bandwidth that the pair join (bench/pair_join) is judged against.
 #include <cub/block/block_reduce.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <thrust/equal.h>

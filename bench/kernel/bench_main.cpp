@@ -6,7 +6,9 @@
 //   intersection ...      ours set_op (keys only)     vs thrust::set_intersection / _difference /
 //                                                        _union / _symmetric_difference
 //   sorted_search         ours (lower + A/B match)    vs thrust::lower_bound, sorted needles
-//   join_inner            ours, against its byte floor (read both inputs + write the pairs)
+//   join_inner            the pair join (bench/pair_join: sorted search + scan + load-
+//                         balancing search; not what SQL runs), against its byte floor
+//                         (read both inputs + write the pairs)
 // and, on host copies of the same data, our CPU backend (all threads) and single-threaded
 // std:: (std::merge, std::set_*, std::lower_bound loops, a serial merge join).
 // GPU times are CUDA-event medians over --reps runs after one warm-up run (which is also
@@ -30,6 +32,7 @@
 
 #include "bench.h"
 #include "mergepath/mergepath.h"
+#include "pair_join.h"
 
 namespace {
 
@@ -461,7 +464,7 @@ private:
         Row r = row("join_inner");
         size_t count = 0;
         {
-            JoinResult ours = mergepath::join<K>(gpu(), JoinKind::Inner, va(), vb());
+            JoinResult ours = mergepath::pair_join<K>(gpu(), JoinKind::Inner, va(), vb());
             count = ours.count;
             uint64_t expect = bench::inner_join_pair_count<K>(a_.data(), n_, b_.data(), n_, s());
             if (ours.count != expect)
@@ -471,7 +474,7 @@ private:
                                                                ours.b_rows.data(), count, s()))
                 mismatch(where("join_inner") + ": " + std::to_string(bad) + " bad or misordered pairs");
         }
-        r.ours_ms = gpu_ms(s(), env_.args.reps, [&] { mergepath::join<K>(gpu(), JoinKind::Inner, va(), vb()); });
+        r.ours_ms = gpu_ms(s(), env_.args.reps, [&] { mergepath::pair_join<K>(gpu(), JoinKind::Inner, va(), vb()); });
         r.ours_bytes = 2 * n_ * kb + count * 16.0;
         double gbs = r.ours_bytes / (r.ours_ms * 1e6);
         r.notes = fmt("%.0f M pairs; ", count / 1e6) + fmt("%.0f%% of D2D copy bandwidth", 100 * gbs / env_.copy_gbps);
@@ -483,12 +486,13 @@ private:
         }
         if (cpu_on()) {
             {
-                JoinResult c = mergepath::join<K>(*env_.cpu, JoinKind::Inner, hva(), hvb());
+                JoinResult c = mergepath::pair_join<K>(*env_.cpu, JoinKind::Inner, hva(), hvb());
                 if (c.count != count || (std_on() && (c.count != ar.size() || !same_host(c.a_rows.data(), ar.data(), count) ||
                                                        !same_host(c.b_rows.data(), br.data(), count))))
                     mismatch(where("join_inner") + ": CPU backend differs from the serial merge join / GPU");
             }
-            r.cpu_ms = host_ms(env_.args.cpu_reps, [&] { mergepath::join<K>(*env_.cpu, JoinKind::Inner, hva(), hvb()); });
+            r.cpu_ms =
+                host_ms(env_.args.cpu_reps, [&] { mergepath::pair_join<K>(*env_.cpu, JoinKind::Inner, hva(), hvb()); });
         }
         print_row(r);
     }
@@ -547,13 +551,14 @@ int run(const Args& args) {
                 rt % 1000 / 10, drv / 1000, drv % 1000 / 10, env.copy_gbps);
     std::printf("Host: %u hardware threads; CPU backend: %s.  \n", std::thread::hardware_concurrency(),
                 cpu ? cpu->describe().c_str() : "off");
-    std::printf("Inputs: two sorted arrays of n keys each, uniform in [0, n/2) (~2 copies per key) spread over the key "
-                "domain. GPU: median of %d runs (CUDA events) after a warm-up; CPU backend: median of %d; std:: "
-                "single-threaded, median of %d (1 at >= 100M). GB/s = (bytes read + bytes written) / time; "
-                "CCCL/ours = CCCL ms / ours ms (> 1: ours faster). Our outputs: keys only for merge and set ops; lower "
-                "bounds + A and B match flags for sorted_search; (a, b) int64 pairs for join (GB/s against the byte "
-                "floor: read both inputs + write the pairs; no CCCL equivalent).\n\n",
-                args.reps, args.cpu_reps, args.std_reps);
+    std::printf(
+        "Inputs: two sorted arrays of n keys each, uniform in [0, n/2) (~2 copies per key) spread over the key "
+        "domain. GPU: median of %d runs (CUDA events) after a warm-up; CPU backend: median of %d; std:: "
+        "single-threaded, median of %d (1 at >= 100M). GB/s = (bytes read + bytes written) / time; "
+        "CCCL/ours = CCCL ms / ours ms (> 1: ours faster). Our outputs: keys only for merge and set ops; lower "
+        "bounds + A and B match flags for sorted_search; (a, b) int64 pairs for join (the benchmark's pair "
+        "join; GB/s against the byte floor: read both inputs + write the pairs; no CCCL equivalent).\n\n",
+        args.reps, args.cpu_reps, args.std_reps);
     std::printf("| op | key bits | n per side | ours ms | ours GB/s | CCCL ms | CCCL GB/s | CCCL/ours | CPU backend ms | "
                 "std ms | CPU speedup vs std | notes |\n");
     std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");

@@ -18,8 +18,6 @@
     SearchResult sorted_search(Context& ctx, View<const K> a, View<const K> b,                 \
                                SearchOutputs want);                                            \
     template <class K>                                                                         \
-    JoinResult join(Context& ctx, JoinKind kind, View<const K> a, View<const K> b);            \
-    template <class K>                                                                         \
     void sort_pairs(Context& ctx, View<K> keys, View<uint64_t> rows);                          \
     template <class K>                                                                         \
     void sort_keys(Context& ctx, View<K> keys);                                                \
@@ -51,15 +49,12 @@ MERGEPATH_DECLARE_BACKEND(cuda)
 #define MERGEPATH_INSTANTIATE_SEARCH(K)                                                            \
     template SearchResult sorted_search<K>(Context&, View<const K>, View<const K>, SearchOutputs); \
     template UniqueResult<K> unique<K>(Context&, View<const K>);
-#define MERGEPATH_INSTANTIATE_JOIN(K) \
-    template JoinResult join<K>(Context&, JoinKind, View<const K>, View<const K>);
 #define MERGEPATH_INSTANTIATE_SORT(K)                                 \
     template void sort_pairs<K>(Context&, View<K>, View<uint64_t>);   \
     template void sort_keys<K>(Context&, View<K>);
 #define MERGEPATH_INSTANTIATE_OPS(K)      \
     MERGEPATH_INSTANTIATE_MERGE_SET_OP(K) \
     MERGEPATH_INSTANTIATE_SEARCH(K)       \
-    MERGEPATH_INSTANTIATE_JOIN(K)         \
     MERGEPATH_INSTANTIATE_SORT(K)
 
 namespace mergepath {
@@ -67,25 +62,6 @@ namespace mergepath {
 // The row a tagged merge position names (gather_rows, both backends).
 MP_HD uint64_t tagged_row(uint64_t tagged, const uint64_t* a_rows, const uint64_t* b_rows) {
     return is_from_b(tagged) ? b_rows[untag(tagged)] : a_rows[tagged];
-}
-
-// What join expansion of a kind needs, the same for both backends: semi and anti
-// joins only select A rows by their match flag; the others expand bounds into pairs,
-// keeping unmatched A rows (left, full) and appending unmatched B rows (right, full).
-struct JoinShape {
-    bool semi_anti;
-    bool keep_unmatched_a;
-    bool keep_unmatched_b;
-    SearchOutputs search;  // what the sorted search must produce for it
-};
-
-inline JoinShape join_shape(JoinKind kind) {
-    JoinShape s;
-    s.semi_anti = kind == JoinKind::Semi || kind == JoinKind::Anti;
-    s.keep_unmatched_a = kind == JoinKind::Left || kind == JoinKind::Full;
-    s.keep_unmatched_b = kind == JoinKind::Right || kind == JoinKind::Full;
-    s.search = {!s.semi_anti, !s.semi_anti, s.semi_anti, s.keep_unmatched_b};
-    return s;
 }
 
 // The result buffers sorted_search fills, as requested (both backends).

@@ -69,13 +69,6 @@ SearchResult sorted_search(Context& ctx, View<const K> a, View<const K> b, Searc
 }
 
 template <class K>
-JoinResult join(Context& ctx, JoinKind kind, View<const K> a, View<const K> b) {
-    require(a, "join input A");
-    require(b, "join input B");
-    return DISPATCH(ctx, join<K>(ctx, kind, a, b));
-}
-
-template <class K>
 void sort_pairs(Context& ctx, View<K> keys, View<uint64_t> rows) {
     require(keys, "sort_pairs keys");
     require(rows, "sort_pairs rows");

@@ -242,6 +242,49 @@ std::vector<K> concat(std::vector<K> x, const std::vector<K>& y) {
     return x;
 }
 
+// The CPU thread-count checks (results must not depend on how many threads a partition
+// is split over): inputs of odd sizes with a long run in A, the thread counts that cut
+// them at odd places, and a CPU context's options for one of them.
+struct ThreadCountInputs {
+    std::vector<uint64_t> a, b;
+};
+inline ThreadCountInputs thread_count_inputs() {
+    Rng rng(base_seed());
+    ThreadCountInputs in;
+    in.a = random_sorted<uint64_t>(rng, 100003, 30000);
+    in.b = random_sorted<uint64_t>(rng, 77777, 30000);
+    in.a.insert(in.a.begin() + 5000, 20000, in.a[5000]);  // a long run
+    std::sort(in.a.begin(), in.a.end());
+    return in;
+}
+constexpr int kOddThreadCounts[] = {1, 3, 5, 7, 13, 64};
+inline Options cpu_options(int threads) {
+    Options o;
+    o.backend = Backend::Cpu;
+    o.cpu_threads = threads;
+    return o;
+}
+
+// The out-of-memory checks of the operations: two sorted inputs of 1M 64-bit keys put
+// into a context, which then gets a budget of only 4 KB above the memory in use.
+struct InputsOverBudget {
+    std::vector<uint64_t> ha, hb;  // the inputs on the host
+    Buffer<uint64_t> a, b;         // and in the context
+    size_t base = 0;               // memory in use with them; the budget is base + 4096
+};
+inline InputsOverBudget inputs_over_budget(Context& ctx) {
+    Rng rng(base_seed());
+    const size_t n = 1 << 20;
+    InputsOverBudget in;
+    in.ha = random_sorted<uint64_t>(rng, n, n);
+    in.hb = random_sorted<uint64_t>(rng, n, n);
+    in.a = put(ctx, in.ha);
+    in.b = put(ctx, in.hb);
+    in.base = ctx.memory_in_use();
+    ctx.set_memory_budget(in.base + 4096);
+    return in;
+}
+
 // Calls fn(const Case<K>&) for every scenario of the group, one at a time.
 template <class K>
 void for_each_case(Group g, const std::function<void(const Case<K>&)>& fn) {
@@ -316,7 +359,8 @@ void for_each_case(Group g, const std::function<void(const Case<K>&)>& fn) {
             emit("all equal 1/100001", all_equal(1, 100001));
             emit("all equal 100000/100000", all_equal(100000, 100000));
             emit("all equal 100000/70001", all_equal(100000, 70001));
-            // A B run longer than the CUDA join's packed per-needle count (2^20 - 1).
+            // A B run longer than the CUDA pair join's packed per-needle count (2^20 - 1;
+            // bench/pair_join/cuda_pair_join.cu).
             emit("all equal 2/1200000", all_equal(2, 1200000));
             // A run much longer than a tile and a partition, starting at odd offsets,
             // with other keys around it on both sides.
@@ -529,20 +573,6 @@ SearchRef ref_search(const std::vector<K>& a, const std::vector<K>& b) {
     return r;
 }
 
-inline const char* join_name(JoinKind k) {
-    switch (k) {
-        case JoinKind::Inner: return "Inner";
-        case JoinKind::Left: return "Left";
-        case JoinKind::Right: return "Right";
-        case JoinKind::Full: return "Full";
-        case JoinKind::Semi: return "Semi";
-        case JoinKind::Anti: return "Anti";
-    }
-    return "?";
-}
-constexpr JoinKind kAllJoinKinds[] = {JoinKind::Inner, JoinKind::Left, JoinKind::Right,
-                                      JoinKind::Full,  JoinKind::Semi, JoinKind::Anti};
-
 // Number of inner-join pairs (to skip cases whose output would be too large).
 template <class K>
 uint64_t inner_pair_count(const std::vector<K>& a, const std::vector<K>& b) {
@@ -562,10 +592,6 @@ uint64_t inner_pair_count(const std::vector<K>& a, const std::vector<K>& b) {
     }
     return n;
 }
-
-struct JoinRef {
-    std::vector<int64_t> a_rows, b_rows;
-};
 
 // equal_range of every A in B, by one merge-like walk: [lo[i], hi[i]).
 template <class K>
@@ -590,38 +616,6 @@ void ref_ranges(const std::vector<K>& a, const std::vector<K>& b, std::vector<si
         assert_eq_std(size_t(std::lower_bound(b.begin(), b.end(), a[i]) - b.begin()), lo[i], "lower_bound");
         assert_eq_std(size_t(std::upper_bound(b.begin(), b.end(), a[i]) - b.begin()), hi[i], "upper_bound");
     }
-}
-
-// Pairs in A order, B ascending within an A row; Right/Full append unmatched B in B order.
-template <class K>
-JoinRef ref_join(JoinKind kind, const std::vector<K>& a, const std::vector<K>& b) {
-    JoinRef r;
-    std::vector<size_t> lo, hi;
-    ref_ranges(a, b, lo, hi);
-    std::vector<uint8_t> b_matched(b.size(), 0);
-    for (size_t i = 0; i < a.size(); ++i) {
-        switch (kind) {
-            case JoinKind::Semi: if (lo[i] != hi[i]) r.a_rows.push_back(int64_t(i)); break;
-            case JoinKind::Anti: if (lo[i] == hi[i]) r.a_rows.push_back(int64_t(i)); break;
-            default:
-                for (size_t j = lo[i]; j < hi[i]; ++j) {
-                    r.a_rows.push_back(int64_t(i));
-                    r.b_rows.push_back(int64_t(j));
-                    b_matched[j] = 1;
-                }
-                if (lo[i] == hi[i] && (kind == JoinKind::Left || kind == JoinKind::Full)) {
-                    r.a_rows.push_back(int64_t(i));
-                    r.b_rows.push_back(kNoRow);
-                }
-        }
-    }
-    if (kind == JoinKind::Right || kind == JoinKind::Full)
-        for (size_t j = 0; j < b.size(); ++j)
-            if (!b_matched[j]) {
-                r.a_rows.push_back(kNoRow);
-                r.b_rows.push_back(int64_t(j));
-            }
-    return r;
 }
 
 // ---------------------------------------------------------------------------------------

@@ -13,7 +13,6 @@
 //   sorted_search  vectorized sorted search: lower/upper bound of every A in B and
 //                  match flags for A and for B, O(|A| + |B|).
 //   ranges_by_row  sorted search ranges moved from sorted A positions to A row numbers.
-//   join           sorted search + scan + load-balancing search: (a, b) row pairs.
 //   sort_pairs     CUB radix sort (CPU: parallel sort) of keys with a row payload.
 #pragma once
 
@@ -95,19 +94,6 @@ SearchResult sorted_search(Context& ctx, View<const K> a, View<const K> b, Searc
 // permutation of [0, n), the rows sort_pairs carried; by_row has n elements).
 void ranges_by_row(Context& ctx, View<const uint64_t> rows, View<const uint64_t> lower, View<const uint64_t> upper,
                    View<JoinRange> by_row);
-
-// Join expansion on equal keys of sorted A and B. Pairs come ordered by A position
-// (matched pairs of one A element by ascending B position); Right and Full append the
-// unmatched B rows (a_rows = kNoRow) after them in B order. Semi and Anti return
-// A rows only (b_rows empty). Left/Full mark a missing B row with kNoRow.
-struct JoinResult {
-    Buffer<int64_t> a_rows;
-    Buffer<int64_t> b_rows;
-    size_t count = 0;
-};
-
-template <class K>
-JoinResult join(Context& ctx, JoinKind kind, View<const K> a, View<const K> b);
 
 // Sorts keys ascending and permutes rows with them (stable), in place.
 template <class K>

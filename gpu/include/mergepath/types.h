@@ -1,6 +1,7 @@
 // types.h — value types shared by the whole mergepath library: the key types the
-// algorithms sort and compare (32-, 64- and 128-bit unsigned), the operation
-// enums, the source-tag encoding of result indices, and the library's exceptions.
+// algorithms sort and compare (32-, 64- and 128-bit unsigned), the set-operation
+// enum, the source-tag encoding of result indices, a key's range of equal keys in a
+// join's other side, and the library's exceptions.
 #pragma once
 
 #include <cstdint>
@@ -34,17 +35,11 @@ MP_HD bool operator>=(const Key128& x, const Key128& y) { return !(x < y); }
 // of rank r (its r-th occurrence) in A matches the element of rank r in B.
 enum class SetOp { Intersection, Difference, Union, SymmetricDifference };
 
-// The join kinds that join expansion produces pairs for.
-enum class JoinKind { Inner, Left, Right, Full, Semi, Anti };
-
 // Result indices of merge and the set operations name a position in A or in B.
 // Positions in B carry this bit; positions in A do not.
 constexpr uint64_t kFromB = uint64_t(1) << 63;
 MP_HD bool is_from_b(uint64_t tagged) { return (tagged & kFromB) != 0; }
 MP_HD uint64_t untag(uint64_t tagged) { return tagged & ~kFromB; }
-
-// Join expansion marks the missing side of an outer-join pair with this row.
-constexpr int64_t kNoRow = -1;
 
 // The equal keys of one A key in sorted B: positions [lower, lower + count).
 struct JoinRange {

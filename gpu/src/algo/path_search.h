@@ -78,29 +78,8 @@ MP_HD I biased_upper_bound_from_begin(const Keys& keys, I begin, I end, const K&
     return binary_search<false>(keys, begin, end, x);
 }
 
-// Number of elements equal to x in keys[from, n), given that keys[from, n) holds
-// no key below x (from is x's lower bound): gallop forwards (1, 2, 4, ... elements)
-// past the run, then binary search the last bracket. O(log run length), so a needle
-// that matches a huge run of duplicates costs no more than a binary search.
-template <class Keys, class I, class K>
-MP_HD I equal_run_length(const Keys& keys, I from, I n, const K& x) {
-    if (from >= n || x < keys[from]) return 0;
-    I lo = from + 1, step = 1;  // keys[lo - 1] == x
-    I hi = n;
-    while (lo < n) {
-        I probe = lo + step - 1 < n ? lo + step - 1 : n - 1;
-        if (x < keys[probe]) {
-            hi = probe;
-            break;
-        }
-        lo = probe + 1;
-        step *= 2;
-    }
-    return binary_search<false>(keys, lo, hi, x) - from;
-}
-
 // Merge Path: the number of A elements among the first `diag` elements of the merge.
-// A and B are anything indexable (pointers, or Counting for the load-balancing search).
+// A and B are anything indexable (pointers, or any type with operator[]).
 template <Ties T, class AKeys, class BKeys, class I>
 MP_HD I merge_path(const AKeys& a, I a_count, const BKeys& b, I b_count, I diag) {
     I begin = diag > b_count ? diag - b_count : 0;
@@ -114,13 +93,6 @@ MP_HD I merge_path(const AKeys& a, I a_count, const BKeys& b, I b_count, I diag)
     }
     return begin;
 }
-
-// The sequence 0, 1, 2, ... as an indexable "array" (load-balancing search needles).
-template <class I>
-struct Counting {
-    I start;
-    MP_HD I operator[](I i) const { return start + i; }
-};
 
 // A point on the Balanced Path: `a` elements of A before the cut; `star` means the cut
 // also takes the B element at index diag - a (the partner of the last A copy).

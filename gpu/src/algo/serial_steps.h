@@ -19,7 +19,7 @@ namespace mergepath {
 namespace algo {
 
 // Read positions [ai, a_end) of A and [bi, b_end) of B, with the current keys cached.
-// AKeys / BKeys are pointers or anything indexable (Counting); V is their value type.
+// AKeys / BKeys are pointers or anything indexable; V is their value type.
 template <class AKeys, class BKeys, class V, class I>
 struct Cursor {
     AKeys a;

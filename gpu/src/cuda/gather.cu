@@ -4,7 +4,7 @@
 //   gather_rows    every tagged merge position (into A, or into B | kFromB) replaced in
 //                  place by the row it names;
 //   ranges_by_row  a join's sorted-search ranges scattered from sorted A positions to
-//                  A row numbers, so that a join can be emitted in A's row order.
+//                  A row numbers (SqlJoin), so that a join can be emitted in A's row order.
 #include "backends.h"
 #include "cuda/for_each.cuh"
 

@@ -2,8 +2,9 @@
 // A and haystack B of the tile sit in shared memory and each thread walks its own
 // stretch of the Merge Path, learning the bound of every needle it consumes (lower
 // bound with ties A-first, upper bound with ties B-first) and, for every haystack
-// element, which needle comes next. sorted_search (search.cu) and the join's counting
-// pass (join.cu) are this walk with different per-element work.
+// element, which needle comes next. sorted_search (search.cu) is this walk; outside the
+// library, the kernel benchmark's pair join (bench/pair_join/cuda_pair_join.cu) walks
+// it too, with different per-element work.
 #pragma once
 
 #include "cuda/cta.cuh"

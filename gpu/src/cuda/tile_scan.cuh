@@ -1,8 +1,10 @@
 // tile_scan.cuh — single-pass scan across tiles (CUB's decoupled look-back,
 // ScanTileState + TilePrefixCallbackOp): each tile kernel block publishes its own
 // count and learns the sum of all earlier tiles' counts without a second kernel.
-// The set operations use it to place their compacted outputs; join uses it to turn
-// per-needle pair counts into output offsets in the same pass as the search.
+// The set operations use it to place their compacted outputs (select_kernel.cuh);
+// outside the library, the kernel benchmark's pair join
+// (bench/pair_join/cuda_pair_join.cu) uses it to turn per-needle pair counts into
+// output offsets in the same pass as the search.
 #pragma once
 
 #include <cub/agent/single_pass_scan_operators.cuh>

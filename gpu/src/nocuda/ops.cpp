@@ -19,8 +19,6 @@ UniqueResult<K> unique(Context&, View<const K>) { no_cuda(); }
 template <class K>
 SearchResult sorted_search(Context&, View<const K>, View<const K>, SearchOutputs) { no_cuda(); }
 template <class K>
-JoinResult join(Context&, JoinKind, View<const K>, View<const K>) { no_cuda(); }
-template <class K>
 void sort_pairs(Context&, View<K>, View<uint64_t>) { no_cuda(); }
 template <class K>
 void sort_keys(Context&, View<K>) { no_cuda(); }

@@ -1,19 +1,23 @@
-// join_deferred.cuh — the second pass of the CUDA join, for the tiles the first pass
-// could not expand itself (more pairs than its shared memory holds, or past the
-// speculative output capacity). Such a tile leaves each of its A rows' first output
-// and first B match in global memory and registers itself as deferred; this pass
-// expands all deferred tiles together with the load-balancing search (Baxter &
-// Merrill): each deferred tile's outputs and rows are cut into chunks of equal path
-// length by Merge Path (outputs against row starts, ties B-first: output j belongs to
-// the last row starting at or before j), so one huge run of matches is spread over
-// many blocks; each block stages its rows' offsets in shared memory, threads walk their
-// path steps, and the (a, b) pairs are stored coalesced.
+// cuda_pair_join_deferred.cuh — the second pass of the kernel benchmark's CUDA pair
+// join (cuda_pair_join.cu; not what SQL runs: SQL uses sql_join.h's SqlJoin and the
+// extension expands the pairs itself), for the tiles the first pass could not expand
+// itself (more pairs than its shared memory holds, or past the speculative output
+// capacity). Such a tile leaves each of its A rows' first output and first B match in
+// global memory and registers itself as deferred; this pass expands all deferred tiles
+// together with the load-balancing search (Baxter & Merrill): each deferred tile's
+// outputs and rows are cut into chunks of equal path length by Merge Path (outputs
+// against row starts, ties B-first: output j belongs to the last row starting at or
+// before j), so one huge run of matches is spread over many blocks; each block stages
+// its rows' offsets in shared memory, threads walk their path steps, and the (a, b)
+// pairs are stored coalesced.
 #pragma once
 
 #include <cub/device/device_scan.cuh>
 
 #include "algo/serial_steps.h"
 #include "cuda/common.cuh"
+#include "pair_join.h"
+#include "pair_join_algo.h"
 
 namespace mergepath {
 namespace cuda {
@@ -131,7 +135,7 @@ inline void expand_deferred(Context& ctx, const DeferredTile* tiles, int64_t n_t
                           stream_of(ctx)),
           "chunk count");
     synchronize(ctx, "DeviceScan::InclusiveSum");
-    if (n_chunks > INT32_MAX) throw Error("mergepath: join output too large for one launch");
+    if (n_chunks > INT32_MAX) throw Error("mergepath: pair_join output too large for one launch");
     Buffer<PathPoint> begins = ctx.alloc<PathPoint>(n_chunks), ends = ctx.alloc<PathPoint>(n_chunks);
     partition_chunks<<<unsigned(ceil_div<int64_t>(n_chunks, 128)), 128, 0, stream_of(ctx)>>>(
         tiles, chunk_ends.data(), n_tiles, n_chunks, rows, begins.data(), ends.data());

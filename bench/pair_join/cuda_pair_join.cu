@@ -1,4 +1,7 @@
-// join.cu — CUDA backend of join expansion. One tile pass does most of the work:
+// cuda_pair_join.cu — CUDA backend of the kernel benchmark's pair join (join expansion
+// into (a, b) row pairs; not what SQL runs: SQL uses sql_join.h's SqlJoin and the
+// extension expands the pairs itself). Sorted search + scan + load-balancing search, and
+// one tile pass does most of the work:
 //  1. sorted search: a vectorized sorted search of A in B (Merge Path tiles, ties
 //     A-first: each needle's lower bound); then each thread gallops over the run of
 //     equal B keys of each distinct needle it consumed (algo::equal_run_length) for
@@ -10,18 +13,20 @@
 // The output buffers are allocated before the count is known, for a speculative
 // number of pairs; a tile with more pairs than its shared memory holds, or past that
 // capacity, instead leaves its rows' offsets and bounds for the second pass
-// (join_deferred.cuh), a load-balancing search over all such tiles. So a join writes
-// its pairs in one pass over the inputs unless its output is unusually large or skewed.
-// Semi/anti joins and the unmatched B rows of right/full joins are CUB selections
-// over match flags.
+// (cuda_pair_join_deferred.cuh), a load-balancing search over all such tiles. So a join
+// writes its pairs in one pass over the inputs unless its output is unusually large or
+// skewed. Semi/anti joins and the unmatched B rows of right/full joins are CUB
+// selections over match flags. The tile walk, scan and partition come from the
+// library's CUDA backend headers (gpu/src/cuda).
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
 
-#include "backends.h"
-#include "cuda/join_deferred.cuh"
 #include "cuda/search_tile.cuh"
 #include "cuda/tile_scan.cuh"
+#include "cuda_pair_join_deferred.cuh"
+#include "pair_join_algo.h"
+#include "pair_join_backends.h"
 
 namespace mergepath {
 namespace cuda {
@@ -314,7 +319,7 @@ void trim_join(Context& ctx, JoinResult& r) {
 }  // namespace
 
 template <class K>
-JoinResult join(Context& ctx, JoinKind kind, View<const K> a, View<const K> b) {
+JoinResult pair_join(Context& ctx, JoinKind kind, View<const K> a, View<const K> b) {
     const JoinShape shape = join_shape(kind);
     if (shape.semi_anti) return semi_anti_join(ctx, kind, a, b);
     int64_t na = a.size, nb = b.size;
@@ -340,7 +345,7 @@ JoinResult join(Context& ctx, JoinKind kind, View<const K> a, View<const K> b) {
     return r;
 }
 
-MERGEPATH_FOR_EACH_KEY(MERGEPATH_INSTANTIATE_JOIN)
+MERGEPATH_FOR_EACH_KEY(MERGEPATH_INSTANTIATE_PAIR_JOIN)
 
 }  // namespace cuda
 }  // namespace mergepath
