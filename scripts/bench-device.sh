@@ -18,6 +18,9 @@
 #    dimension join alone). In the pg_mergepath variants pg_mergepath.enable_join = on (left
 #    out when the staged build does not define it: their join plans are then native, marked
 #    ‡, like any pg_mergepath plan without the node, never a failure).
+#    PGMP_PG_VERSION=17 or 18 benchmarks that version instead (carry .device/bin and
+#    .device/pgVERSION.tar.xz, made here by scripts/pg-device.sh pack VERSION; its server
+#    runs on port 5400 + VERSION, the extension always loaded).
 #    It starts PostgreSQL 15 (pg-up; shared_preload_libraries=pg_mergepath when the
 #    extension is staged, shared_buffers=16GB, 16 workers), generates the tables (16 at a
 #    time) and sets their parallel_workers (BENCH_TABLE_WORKERS), and runs the matrix:
@@ -78,15 +81,23 @@ out=${OUT:-$root/bench-out}
 mkdir -p "$out"
 log() { echo "[$(date +%H:%M:%S) +$(( $(date +%s) - t0 ))s] bench-device: $*" | tee -a "$out/progress.log" >&2; }
 
+pg_version=${PGMP_PG_VERSION:-15}
 [ -x .device/bin/mp_bench ] || { log "no .device/bin/mp_bench: run scripts/bench-device.sh --prepare here first"; exit 2; }
-[ -f .device/pg15.tar.xz ] || { log "no .device/pg15.tar.xz: run bash ../shared/device/prepare first"; exit 2; }
+if [ "$pg_version" = 15 ]; then
+  [ -f .device/pg15.tar.xz ] || { log "no .device/pg15.tar.xz: run bash ../shared/device/prepare first"; exit 2; }
+else
+  [ -f ".device/pg$pg_version.tar.xz" ] ||
+    { log "no .device/pg$pg_version.tar.xz: run bash scripts/pg-device.sh pack $pg_version first"; exit 2; }
+fi
 
 nvidia-smi > "$out/nvidia-smi.txt" 2>&1 || true
 log "GPU: $(nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>/dev/null || echo none)"
 
 opts="-c shared_buffers=16GB -c max_worker_processes=16 -c max_parallel_workers=16"
 opts+=" -c maintenance_work_mem=2GB -c max_wal_size=16GB -c synchronous_commit=off"
-if [ -f .device/stage/usr/lib/postgresql/15/lib/pg_mergepath.so ]; then
+if [ "$pg_version" != 15 ]; then
+  :  # scripts/pg-device.sh loads the extension its archive holds
+elif [ -f .device/stage/usr/lib/postgresql/15/lib/pg_mergepath.so ]; then
   opts+=" -c shared_preload_libraries=pg_mergepath"
 else
   log "warning: pg_mergepath is not staged (.device/stage): stock only"
@@ -98,16 +109,27 @@ if [ "${shm_kb:-0}" -lt $((8 * 1024 * 1024)) ]; then
   log "/dev/shm has ${shm_kb:-0} kB free: dynamic_shared_memory_type=mmap"
 fi
 
-PG_UP_OPTS="$opts" bash .device/pg-up .device/pg15.tar.xz .device/stage >"$out/pg-up.log" 2>&1 ||
-  { cat "$out/pg-up.log" >&2; cp /opt/pgdata/server.log "$out/" 2>/dev/null || true; log "pg-up failed"; exit 2; }
-# shellcheck disable=SC1091
-. /opt/pg/env
-# a warm host may still run a server started with other settings: restart it with ours
-if [ "$(psql -Atc 'show shared_buffers')" != 16GB ] ||
-   { [[ $opts == *pg_mergepath* ]] && [ "$(psql -Atc 'show shared_preload_libraries')" != pg_mergepath ]; }; then
-  log "restarting the server with the benchmark settings"
-  runuser -u postgres -- env LD_LIBRARY_PATH="$LD_LIBRARY_PATH" pg_ctl -D /opt/pgdata -w restart \
-    -o "-c listen_addresses=127.0.0.1 -c port=5432 -c unix_socket_directories=/tmp $opts" >/dev/null
+if [ "$pg_version" = 15 ]; then
+  PG_UP_OPTS="$opts" bash .device/pg-up .device/pg15.tar.xz .device/stage >"$out/pg-up.log" 2>&1 ||
+    { cat "$out/pg-up.log" >&2; cp /opt/pgdata/server.log "$out/" 2>/dev/null || true; log "pg-up failed"; exit 2; }
+  # shellcheck disable=SC1091
+  . /opt/pg/env
+  # a warm host may still run a server started with other settings: restart it with ours
+  if [ "$(psql -Atc 'show shared_buffers')" != 16GB ] ||
+     { [[ $opts == *pg_mergepath* ]] && [ "$(psql -Atc 'show shared_preload_libraries')" != pg_mergepath ]; }; then
+    log "restarting the server with the benchmark settings"
+    runuser -u postgres -- env LD_LIBRARY_PATH="$LD_LIBRARY_PATH" pg_ctl -D /opt/pgdata -w restart \
+      -o "-c listen_addresses=127.0.0.1 -c port=5432 -c unix_socket_directories=/tmp $opts" >/dev/null
+  fi
+  server_log=/opt/pgdata/server.log
+else
+  # 17 / 18: the extension travels inside the version's archive (scripts/pg-device.sh)
+  bash scripts/pg-device.sh up "$pg_version" "$opts" >"$out/pg-up.log" 2>&1 ||
+    { cat "$out/pg-up.log" >&2; cp "/opt/pgdata$pg_version/server.log" "$out/" 2>/dev/null || true
+      log "pg-device.sh up failed"; exit 2; }
+  # shellcheck disable=SC1090
+  . "/opt/pg_mergepath/pg$pg_version/env"
+  server_log=/opt/pgdata$pg_version/server.log
 fi
 log "$(psql -Atc 'select version()' | cut -c1-60); settings: $opts"
 
@@ -140,7 +162,7 @@ trap stop_gpu_sampler EXIT
 total=${BENCH_TOTAL_S:-540}
 budget=$(( total - ($(date +%s) - t0) - 15 ))
 log "runner budget ${budget} s${preset:+; preset $preset}; ops ${BENCH_OPS:-(default)}${BENCH_FACT_DIM:+; fact x dimension $BENCH_FACT_DIM}"
-args=(--conn "host=127.0.0.1 port=5432 user=postgres dbname=postgres"
+args=(--conn "host=127.0.0.1 port=${PGPORT:-5432} user=postgres dbname=postgres"
       --rows "${BENCH_ROWS:-10M}" --shapes "${BENCH_SHAPES:-int8,int4,pair,text,numeric}"
       --dists "${BENCH_DISTS:-uniform}" --reps "${BENCH_REPS:-3}" --stock-reps 1
       --quick-stock --stock-cutoff 1.2 --ref-jobs 8 --variant-budget-s "${BENCH_VARIANT_S:-15}"
@@ -158,7 +180,7 @@ set +e
 rc=$?
 set -e
 stop_gpu_sampler
-cp /opt/pgdata/server.log "$out/server.log" 2>/dev/null || true
+cp "$server_log" "$out/server.log" 2>/dev/null || true
 grep -v '^RESULT' "$out/stdout.txt" || true
 [ -z "$gpu_mem_line" ] || echo "$gpu_mem_line"
 grep '^RESULT' "$out/stdout.txt" || true

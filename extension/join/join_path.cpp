@@ -281,7 +281,7 @@ Cost sort_cost(PlannerInfo* root, RelOptInfo* joinrel, const Inputs& in, int key
     for (Path* input : {in.outer, in.inner}) {
         Path sort;
         int width = (side_stores(joinrel, input->parent) ? input->pathtarget->width : 0) + (key_bits > 64 ? 16 : 8);
-        cost_sort(&sort, root, NIL, 0, input->rows, width, 0, Max(64, mp_join_spill_sort_kb() / participants), -1);
+        mp_cost_sort(&sort, root, input->rows, width, Max(64, mp_join_spill_sort_kb() / participants));
         total += sort.total_cost;
         if (participants > 1) total += 2.0 * seq_page_cost * input->rows * (width + 16.0) / BLCKSZ;
     }
@@ -304,6 +304,7 @@ CustomPath* make_path(PlannerInfo* root, RelOptInfo* joinrel, JoinType jointype,
     cp->path.total_cost = path_cost(root, joinrel, in, jc, key_bits, &cp->path.startup_cost);
     if (in.spill) cp->path.total_cost += sort_cost(root, joinrel, in, key_bits);
     if (in.spill) cp->path.startup_cost = cp->path.total_cost;  // nothing comes out before both are sorted
+    mp_inherit_disabled_nodes(&cp->path, in.outer, in.inner);
     cp->path.pathkeys = NIL;
     cp->flags = CUSTOMPATH_SUPPORT_PROJECTION;  // the node projects its scan tuple itself
     cp->custom_paths = list_make2(in.outer, in.inner);

@@ -132,6 +132,29 @@ static List* make_scan_tlist(List* needed, List* child_tlists[2], List* stored[2
     return scan_tlist;
 }
 
+// The join filter is evaluated before the node null-extends a row, so its Vars do not
+// carry the join among their nulling outer joins (16+: varnullingrels), while the scan
+// tuple's column, taken from the target list first, may. setrefs.c matches Vars to the
+// scan tuple exactly, so copies of the filter and qual whose Vars carry their scan
+// tuple column's marks are what the plan keeps (the executor reads the same column).
+static List* with_scan_nullingrels(List* exprs, List* scan_tlist) {
+    exprs = (List*)copyObjectImpl(exprs);
+    List* vars = pull_var_clause((Node*)exprs, PVC_RECURSE_PLACEHOLDERS);
+    ListCell* lc;
+    foreach (lc, vars) {
+        Var* var = (Var*)lfirst(lc);
+        ListCell* sc;
+        foreach (sc, scan_tlist) {
+            Var* column = (Var*)((TargetEntry*)lfirst(sc))->expr;
+            if (column->varno == var->varno && column->varattno == var->varattno) {
+                mp_copy_nullingrels(var, column);
+                break;
+            }
+        }
+    }
+    return exprs;
+}
+
 // Path custom_private (join_path.cpp): [mp_join_flags_to_list], codecs of each side, key
 // widths, outer key exprs, inner key exprs, join filter, qual.
 static Plan* mp_plan_join_path(PlannerInfo*, RelOptInfo* rel, CustomPath* best_path, List* tlist, List* clauses,
@@ -158,14 +181,14 @@ static Plan* mp_plan_join_path(PlannerInfo*, RelOptInfo* rel, CustomPath* best_p
     CustomScan* cscan = makeNode(CustomScan);
     cscan->custom_scan_tlist = make_scan_tlist(needed, child_tlists, info.stored);
     cscan->scan.plan.targetlist = tlist;
-    cscan->scan.plan.qual = qual;
+    cscan->scan.plan.qual = with_scan_nullingrels(qual, cscan->custom_scan_tlist);
     cscan->scan.plan.lefttree = children[0];
     cscan->scan.plan.righttree = children[1];
     cscan->scan.plan.parallel_aware = best_path->path.parallel_aware;
     cscan->scan.scanrelid = 0;
     cscan->flags = best_path->flags;
     cscan->custom_plans = NIL;
-    cscan->custom_exprs = filter;
+    cscan->custom_exprs = with_scan_nullingrels(filter, cscan->custom_scan_tlist);
     cscan->custom_private = mp_join_info_to_list(&info);
     cscan->custom_relids = bms_copy(rel->relids);
     cscan->methods = &mp_join_scan_methods;

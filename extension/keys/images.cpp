@@ -188,7 +188,7 @@ MpImagePiece array_image(const MpImageColumn& col, const MpImageScratch* s, int 
 // record_eq's comparison value (see images.h): the attributes of the composite value
 // (detoasted) deformed by the row type, each by its own rule.
 MpImagePiece record_image(const MpImageColumn& col, const MpImageScratch* s, int c, Datum d) {
-    HeapTupleHeader header = DatumGetHeapTupleHeader(d);
+    HeapTupleHeader header = mp_composite_header(d);
     HeapTupleData tuple;
     tuple.t_len = HeapTupleHeaderGetDatumLength(header);
     ItemPointerSetInvalid(&tuple.t_self);

@@ -23,17 +23,6 @@ namespace {
 // pg_opfamily.dat's btree float_ops (float4 / float8); pg_opfamily_d.h names no macro for it.
 constexpr Oid kFloatBtreeFamily = 1970;
 
-// The btree family in which opno is the equality, or InvalidOid.
-Oid btree_equality_family(Oid opno) {
-    List* interpretations = get_op_btree_interpretation(opno);
-    ListCell* lc;
-    foreach (lc, interpretations) {
-        OpBtreeInterpretation* in = (OpBtreeInterpretation*)lfirst(lc);
-        if (in->strategy == BTEqualStrategyNumber) return in->opfamily_id;
-    }
-    return InvalidOid;
-}
-
 MpCodec widened_integer(Oid type) {
     switch (type) {
         case INT2OID: return MpCodec::Int16As64;
@@ -55,7 +44,7 @@ MpCodec widened_float(Oid type) {
 
 bool mp_join_key_column(Oid opno, Oid outer_type, Oid inner_type, MpJoinKeyColumn* col, char** why_not) {
     Oid types[2] = {getBaseType(outer_type), getBaseType(inner_type)};
-    Oid family = btree_equality_family(opno);
+    Oid family = mp_btree_equality_family(opno);
     for (int s = 0; s < 2; s++) {
         if (family == INTEGER_BTREE_FAM_OID && types[0] != types[1]) col->codec[s] = widened_integer(types[s]);
         else if (family == kFloatBtreeFamily) col->codec[s] = widened_float(types[s]);

@@ -30,6 +30,10 @@
 //   pg_mergepath.debug_cpu_shared_budget CPU contexts opened while it is set reserve their
 //                                        memory in the shared budget, with this limit (kB),
 //                                        so that its waits and fallback run without a GPU
+//   pg_mergepath.debug_replace_native    a set operation offered our path (min_rows, keys,
+//                                        memory) runs it, the native paths dropped: on a
+//                                        few rows both cost about the same (on 18 within
+//                                        add_path's fuzz), and exactness tests need ours
 //   pg_mergepath.debug_piece_rows        a parallel node's combiner announces its results in
 //                                        pieces of about this many rows and pauses 2 ms
 //                                        after each, so that small tests have
@@ -55,6 +59,7 @@ bool mp_ranged_keys = true;
 int mp_gpu_memory_limit_mb = 0;
 int mp_cpu_threads = 0;
 int mp_debug_hash_bits = 0;
+bool mp_debug_replace_native = false;
 int mp_debug_cpu_memory_kb = 0;
 int mp_debug_piece_rows = 0;
 int mp_gpu_shared_memory_mb = 0;
@@ -143,6 +148,9 @@ static void define_debug_gucs(void) {
     const int hidden = GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE;
     DefineCustomIntVariable("pg_mergepath.debug_hash_bits", "Truncates row hashes to this many bits (testing).",
                             NULL, &mp_debug_hash_bits, 0, 0, 64, PGC_USERSET, hidden, NULL, NULL, NULL);
+    DefineCustomBoolVariable("pg_mergepath.debug_replace_native",
+                             "A set operation offered our path runs it: the native paths are dropped (testing).", NULL,
+                             &mp_debug_replace_native, false, PGC_USERSET, hidden, NULL, NULL, NULL);
     DefineCustomIntVariable("pg_mergepath.debug_piece_rows",
                             "Rows per piece of results a parallel node's combiner announces (testing; 0: ~8 MB).", NULL,
                             &mp_debug_piece_rows, 0, 0, INT_MAX, PGC_USERSET, hidden, NULL, NULL, NULL);

@@ -37,6 +37,8 @@ extern "C" {
 #include "utils/tuplesort.h"
 }
 
+#include "pg_compat.h"
+
 // ---- guc.cpp --------------------------------------------------------------------------
 
 enum MpDeviceSetting { MP_DEVICE_SETTING_AUTO, MP_DEVICE_SETTING_GPU, MP_DEVICE_SETTING_CPU };
@@ -52,6 +54,7 @@ extern bool mp_ranged_keys;          // pg_mergepath.ranged_keys
 extern int mp_gpu_memory_limit_mb;   // pg_mergepath.gpu_memory_limit (MB, 0 = none)
 extern int mp_cpu_threads;           // pg_mergepath.cpu_threads (0 = all cores)
 extern int mp_debug_hash_bits;       // pg_mergepath.debug_hash_bits (hidden, 0 = off)
+extern bool mp_debug_replace_native; // pg_mergepath.debug_replace_native (hidden)
 extern int mp_debug_piece_rows;      // pg_mergepath.debug_piece_rows (hidden, 0 = ~8 MB)
 extern int mp_debug_cpu_memory_kb;   // pg_mergepath.debug_cpu_memory_limit (hidden, kB)
 extern int mp_gpu_shared_memory_mb;  // pg_mergepath.gpu_shared_memory (MB, 0 = 90% of the GPU, -1 = no limit)

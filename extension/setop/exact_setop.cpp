@@ -32,8 +32,8 @@ static void exact_init(MpSetOpState* st) {
     MpExactTable* ex = &st->run.exact;
     ex->table_cxt = AllocSetContextCreate(st->run.cxt, "pg_mergepath exact table", ALLOCSET_DEFAULT_SIZES);
     ex->temp_cxt = AllocSetContextCreate(st->run.cxt, "pg_mergepath exact temp", ALLOCSET_SMALL_SIZES);
-    ex->table = BuildTupleHashTableExt(&st->css.ss.ps, desc, st->node.ncols, cols, eqfuncs, hashfuncs, collations, 1024,
-                                       0, st->run.cxt, ex->table_cxt, ex->temp_cxt, false);
+    ex->table = mp_build_tuple_hash_table(&st->css.ss.ps, desc, st->node.ncols, cols, eqfuncs, hashfuncs, collations,
+                                          1024, sizeof(MpGroupCounts), st->run.cxt, ex->table_cxt, ex->temp_cxt);
     MemoryContextSwitchTo(old);
 }
 
@@ -46,14 +46,14 @@ static void exact_add(MpSetOpState* st, TupleTableSlot* slot, int side) {
         bool isnew;
         entry = LookupTupleHashEntry(ex->table, slot, &isnew, NULL);
         if (isnew) {
-            entry->additional = MemoryContextAllocZero(ex->table_cxt, sizeof(MpGroupCounts));
+            mp_tuple_hash_new_group(ex->table, entry, ex->table_cxt, sizeof(MpGroupCounts));
             ex->groups++;
         }
     } else {
         entry = LookupTupleHashEntry(ex->table, slot, NULL, NULL);
     }
     if (entry) {
-        MpGroupCounts* counts = (MpGroupCounts*)entry->additional;
+        MpGroupCounts* counts = (MpGroupCounts*)mp_tuple_hash_group(ex->table, entry);
         (side == 0 ? counts->left : counts->right)++;
     }
     MemoryContextReset(ex->temp_cxt);
@@ -92,7 +92,7 @@ bool mp_exact_next(MpSetOpState* st, TupleTableSlot* out) {
     while (ex->copies_left == 0) {
         TupleHashEntry entry = ScanTupleHashTable(ex->table, &ex->iter);
         if (entry == NULL) return false;
-        MpGroupCounts* counts = (MpGroupCounts*)entry->additional;
+        MpGroupCounts* counts = (MpGroupCounts*)mp_tuple_hash_group(ex->table, entry);
         ex->entry = entry;
         ex->copies_left = group_copies(st, counts->left, counts->right);
     }

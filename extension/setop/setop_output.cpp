@@ -10,7 +10,8 @@
 //  - hashed keys (serial only): result positions index sorted A, whose row numbers
 //    index the stored left rows (referenced, not copied);
 //  - after a hash collision, the exact table's groups.
-// The scan tuple is the set operation's columns plus the resjunk flag column (0).
+// The scan tuple is the set operation's columns, plus (before 18, where the native SetOp
+// reads an Append of flagged inputs) the resjunk flag column (0).
 #include "setop_node.h"
 
 // The next range of results for this process: a serial node's is all of them.
@@ -79,8 +80,7 @@ static bool next_from_runs(MpSetOpState* st, TupleTableSlot* out, RowAtCursor ro
     row_at_cursor(st, out);
     advance_cursor(st);
     st->emitter.emit_pos++;
-    out->tts_values[st->node.ncols] = Int32GetDatum(0);
-    out->tts_isnull[st->node.ncols] = false;
+    mp_put_flag_column(out, st->node.ncols);
     ExecStoreVirtualTuple(out);
     return true;
 }

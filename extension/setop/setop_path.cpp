@@ -1,14 +1,19 @@
 // setop_path.cpp — the planner side: offers a MergePath SetOp path next to the native
 // SetOp of every INTERSECT [ALL] / EXCEPT [ALL] node of a set-operation tree.
 //
-// PostgreSQL 15 plans each such node in generate_nonunion_paths (prepunion.c): an
-// Append of the two inputs (each with a resjunk int4 "flag" column, 0 = left, 1 =
-// right; for a hashed INTERSECT the smaller input may come first, see firstFlag),
-// optionally sorted, under a SetOpPath. Then create_upper_paths_hook runs with
-// UPPERREL_SETOP for that rel (and for other set-op rels, which we skip: no SetOpPath).
-// We take the two inputs out of the Append — the Append's subpaths, which add_path
-// does not free when it discards the SetOpPath — and make them the custom path's
-// children: the node reads left then right itself, no Append, no flag needed.
+// PostgreSQL plans each such node in generate_nonunion_paths (prepunion.c), then runs
+// create_upper_paths_hook with UPPERREL_SETOP for its rel (and for other set-op rels,
+// which we skip: no SetOpPath). The inputs are where the versions differ (native_inputs):
+//  - 15 and 17: one SetOpPath over an Append of the two inputs (each with a resjunk
+//    int4 "flag" column, 0 = left, 1 = right; for a hashed INTERSECT the smaller input
+//    may come first, see firstFlag), optionally sorted. We take the two inputs out of
+//    the Append (its subpaths, which add_path does not free when it discards the
+//    SetOpPath); the node reads left then right itself, no Append, no flag needed.
+//  - 18: SetOp reads two inputs itself (leftpath / rightpath; for INTERSECT the planner
+//    puts the input with fewer groups on the left), in a hashed SetOpPath over the
+//    cheapest inputs and a sorted one over sorted inputs. We take the cheapest inputs.
+// Either way the custom path's children are the two inputs, and a group's emitted row
+// is the one the native SetOp would emit (first_side).
 // UNION is not ours. Nested set operations work level by level: a child set
 // operation is planned first, so the parent's input may already be our node. A set
 // operation under another one has its paths projected (the parent's flag column, or no
@@ -37,7 +42,7 @@
 // only then). Hashed keys keep the serial node (their rows live in one process).
 //
 // Cost: both inputs are read anyway (their total cost); then per input row our tuple
-// handling (cpu_tuple_cost / 2, as Append charges) plus key work in units of
+// handling (what the native plan charges for it: kReadTupleUnits) plus key work in units of
 // cpu_operator_cost, the unit the native SetOp is charged per column and row
 // (cpu_operator_cost * numCols, a hash probe or a comparison). Our units are
 // calibrated against that native charge from measured speed ratios:
@@ -80,41 +85,80 @@ struct SetOpColumns {
     bool* hashable;
 };
 
-// The rel's SetOpPath, and the ProjectionPath over it if there is one: a set operation
-// below another one gets its output projected (flag column of the parent level; no
-// resjunk under a UNION) before the hook runs (prepunion.c, recurse_set_operations).
+// The rel's SetOpPath (on 18, the hashed one when there is one), and the ProjectionPath
+// over it if there is one: a set operation below another one gets its output projected
+// (15, 17: the flag column of the parent level; no resjunk under a UNION) before the
+// hook runs (prepunion.c, recurse_set_operations).
 SetOpPath* find_setop_path(RelOptInfo* rel, ProjectionPath** projection) {
     ListCell* lc;
+    SetOpPath* found = NULL;
     *projection = NULL;
     foreach (lc, rel->pathlist) {
         Path* path = (Path*)lfirst(lc);
-        if (IsA(path, SetOpPath)) return (SetOpPath*)path;
+        ProjectionPath* over = NULL;
         if (IsA(path, ProjectionPath) && IsA(((ProjectionPath*)path)->subpath, SetOpPath)) {
-            *projection = (ProjectionPath*)path;
-            return (SetOpPath*)(*projection)->subpath;
+            over = (ProjectionPath*)path;
+            path = over->subpath;
+        }
+        if (!IsA(path, SetOpPath)) continue;
+        if (found == NULL || ((SetOpPath*)path)->strategy == SETOP_HASHED) {
+            found = (SetOpPath*)path;
+            *projection = over;
         }
     }
-    return NULL;
+    return found;
 }
 
-// The Append under the SetOp (possibly under a Sort), or NULL.
-AppendPath* find_append(SetOpPath* sp) {
+// The inputs of the native set operation and what its output rows are made of.
+struct NativeInputs {
+    Path* left;
+    Path* right;
+    List* groups;    // SortGroupClauses of the columns
+    int flag_cols;   // resjunk flag columns after them in the output (15, 17: 1)
+    int first_side;  // the input whose first row of a group the native SetOp emits
+};
+
+#if PG_VERSION_NUM >= 180000
+bool native_inputs(SetOpPath* sp, NativeInputs* in) {
+    // generate_nonunion_paths reads each input rel's cheapest path, which the hashed SetOp
+    // takes as it is and the sorted one in sorted form; nodeSetOp.c emits a group's first
+    // row of the left (outer) input either way
+    Path* left = sp->leftpath->parent->cheapest_total_path;
+    Path* right = sp->rightpath->parent->cheapest_total_path;
+    if (!left || !right) return false;
+    *in = {left, right, sp->groupList, 0, 0};
+    return true;
+}
+#else
+bool native_inputs(SetOpPath* sp, NativeInputs* in) {
     Path* sub = sp->subpath;
     if (IsA(sub, SortPath)) sub = ((SortPath*)sub)->subpath;
-    if (!IsA(sub, AppendPath) || list_length(((AppendPath*)sub)->subpaths) != 2) return NULL;
-    return (AppendPath*)sub;
+    if (!IsA(sub, AppendPath) || list_length(((AppendPath*)sub)->subpaths) != 2) return false;
+    List* inputs = ((AppendPath*)sub)->subpaths;
+    if (sp->flagColIdx != list_length(sp->distinctList) + 1) return false;
+    // firstFlag 1: the right input was put first (hashed INTERSECT, smaller input first).
+    // nodeSetOp.c emits a group's first row as read: with hashing that row comes from the
+    // input read first; sorted, from the left input (flag 0 sorts first).
+    const bool swapped = sp->firstFlag == 1;
+    in->left = (Path*)(swapped ? lsecond(inputs) : linitial(inputs));
+    in->right = (Path*)(swapped ? linitial(inputs) : lsecond(inputs));
+    in->groups = sp->distinctList;
+    in->flag_cols = 1;
+    in->first_side = (sp->strategy == SETOP_HASHED && swapped) ? 1 : 0;
+    return true;
 }
+#endif
 
-bool collect_columns(SetOpPath* sp, SetOpColumns* cols) {
+bool collect_columns(SetOpPath* sp, const NativeInputs* native, SetOpColumns* cols) {
     List* exprs = sp->path.pathtarget->exprs;
-    cols->ncols = list_length(sp->distinctList);
-    if (cols->ncols == 0 || list_length(exprs) != cols->ncols + 1 || sp->flagColIdx != cols->ncols + 1) return false;
+    cols->ncols = list_length(native->groups);
+    if (cols->ncols == 0 || list_length(exprs) != cols->ncols + native->flag_cols) return false;
     cols->types = (Oid*)palloc(sizeof(Oid) * cols->ncols);
     cols->collations = (Oid*)palloc(sizeof(Oid) * cols->ncols);
     cols->eqops = (Oid*)palloc(sizeof(Oid) * cols->ncols);
     cols->hashable = (bool*)palloc(sizeof(bool) * cols->ncols);
     for (int c = 0; c < cols->ncols; c++) {
-        SortGroupClause* sgc = (SortGroupClause*)list_nth(sp->distinctList, c);
+        SortGroupClause* sgc = (SortGroupClause*)list_nth(native->groups, c);
         Node* expr = (Node*)list_nth(exprs, c);
         cols->types[c] = exprType(expr);
         cols->collations[c] = exprCollation(expr);
@@ -131,12 +175,22 @@ struct RowCost {
     Cost device;
 };
 
+// Our tuple handling per input row, in cpu_tuple_cost: what the native plan charges for
+// reading the same rows. 15 and 17: an Append under the SetOp, cpu_tuple_cost / 2 a row;
+// 18: the SetOp reads both inputs itself and charges nothing for that, only its
+// cpu_operator_cost per column.
+#if PG_VERSION_NUM >= 180000
+constexpr double kReadTupleUnits = 0.0;
+#else
+constexpr double kReadTupleUnits = 0.5;
+#endif
+
 RowCost cost_per_row(const SetOpColumns* cols, const MpKeyChoice* keys) {
     MpDevice device = mp_planning_device();
     double words = std::max(1.0, keys->key_bits / 64.0);
     double device_units = device == MpDevice::Gpu ? 0.1 : 0.1 + 0.4 / mp_cpu_thread_count();
     double encode_units = keys->lossless ? 0.05 * cols->ncols : 0.4 * cols->ncols + 0.1;
-    return {cpu_tuple_cost * 0.5 + cpu_operator_cost * encode_units, cpu_operator_cost * words * device_units};
+    return {cpu_tuple_cost * kReadTupleUnits + cpu_operator_cost * encode_units, cpu_operator_cost * words * device_units};
 }
 
 // The fewest estimated input rows (both sides) for which the node is offered:
@@ -162,6 +216,7 @@ struct Inputs {
     double rows;
     int workers;  // 0: a serial path
     bool spill;   // a partial path whose participants spill (over half of the memory limit)
+    int first_side;  // the input whose first row of a group is emitted (NativeInputs)
 };
 
 CustomPath* make_path(RelOptInfo* rel, SetOpPath* sp, const Inputs& in, const SetOpColumns* cols,
@@ -180,14 +235,12 @@ CustomPath* make_path(RelOptInfo* rel, SetOpPath* sp, const Inputs& in, const Se
     cp->path.total_cost =
         in.left->total_cost + in.right->total_cost + in.rows / divisor * row.read + in.rows * row.device;
     cp->path.startup_cost = Min(sp->path.startup_cost, cp->path.total_cost);
+    mp_inherit_disabled_nodes(&cp->path, in.left, in.right);
     cp->path.pathkeys = NIL;
     cp->flags = 0;
     cp->custom_paths = list_make2(in.left, in.right);
-    // nodeSetOp.c emits a group's first row as read: with hashing that row comes from
-    // the input read first (firstFlag); sorted, from the left input (flag 0 sorts first).
-    int first_side = (sp->strategy == SETOP_HASHED && sp->firstFlag == 1) ? 1 : 0;
     MpSetOpInfo info = {sp->cmd,    *keys, oid_list(cols->eqops, cols->ncols), oid_list(cols->collations, cols->ncols),
-                        first_side, in.workers > 0, in.spill};
+                        in.first_side, in.workers > 0, in.spill};
     cp->custom_private = mp_setop_info_to_list(&info);
     cp->methods = &mp_setop_path_methods;
     return cp;
@@ -278,15 +331,14 @@ void narrow_to_statistics(PlannerInfo* root, const Path* left, const Path* right
 
 void consider_setop(PlannerInfo* root, RelOptInfo* rel, SetOpPath* sp, ProjectionPath* projection) {
     const char* op = mp_setop_cmd_name(sp->cmd);
-    AppendPath* append = find_append(sp);
+    NativeInputs inputs;
     SetOpColumns cols;
-    if (!append || !collect_columns(sp, &cols)) {
+    if (!native_inputs(sp, &inputs) || !collect_columns(sp, &inputs, &cols)) {
         elog(DEBUG1, "pg_mergepath: %s not replaced: unexpected input paths", op);
         return;
     }
-    // firstFlag 1: the right input was put first (hashed INTERSECT, smaller input first).
-    Path* left = (Path*)(sp->firstFlag == 1 ? lsecond(append->subpaths) : linitial(append->subpaths));
-    Path* right = (Path*)(sp->firstFlag == 1 ? linitial(append->subpaths) : lsecond(append->subpaths));
+    Path* left = inputs.left;
+    Path* right = inputs.right;
     MpKeyChoice keys;
     char* why_not;
     if (!mp_keys_choose(cols.ncols, cols.types, cols.collations, cols.eqops, cols.hashable, &keys, &why_not)) {
@@ -300,7 +352,7 @@ void consider_setop(PlannerInfo* root, RelOptInfo* rel, SetOpPath* sp, Projectio
     if (keys.images)
         for (int c = 0; c < cols.ncols; c++) mp_image_plan_depends(root, cols.types[c]);
     if (keys.lossless && mp_ranged_keys) narrow_to_statistics(root, left, right, &cols, &keys, op);
-    Inputs serial = {left, right, left->rows + right->rows, 0, false};
+    Inputs serial = {left, right, left->rows + right->rows, 0, false, inputs.first_side};
     double min_rows = min_input_rows(&keys);
     if (serial.rows < min_rows) {
         elog(DEBUG1, "pg_mergepath: %s not replaced: %.0f estimated input rows < %spg_mergepath.min_rows (%d)%s", op,
@@ -323,6 +375,7 @@ void consider_setop(PlannerInfo* root, RelOptInfo* rel, SetOpPath* sp, Projectio
          partial ? psprintf(", parallel with %d workers %.2f per participant", partial->parallel_workers,
                             partial->total_cost)
                  : "");
+    if (mp_debug_replace_native) rel->pathlist = NIL;  // tests: ours however close the costs
     add_path(rel, path);
     if (partial) add_parallel_paths(root, rel, partial);
 }

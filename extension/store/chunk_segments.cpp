@@ -84,7 +84,7 @@ uint64 mp_segments_alloc(MpSegmentMap* map, size_t bytes, void** address) {
 // A segment that is gone: its creator ended before this process attached it, which
 // only a failed worker does (see chunk_segments.h); its error is the one to report.
 static void report_gone() {
-    if (!IsParallelWorker()) HandleParallelMessages();
+    if (!IsParallelWorker()) mp_process_parallel_messages();
     elog(ERROR, "pg_mergepath: the shared memory of another participant is gone");
 }
 

@@ -18,6 +18,10 @@ void mp_row_store_init(MpRowStore* store, MemoryContext parent, const char* name
 void mp_row_store_add(MpRowStore* store, TupleTableSlot* slot);
 MinimalTuple mp_row_store_get(const MpRowStore* store, uint64 row);
 
-// Stores row's first ncols columns, plus an int4 0 (the set operation's flag column),
-// into the virtual slot out.
+// Stores row's first ncols columns, plus the set operation's flag column where out has
+// one (mp_put_flag_column), into the virtual slot out.
 void mp_copy_row(TupleTableSlot* row, int ncols, TupleTableSlot* out);
+// The int4 0 of a set operation's resjunk flag column, after its ncols columns, when out
+// has that column: before 18, the native SetOp reads an Append of flagged inputs and
+// the plan above may expect the flag; 18's SetOp has none.
+void mp_put_flag_column(TupleTableSlot* out, int ncols);

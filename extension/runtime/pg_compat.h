@@ -1,0 +1,134 @@
+// pg_compat.h — the PostgreSQL APIs that differ between the versions pg_mergepath builds
+// against (15, 17 and 18), each behind one name of ours, so that no other file tests
+// PG_VERSION_NUM except the set-op planner, whose input paths 18 reshaped
+// (setop_path.cpp). Included by pg_mergepath.h after PostgreSQL's headers.
+//
+//   17 -> 18  Paths count the disabled plan nodes under them, compared before costs;
+//             ExplainProperty* moved to commands/explain_format.h; cost_sort takes the
+//             input's disabled nodes; HandleParallelMessages became
+//             ProcessParallelMessages; get_op_btree_interpretation became
+//             get_op_index_interpretation (comparison types instead of btree
+//             strategies); BuildTupleHashTableExt became BuildTupleHashTable, whose
+//             entries keep their per-group data beside the tuple (no `additional`).
+//   15 -> 16  Vars name the outer joins that can null them (varnullingrels), and setrefs.c
+//             checks that a plan's expressions carry exactly those of the scan tuple's
+//             Vars they read.
+//   17.11+    DatumGetHeapTupleHeader became a function that marks composite values made
+//             before 17.11 (HEAP_IS_DATUM); a module built against those headers must
+//             still load into an older 17 server, so the value is detoasted here as
+//             every other version does (we only deform it).
+#pragma once
+
+extern "C" {
+#if PG_VERSION_NUM >= 180000
+#include "access/cmptype.h"
+#include "commands/explain_format.h"
+#endif
+#include "access/nbtree.h"
+#include "catalog/pg_am_d.h"
+#include "executor/executor.h"
+#include "optimizer/cost.h"
+#include "utils/lsyscache.h"
+}
+
+// A composite value's tuple header (detoasted, never copied when it was not toasted).
+static inline HeapTupleHeader mp_composite_header(Datum value) { return (HeapTupleHeader)PG_DETOAST_DATUM(value); }
+
+// Gives `to` the outer joins that can null `from` (no such marks before 16).
+static inline void mp_copy_nullingrels(Var* to, const Var* from) {
+#if PG_VERSION_NUM >= 160000
+    to->varnullingrels = bms_copy(from->varnullingrels);
+#else
+    (void)to;
+    (void)from;
+#endif
+}
+
+// A path over two inputs carries their disabled nodes (18: add_path compares those
+// before costs; none of ours is disabled by an enable_* setting itself).
+static inline void mp_inherit_disabled_nodes(Path* path, const Path* a, const Path* b) {
+#if PG_VERSION_NUM >= 180000
+    path->disabled_nodes = a->disabled_nodes + b->disabled_nodes;
+#else
+    (void)path;
+    (void)a;
+    (void)b;
+#endif
+}
+
+// Reports the errors parallel workers sent (a worker that failed), in the leader.
+static inline void mp_process_parallel_messages(void) {
+#if PG_VERSION_NUM >= 180000
+    ProcessParallelMessages();
+#else
+    HandleParallelMessages();
+#endif
+}
+
+// cost_sort of an input with no disabled nodes.
+static inline void mp_cost_sort(Path* path, PlannerInfo* root, double tuples, int width, int sort_mem_kb) {
+#if PG_VERSION_NUM >= 180000
+    cost_sort(path, root, NIL, 0, 0, tuples, width, 0, sort_mem_kb, -1);
+#else
+    cost_sort(path, root, NIL, 0, tuples, width, 0, sort_mem_kb, -1);
+#endif
+}
+
+// The btree operator family in which `opno` is the equality operator, or InvalidOid.
+static inline Oid mp_btree_equality_family(Oid opno) {
+    ListCell* lc;
+#if PG_VERSION_NUM >= 180000
+    List* interpretations = get_op_index_interpretation(opno);
+    foreach (lc, interpretations) {
+        OpIndexInterpretation* in = (OpIndexInterpretation*)lfirst(lc);
+        if (in->cmptype == COMPARE_EQ && get_opfamily_method(in->opfamily_id) == BTREE_AM_OID) return in->opfamily_id;
+    }
+#else
+    List* interpretations = get_op_btree_interpretation(opno);
+    foreach (lc, interpretations) {
+        OpBtreeInterpretation* in = (OpBtreeInterpretation*)lfirst(lc);
+        if (in->strategy == BTEqualStrategyNumber) return in->opfamily_id;
+    }
+#endif
+    return InvalidOid;
+}
+
+// A tuple hash table whose groups each carry `group_size` bytes of ours (zeroed when the
+// group is made: mp_tuple_hash_new_group), read back with mp_tuple_hash_group.
+static inline TupleHashTable mp_build_tuple_hash_table(PlanState* parent, TupleDesc desc, int ncols,
+                                                       AttrNumber* cols, Oid* eqfuncs, FmgrInfo* hashfuncs,
+                                                       Oid* collations, long nbuckets, Size group_size,
+                                                       MemoryContext meta_cxt, MemoryContext table_cxt,
+                                                       MemoryContext temp_cxt) {
+#if PG_VERSION_NUM >= 180000
+    return BuildTupleHashTable(parent, desc, NULL, ncols, cols, eqfuncs, hashfuncs, collations, nbuckets, group_size,
+                               meta_cxt, table_cxt, temp_cxt, false);
+#else
+    return BuildTupleHashTableExt(parent, desc, ncols, cols, eqfuncs, hashfuncs, collations, nbuckets, group_size,
+                                  meta_cxt, table_cxt, temp_cxt, false);
+#endif
+}
+
+// The group data of an entry LookupTupleHashEntry just made (isnew), zeroed.
+static inline void* mp_tuple_hash_new_group(TupleHashTable table, TupleHashEntry entry, MemoryContext table_cxt,
+                                            Size group_size) {
+#if PG_VERSION_NUM >= 180000
+    (void)table_cxt;
+    void* group = TupleHashEntryGetAdditional(table, entry);
+    memset(group, 0, group_size);
+    return group;
+#else
+    (void)table;
+    entry->additional = MemoryContextAllocZero(table_cxt, group_size);
+    return entry->additional;
+#endif
+}
+
+static inline void* mp_tuple_hash_group(TupleHashTable table, TupleHashEntry entry) {
+#if PG_VERSION_NUM >= 180000
+    return TupleHashEntryGetAdditional(table, entry);
+#else
+    (void)table;
+    return entry->additional;
+#endif
+}
