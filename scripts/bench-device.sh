@@ -133,7 +133,7 @@ else
 fi
 log "$(psql -Atc 'select version()' | cut -c1-60); settings: $opts"
 
-if ! .device/bin/mp_bench --help >/dev/null 2>&1; then
+if ! LD_LIBRARY_PATH=${PGMP_CLIENT_LIBS:+$PGMP_CLIENT_LIBS:}${LD_LIBRARY_PATH:-} .device/bin/mp_bench --help >/dev/null 2>&1; then
   log "the runner does not start here:"; ldd .device/bin/mp_bench >&2 || true; exit 2
 fi
 
@@ -176,7 +176,8 @@ args=(--conn "host=127.0.0.1 port=${PGPORT:-5432} user=postgres dbname=postgres"
 [ -n "${BENCH_REQUIRE_GPU:-}" ] && args+=(--require gpu)
 start_gpu_sampler
 set +e
-.device/bin/mp_bench "${args[@]}" "$@" > "$out/stdout.txt" 2> >(tee -a "$out/progress.log" >&2)
+LD_LIBRARY_PATH=${PGMP_CLIENT_LIBS:+$PGMP_CLIENT_LIBS:}${LD_LIBRARY_PATH:-} \
+  .device/bin/mp_bench "${args[@]}" "$@" > "$out/stdout.txt" 2> >(tee -a "$out/progress.log" >&2)
 rc=$?
 set -e
 stop_gpu_sampler

@@ -12,9 +12,12 @@
 #    (builds build-gpu/ with the tests for sm_90 and puts the stripped binaries in .device/bin)
 # 2. On the GPU host, carry [".device"], from the repo root:
 #        bash scripts/device-tests.sh
+#    PGMP_PG_VERSION=17 or 18: the PostgreSQL tests on that version (carry its
+#    .device/pgVERSION.tar.xz, made here by scripts/pg-device.sh pack VERSION).
 #    Writes unit.log, regress.log, isolation.log and auto-explain.log into $OUT (or ./device-out); prints their summaries;
 #    exits non-zero when either fails. UNIT_TIMEOUT_S (default 300) bounds each unit test
-#    binary (unit.log holds both: the library's, then the pair join's).
+#    binary (unit.log holds both: the library's, then the pair join's; a binary not
+#    carried is said so and not run).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -37,6 +40,7 @@ status=0
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1 | sed 's/^/gpu: /'
 : > "$out/unit.log"
 for tests in mergepath_tests pair_join_tests; do
+  [ -x ".device/bin/$tests" ] || { echo "unit tests ($tests): not carried, not run"; continue; }
   timeout "${UNIT_TIMEOUT_S:-300}" ".device/bin/$tests" --gtest_brief=1 > "$out/$tests.log" 2>&1 || status=1
   cat "$out/$tests.log" >> "$out/unit.log"
   echo "unit tests ($tests): $(grep -E '^\[  (PASSED|FAILED|SKIPPED) +\]' "$out/$tests.log" | tr '\n' ' ')"
@@ -44,13 +48,21 @@ for tests in mergepath_tests pair_join_tests; do
   rm -f "$out/$tests.log"
 done
 
-bash .device/pg-up .device/pg15.tar.xz .device/stage > "$out/pg-up.log" 2>&1 || { cat "$out/pg-up.log"; exit 2; }
-# shellcheck disable=SC1091
-. /opt/pg/env
+pg_version=${PGMP_PG_VERSION:-15}
+if [ "$pg_version" = 15 ]; then
+  bash .device/pg-up .device/pg15.tar.xz .device/stage > "$out/pg-up.log" 2>&1 || { cat "$out/pg-up.log"; exit 2; }
+  # shellcheck disable=SC1091
+  . /opt/pg/env
+else
+  bash scripts/pg-device.sh up "$pg_version" > "$out/pg-up.log" 2>&1 || { cat "$out/pg-up.log"; exit 2; }
+  # shellcheck disable=SC1090
+  . "/opt/pg_mergepath/pg$pg_version/env"  # PG_CONFIG for the scripts below
+fi
+echo "PostgreSQL: $(pg_config --version 2>/dev/null || "$PG_CONFIG" --version)"
 PGMP_DEVICE=gpu bash scripts/regress.sh > "$out/regress.log" 2>&1 || status=1
-grep -E '^test |tests passed|tests failed|regress.sh' "$out/regress.log"
+grep -E '^test |^(ok|not ok) |tests passed|tests failed|regress.sh' "$out/regress.log"
 PGMP_DEVICE=gpu PGMP_SUITE=isolation bash scripts/regress.sh > "$out/isolation.log" 2>&1 || status=1
-grep -E '^test |tests passed|tests failed|regress.sh' "$out/isolation.log"
+grep -E '^test |^(ok|not ok) |tests passed|tests failed|regress.sh' "$out/isolation.log"
 PGMP_DEVICE=gpu PGMP_TESTS="${AUTO_EXPLAIN_TESTS:-}" bash scripts/regress-auto-explain.sh > "$out/auto-explain.log" 2>&1 || status=1
 grep -E 'regress-auto-explain' "$out/auto-explain.log"
 exit $status

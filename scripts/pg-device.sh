@@ -6,7 +6,8 @@
 #            builds pg_mergepath for VERSION (scripts/build-pg.sh, installed into the
 #            version's tree of scripts/install-pg.sh) and packs what a server, pg_regress
 #            and the tests need into .device/pgVERSION.tar.xz (about 15 MB): the server's
-#            programs and libraries, pg_regress and pg_isolation_regress, the extension,
+#            programs and libraries (its modules: initdb needs some), pg_regress and
+#            pg_isolation_regress, the extension,
 #            the pg_config script and a real copy of PostgreSQL 15's psql (it runs against
 #            the bundle's libpq). The tree keeps its path (/opt/pg_mergepath/pgVERSION), so
 #            its pg_config answers there too.
@@ -14,8 +15,9 @@
 #            unpacks .device/pgVERSION.tar.xz, creates user postgres, initialises
 #            /opt/pgdataVERSION and starts the server on 127.0.0.1, port 5400 + VERSION
 #            (5417, 5418), with shared_preload_libraries = pg_mergepath and the options
-#            given; writes /opt/pg_mergepath/pgVERSION/env (PATH, LD_LIBRARY_PATH, PGHOST,
-#            PGPORT, ...) to source. Idempotent: a running server is restarted only when
+#            given; writes /opt/pg_mergepath/pgVERSION/env (PATH, PGHOST, PGPORT,
+#            PG_CONFIG, PGMP_CLIENT_LIBS: the folder of the bundle's libpq, for a client
+#            such as mp_bench) to source. Idempotent: a running server is restarted only when
 #            options are given.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,9 +35,25 @@ pack)
   tree=$work/tree$prefix
   mkdir -p "$tree" "$root/.device"
   (cd "$prefix" && cp -a --parents bin/postgres bin/initdb bin/pg_ctl bin/pg_config lib/*.so* \
-      lib/postgresql/plpgsql.so lib/postgresql/auto_explain.so lib/postgresql/pg_mergepath.so \
+      lib/postgresql/*.so \
       lib/postgresql/pgxs/src/test/regress/pg_regress lib/postgresql/pgxs/src/test/isolation share "$tree/")
-  cp /usr/lib/postgresql/15/bin/psql "$tree/bin/psql"  # a real copy, not install-pg.sh's link
+  # The clients run with the bundle's libpq (the host has none) through wrappers, so
+  # that nothing else sees the bundle's libraries: PostgreSQL 15's psql (a real copy, not
+  # install-pg.sh's link), pg_regress, pg_isolation_regress and isolationtester.
+  cp /usr/lib/postgresql/15/bin/psql "$tree/bin/psql"
+  for client in bin/psql lib/postgresql/pgxs/src/test/regress/pg_regress \
+                lib/postgresql/pgxs/src/test/isolation/pg_isolation_regress \
+                lib/postgresql/pgxs/src/test/isolation/isolationtester; do
+    # (a tree unpacked here from such an archive already holds the program as .bin)
+    [ ! -f "$prefix/$client.bin" ] || cp "$prefix/$client.bin" "$tree/$client"
+    mv "$tree/$client" "$tree/$client.bin"
+    cat > "$tree/$client" <<WRAP
+#!/bin/sh
+# $(basename "$client") with the libpq of the bundle in $prefix (scripts/pg-device.sh)
+LD_LIBRARY_PATH="$prefix/lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}" exec "\$0.bin" "\$@"
+WRAP
+    chmod +x "$tree/$client"
+  done
   tar -C "$work/tree" -cf "$work/pg.tar" "${prefix#/}"
   xz -T0 -6 -c "$work/pg.tar" > "$tarball"
   say "$tarball: $(du -h "$tarball" | cut -f1) (carry limit 64 MiB in all)"
@@ -48,7 +66,7 @@ up)
   data=/opt/pgdata$version
   cat > "$prefix/env" <<EOF
 export PATH=$prefix/bin:\$PATH
-export LD_LIBRARY_PATH=$prefix/lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}
+export PGMP_CLIENT_LIBS=$prefix/lib
 export PGHOST=127.0.0.1 PGPORT=$port PGUSER=postgres PGDATABASE=postgres
 export PG_CONFIG=$prefix/bin/pg_config
 EOF
@@ -56,7 +74,7 @@ EOF
   . "$prefix/env"
   id postgres >/dev/null 2>&1 || useradd -m -s /bin/bash postgres
   chmod 755 "$(dirname "$prefix")" "$prefix"
-  as_pg=(runuser -u postgres -- env LD_LIBRARY_PATH="$LD_LIBRARY_PATH")
+  as_pg=(runuser -u postgres --)  # the bundle's programs find its libraries themselves (RUNPATH)
   if [ ! -f "$data/PG_VERSION" ]; then
     mkdir -p "$data" && chown postgres "$data" && chmod 700 "$data"
     "${as_pg[@]}" "$prefix/bin/initdb" -D "$data" -A trust -U postgres >/tmp/pg$version-initdb.log

@@ -15,7 +15,9 @@ CREATE FUNCTION mp_explain(q text, options text DEFAULT 'COSTS OFF') RETURNS SET
 LANGUAGE plpgsql AS $$
 DECLARE line text;
 BEGIN
-  FOR line IN EXECUTE format('EXPLAIN (%s) %s', options, q) LOOP
+  -- BUFFERS OFF: 18 shows buffers with ANALYZE by default
+  FOR line IN EXECUTE format('EXPLAIN (%s%s) %s', options,
+                             CASE WHEN options ~* 'analyze' THEN ', BUFFERS OFF' ELSE '' END, q) LOOP
     RETURN NEXT regexp_replace(line, '(Device"?: "?)(gpu|cpu)', '\1(masked)', 'g');
   END LOOP;
 END $$;
