@@ -33,9 +33,3 @@ void mp_copy_row(TupleTableSlot* row, int ncols, TupleTableSlot* out) {
     mp_put_flag_column(out, ncols);
     ExecStoreVirtualTuple(out);
 }
-
-void mp_put_flag_column(TupleTableSlot* out, int ncols) {
-    if (out->tts_tupleDescriptor->natts <= ncols) return;
-    out->tts_values[ncols] = Int32GetDatum(0);
-    out->tts_isnull[ncols] = false;
-}

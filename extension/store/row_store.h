@@ -24,4 +24,8 @@ void mp_copy_row(TupleTableSlot* row, int ncols, TupleTableSlot* out);
 // The int4 0 of a set operation's resjunk flag column, after its ncols columns, when out
 // has that column: before 18, the native SetOp reads an Append of flagged inputs and
 // the plan above may expect the flag; 18's SetOp has none.
-void mp_put_flag_column(TupleTableSlot* out, int ncols);
+inline void mp_put_flag_column(TupleTableSlot* out, int ncols) {
+    if (out->tts_tupleDescriptor->natts <= ncols) return;
+    out->tts_values[ncols] = Int32GetDatum(0);
+    out->tts_isnull[ncols] = false;
+}
