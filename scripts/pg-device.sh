@@ -17,8 +17,8 @@
 #            (5417, 5418), with shared_preload_libraries = pg_mergepath and the options
 #            given; writes /opt/pg_mergepath/pgVERSION/env (PATH, PGHOST, PGPORT,
 #            PG_CONFIG, PGMP_CLIENT_LIBS: the folder of the bundle's libpq, for a client
-#            such as mp_bench) to source. Idempotent: a running server is restarted only when
-#            options are given.
+#            such as mp_bench) to source. A server of an earlier call is stopped and the
+#            archive unpacked again (a warm host keeps /opt between calls).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cmd=${1:?usage: pg-device.sh pack|up VERSION [SERVER OPTIONS]}
@@ -61,9 +61,13 @@ WRAP
 up)
   shift 2
   [ -f "$tarball" ] || { say "no $tarball: run 'scripts/pg-device.sh pack $version' here first"; exit 2; }
-  [ -x "$prefix/bin/postgres" ] || tar -C / -xJf "$tarball"
   port=$((5400 + version))
   data=/opt/pgdata$version
+  # a warm host may run the server of an earlier archive: stop it, unpack this one
+  if [ -x "$prefix/bin/pg_ctl" ] && [ -f "$data/PG_VERSION" ]; then
+    runuser -u postgres -- "$prefix/bin/pg_ctl" -D "$data" -w stop -m fast >/dev/null 2>&1 || true
+  fi
+  tar -C / --unlink-first -xJf "$tarball"
   cat > "$prefix/env" <<EOF
 export PATH=$prefix/bin:\$PATH
 export PGMP_CLIENT_LIBS=$prefix/lib
@@ -81,11 +85,7 @@ EOF
   fi
   opts="-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=/tmp"
   opts+=" -c shared_preload_libraries=pg_mergepath $*"
-  if "${as_pg[@]}" "$prefix/bin/pg_ctl" -D "$data" status >/dev/null 2>&1; then
-    [ $# -eq 0 ] || "${as_pg[@]}" "$prefix/bin/pg_ctl" -D "$data" -w restart -o "$opts" >/dev/null
-  else
-    "${as_pg[@]}" "$prefix/bin/pg_ctl" -D "$data" -l "$data/server.log" -o "$opts" -w start >/dev/null
-  fi
+  "${as_pg[@]}" "$prefix/bin/pg_ctl" -D "$data" -l "$data/server.log" -o "$opts" -w start >/dev/null
   say "$(psql -Atc 'select version()' | cut -c1-60) on port $port"
   ;;
 *) say "unknown command $cmd (pack or up)"; exit 2 ;;

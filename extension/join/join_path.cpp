@@ -182,7 +182,8 @@ const char* refuse_early(RelOptInfo* joinrel, RelOptInfo* outerrel, RelOptInfo* 
                          List* restrictlist) {
     if (jointype != JOIN_INNER && jointype != JOIN_LEFT && jointype != JOIN_RIGHT && jointype != JOIN_FULL &&
         jointype != JOIN_SEMI && jointype != JOIN_ANTI)
-        return "a unique-ified join (PostgreSQL plans the semi-join itself)";
+        return "a unique-ified join or a right semi / anti join (16+: the semi or anti join with the sides "
+               "swapped; ours is offered for the semi or anti join itself)";
     if (!bms_is_empty(joinrel->lateral_relids)) return "it needs LATERAL parameters";
     if (!outerrel->cheapest_total_path || !innerrel->cheapest_total_path) return "an input has no path";
     if (outerrel->cheapest_total_path->param_info || innerrel->cheapest_total_path->param_info)

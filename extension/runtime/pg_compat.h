@@ -13,10 +13,11 @@
 //   15 -> 16  Vars name the outer joins that can null them (varnullingrels), and setrefs.c
 //             checks that a plan's expressions carry exactly those of the scan tuple's
 //             Vars they read.
-//   17.11+    DatumGetHeapTupleHeader became a function that marks composite values made
-//             before 17.11 (HEAP_IS_DATUM); a module built against those headers must
-//             still load into an older 17 server, so the value is detoasted here as
-//             every other version does (we only deform it).
+//   minor     Debian's 17.12 headers (and 15.20's) make DatumGetHeapTupleHeader a
+//             function that marks composite values made by older minor releases
+//             (HEAP_IS_DATUM); the 17.10 server we test 17 with has no such function,
+//             so on 17 the value is only detoasted (all we do is deform it, which never
+//             reads those bits); 15 and 18 call PostgreSQL's own.
 #pragma once
 
 extern "C" {
@@ -31,8 +32,14 @@ extern "C" {
 #include "utils/lsyscache.h"
 }
 
-// A composite value's tuple header (detoasted, never copied when it was not toasted).
-static inline HeapTupleHeader mp_composite_header(Datum value) { return (HeapTupleHeader)PG_DETOAST_DATUM(value); }
+// A composite value's tuple header, to deform.
+static inline HeapTupleHeader mp_composite_header(Datum value) {
+#if PG_VERSION_NUM >= 170000 && PG_VERSION_NUM < 180000
+    return (HeapTupleHeader)PG_DETOAST_DATUM(value);
+#else
+    return DatumGetHeapTupleHeader(value);
+#endif
+}
 
 // Gives `to` the outer joins that can null `from` (no such marks before 16).
 static inline void mp_copy_nullingrels(Var* to, const Var* from) {
