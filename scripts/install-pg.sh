@@ -10,6 +10,8 @@
 #     fetched with `apt-get download` through a sources list and state directory of this
 #     script's own, and unpacked with `dpkg -x` (their minor release may be newer than the
 #     bundle's: minor releases keep the server's ABI);
+#   - pg_regress, pg_isolation_regress and isolationtester run through wrappers that give
+#     them the bundle's libpq (17's isolationtester needs 17's);
 #   - psql: the system's PostgreSQL 15 psql (pg_regress needs one in the bin directory),
 #     so every version's test outputs come from the same client;
 #   - pg_config: a small script that answers what PGXS asks (--pgxs, --bindir,
@@ -31,7 +33,10 @@ case "$version" in
   18) bundle=18.4.0-beta.17; suite=sid ;;
   *) echo "install-pg.sh: PostgreSQL $version is not supported here (17 or 18; 15 is Debian 12's own)" >&2; exit 2 ;;
 esac
-if [ -x "$prefix/bin/pg_config" ] && [ -x "$prefix/bin/postgres" ] && [ -d "$prefix/include/server" ]; then
+clients=(lib/postgresql/pgxs/src/test/regress/pg_regress lib/postgresql/pgxs/src/test/isolation/pg_isolation_regress
+         lib/postgresql/pgxs/src/test/isolation/isolationtester)
+if [ -x "$prefix/bin/pg_config" ] && [ -x "$prefix/bin/postgres" ] && [ -d "$prefix/include/server" ] &&
+   [ -x "$prefix/${clients[2]}.bin" ]; then
   echo "$prefix/bin/pg_config"
   exit 0
 fi
@@ -79,6 +84,18 @@ dpkg -x "$work"/postgresql-server-dev-"$version"_*.deb "$work/dev"
 rm -rf "$prefix/include"
 mkdir -p "$prefix/include"
 cp -a "$work/dev/usr/include/postgresql/$version/server" "$prefix/include/server"
+
+# The test clients were linked for the bundle's build tree (RUNPATH /usr/local/pg-build/lib)
+# and would find the system's older libpq: wrappers give them the bundle's.
+for client in "${clients[@]}"; do
+  mv "$prefix/$client" "$prefix/$client.bin"
+  cat > "$prefix/$client" <<WRAP
+#!/bin/sh
+# $(basename "$client") with the libpq of the bundle in $prefix (scripts/install-pg.sh)
+LD_LIBRARY_PATH="$prefix/lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}" exec "\$0.bin" "\$@"
+WRAP
+  chmod +x "$prefix/$client"
+done
 
 # psql 15 and pg_config
 psql15=/usr/lib/postgresql/15/bin/psql

@@ -35,25 +35,18 @@ pack)
   tree=$work/tree$prefix
   mkdir -p "$tree" "$root/.device"
   (cd "$prefix" && cp -a --parents bin/postgres bin/initdb bin/pg_ctl bin/pg_config lib/*.so* \
-      lib/postgresql/*.so \
-      lib/postgresql/pgxs/src/test/regress/pg_regress lib/postgresql/pgxs/src/test/isolation share "$tree/")
-  # The clients run with the bundle's libpq (the host has none) through wrappers, so
-  # that nothing else sees the bundle's libraries: PostgreSQL 15's psql (a real copy, not
-  # install-pg.sh's link), pg_regress, pg_isolation_regress and isolationtester.
-  cp /usr/lib/postgresql/15/bin/psql "$tree/bin/psql"
-  for client in bin/psql lib/postgresql/pgxs/src/test/regress/pg_regress \
-                lib/postgresql/pgxs/src/test/isolation/pg_isolation_regress \
-                lib/postgresql/pgxs/src/test/isolation/isolationtester; do
-    # (a tree unpacked here from such an archive already holds the program as .bin)
-    [ ! -f "$prefix/$client.bin" ] || cp "$prefix/$client.bin" "$tree/$client"
-    mv "$tree/$client" "$tree/$client.bin"
-    cat > "$tree/$client" <<WRAP
+      lib/postgresql/*.so lib/postgresql/pgxs/src/test/regress/pg_regress* \
+      lib/postgresql/pgxs/src/test/isolation share "$tree/")
+  # pg_regress and the isolation testers come wrapped with the bundle's libpq (install-pg.sh);
+  # so does PostgreSQL 15's psql here (a real copy, not install-pg.sh's link: the host has
+  # no PostgreSQL and no libpq), so that nothing else sees the bundle's libraries.
+  cp /usr/lib/postgresql/15/bin/psql "$tree/bin/psql.bin"
+  cat > "$tree/bin/psql" <<WRAP
 #!/bin/sh
-# $(basename "$client") with the libpq of the bundle in $prefix (scripts/pg-device.sh)
+# PostgreSQL 15's psql with the libpq of the bundle in $prefix (scripts/pg-device.sh)
 LD_LIBRARY_PATH="$prefix/lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}" exec "\$0.bin" "\$@"
 WRAP
-    chmod +x "$tree/$client"
-  done
+  chmod +x "$tree/bin/psql"
   tar -C "$work/tree" -cf "$work/pg.tar" "${prefix#/}"
   xz -T0 -6 -c "$work/pg.tar" > "$tarball"
   say "$tarball: $(du -h "$tarball" | cut -f1) (carry limit 64 MiB in all)"
