@@ -1,5 +1,5 @@
 -- join_spill: a MergePath Join over pg_mergepath.memory_limit (join_spill.cpp). Both
--- inputs go through PostgreSQL's tuplesort by key (spilling to temporary files), then
+-- inputs go into sorted runs of rows by key (temporary files, merged back), then
 -- key range by key range into the stage. work_mem = 64kB with memory_limit = 0 (128 kB)
 -- makes these ~200k-row inputs spill and split into hundreds of ranges; keys repeated
 -- past a range (777: 3000 x 50 pairs, 888: 100 x 2000, 999: 800 x 400) are split over

@@ -113,8 +113,8 @@ static const char* parallel_line(const MpJoinState* st) {
 // time; NULL: neither.
 static const char* memory_line(const MpJoinState* st, const ExplainState* es) {
     if (st->node.info.spill && st->node.info.parallel)
-        return "over it: both inputs in hash partitions, each sorted (tuplesort) and joined key range by key range";
-    if (st->node.info.spill) return "over it: both inputs sorted (tuplesort), joined key range by key range";
+        return "over it: both inputs in hash partitions, each sorted into runs and joined key range by key range";
+    if (st->node.info.spill) return "over it: both inputs sorted into runs, joined key range by key range";
     if (es->analyze && st->node.info.parallel && st->strategy.spill.switched)
         return "passed at run time: each participant wrote the rest of its share into hash partitions, then all "
                "joined the partitions they claimed, key range by key range";

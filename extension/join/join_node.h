@@ -10,7 +10,7 @@
 //   join_emit.cpp      step 3: expanding ranges into pairs, filters, outer-join rows
 //   join_parallel.cpp  the parallel-aware callbacks and a participant's way through
 //   join_spill.cpp     a serial join over pg_mergepath.memory_limit: both inputs sorted
-//                      by key through tuplesort, then combined key range by key range
+//                      by key into runs of rows (spill_runs.h), combined key range by key range
 //   join_spill_key.cpp ... a key whose rows pass a range: spooled, split over ranges
 //   join_spill_loop.cpp ... or, with a filter in an outer, semi or anti join, joined row by row
 //   join_spill_parallel.cpp ... a parallel join: each participant writes its share into
@@ -31,6 +31,7 @@
 #include "parallel_protocol.h"
 #include "row_arena.h"
 #include "row_directory.h"
+#include "spill_runs.h"
 #include "stage.h"
 
 #include "pg_mergepath.h"
@@ -43,7 +44,7 @@ struct MpJoinInfo {
     JoinType jointype;    // INNER, LEFT, RIGHT, FULL, SEMI, ANTI
     int key_bits;         // 32, 64, 128
     bool parallel;        // a partial path: every participant reads, one combines, all emit
-    bool spill;           // over pg_mergepath.memory_limit: sorted through tuplesort, combined
+    bool spill;           // over pg_mergepath.memory_limit: sorted into runs of rows, combined
                           // key range by key range (join_spill.cpp; parallel: in hash partitions
                           // the participants claim: join_spill_parallel.cpp)
     bool probe;           // the outer side streams past sorted B (join_probe.cpp): INNER, LEFT,
@@ -184,7 +185,7 @@ enum class MpJoinWay : uint8_t {
     Unchosen,           // before an execution's first row
     InMemory,           // both sides into chunks, combined once, emitted by A row
     StreamOuter,        // B into chunks, combined; A streams past sorted B (join_probe.cpp)
-    SortInput,          // over the limit, this process alone: rows go into two tuplesorts
+    SortInput,          // over the limit, this process alone: rows go into sorted runs
     SortedRanges,       // ... both sorted: key ranges loaded and combined one by one (join_spill.cpp)
     WritePartitions,    // a parallel participant over the limit: its rows into hash partitions
     PartitionsWritten,  // ... its files closed: it waits for the others, then claims partitions
@@ -224,20 +225,23 @@ struct MpKeySpool {
     uint64 keys_looped;          // keys joined row by row, every execution (EXPLAIN)
 };
 
-// A join that spills (join_spill.cpp): each side's rows with their keys appended, in a
-// tuplesort by key; `head` is the side's next row (in `slot`), not yet put in a range.
+// A join that spills (join_spill.cpp): each side's rows with their keys appended, in
+// sorted runs by key (spill_runs.h, row runs); `head` is the side's next row (in `slot`),
+// not yet put in a range.
 struct MpJoinSpill {
-    Tuplesortstate* sort[2];
+    MpSpill runs;              // both sides' rows (in runs_cxt)
+    MemoryContext runs_cxt;    // NULL: no runs open
+    MpKeyStream head_stream[2];  // the stream of the head row (handed out at the next advance)
     TupleDesc desc[2];         // the side's stored columns, then the key as int8 word(s)
-    TupleTableSlot* in[2];     // virtual: a row on its way into the sort
-    TupleTableSlot* slot[2];   // minimal: the side's head row out of the sort
+    TupleTableSlot* in[2];     // virtual: a row on its way into the runs
+    TupleTableSlot* slot[2];   // minimal: the side's head row out of the runs
     bool head[2];              // slot holds a row
     bool head_keyed[2];        // ... whose key has no NULL
     int64 head_key[2][2];      // ... and its key words (hi, lo)
     int key_words;             // 1 or 2 int8 columns
     uint64 ranges;             // ranges combined, every execution (EXPLAIN)
     uint64 run_ranges;         // ... this execution
-    uint64 disk_kb;            // sorts' temporary files (EXPLAIN)
+    uint64 disk_kb;            // runs' temporary files (EXPLAIN)
     bool budget_full;          // a range found no room in the shared GPU budget: the rest use the CPU
     // a parallel join (join_spill_parallel.cpp)
     bool switched;             // planned in memory, it partitioned at run time (EXPLAIN)
@@ -457,8 +461,11 @@ int mp_join_spill_sort_kb(void);            // each side's sort memory (kB)
 bool mp_join_spill_planned(const MpJoinState* st);  // planned to spill, and a limit is set now
 void mp_join_spill_begin(MpJoinState* st);  // the way's sorts or partition files, before its rows
 bool mp_join_spill_due(MpJoinState* st);    // a join reading in memory holds the limit
-// Both sides' sorts (work_kb 0: only their rows' layout and slots, to write partitions).
-void mp_join_spill_open_sorts(MpJoinState* st, int work_kb);
+// Both sides' sorts (work_kb 0: only their rows' layout and slots, to write partitions);
+// sharing: the processes sorting at the same time.
+void mp_join_spill_open_sorts(MpJoinState* st, int work_kb, int sharing = 1);
+// A row in the sorts' layout (a partition's, in `slot` as the MinimalTuple `row`) into its sort.
+void mp_join_spill_put_sorted(MpJoinState* st, int side, TupleTableSlot* slot, MinimalTuple row);
 void mp_join_spill_close_sorts(MpJoinState* st);
 void mp_join_spill_move_held(MpJoinState* st);  // the rows held in chunks into the spill
 void mp_join_spill_perform(MpJoinState* st);    // both sorted, their files counted, first rows out

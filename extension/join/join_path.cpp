@@ -14,8 +14,9 @@
 // needs LATERAL parameters, nor pseudoconstant clauses (their gating plan is made for
 // join paths only), nor placeholder variables. Above pg_mergepath.memory_limit
 // (estimated keys, row references and stored rows) the paths spill (join_spill.cpp:
-// both inputs through PostgreSQL's tuplesort, then key range by key range), charged as
-// well for sorting both inputs (cost_sort with a third of the limit); the partial one
+// both inputs sorted into runs of rows, then key range by key range), charged as well
+// for sorting both inputs (what cost_sort charges a sort within a third of the limit:
+// our runs are written and merged as an external sort's are); the partial one
 // writes each participant's share into hash partitions of the keys, which the
 // participants then claim and join as the serial path does (join_spill_parallel.cpp):
 // charged a participant's share of the sorting, within its part of the limit, and the
@@ -27,7 +28,7 @@
 // fits the memory limit) sorts only the inner side; the outer rows stream past it, never
 // stored (pg_mergepath.stream_outer, on). So does such a join of any two sides whose
 // inputs together would pass the memory limit while the inner side alone fits it: in
-// place of spilling (serial, through tuplesort), it stays in memory and parallel. Then
+// place of spilling (serial, into sorted runs), it stays in memory and parallel. Then
 // only the inner side's rows are on the device, each outer row costs what reading a row
 // that stores nothing costs (its copy into the batch and its lookup in the sorted inner
 // keys replace sending its key to the device: measured on 2 cores, 10M x 100k, the
@@ -207,7 +208,7 @@ struct Inputs {
     Path* outer;
     Path* inner;
     int workers;  // 0: a serial path
-    bool spill;   // over the memory limit: both inputs sorted through tuplesort first
+    bool spill;   // over the memory limit: both inputs sorted into runs first
     bool probe;   // the outer side streams past the sorted inner one (join_probe.cpp)
     bool own_inner;  // a partial outer path over a whole inner one: every participant reads
                      // and sorts all of the inner side itself (a streamed outer side only;
@@ -271,8 +272,8 @@ Cost path_cost(PlannerInfo* root, RelOptInfo* joinrel, const Inputs& in, const J
     return total;
 }
 
-// A join that spills also sorts both inputs (rows with their keys) through tuplesort,
-// each within a third of the memory limit: what PostgreSQL charges such a sort.
+// A join that spills also sorts both inputs (rows with their keys) into runs, each
+// within a third of the memory limit: what PostgreSQL charges such a sort.
 // Each sorted row: the stored columns (when the side stores any) and the key's words.
 // A partial path's inputs are a participant's share (its rows), sorted within its part of
 // that third, and written to and read back from its partition files first.

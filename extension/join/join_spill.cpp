@@ -4,9 +4,10 @@
 // serial join's rows held so far move into the sorts and are freed (while they move, the
 // node holds them and the sorts' first memory, up to 5/3 of the limit).
 // Each side's rows, as their stored columns with the join key appended (one or two
-// int8 words that sort like the key), go into a PostgreSQL tuplesort by that key,
-// bounded by a third of the limit and spilling to temporary files (counted against
-// temp_file_limit, removed at end, ERROR or cancel). Then the two sorted streams are
+// int8 words that sort like the key), go into sorted runs of rows by that key
+// (spill_runs.h: a side's rows wait in memory up to a third of the limit, then are
+// sorted and written as a run, temporary files counted against temp_file_limit,
+// removed at end, ERROR or cancel), read back merged in key order. Then the two sorted streams are
 // walked together in key order and the rows of the keys met so far are put into a
 // fresh stage exactly as read rows would be, until about a third of the limit is
 // loaded: one key range, which the usual combine and emission handle (equal keys never
@@ -47,27 +48,39 @@ void key_of(const uint64* words, mergepath::Key128* key) {
     key->lo = words[1];
 }
 
-// The side's sort: its stored columns, then the key word(s) as int8s that sort like them
-// (work_kb 0: the rows' layout and slots alone).
-void begin_sort(MpJoinState* st, int side, int work_kb) {
+// The side's sort: its stored columns, then the key word(s) as int8s that sort like them.
+void begin_sort(MpJoinState* st, int side) {
     MpJoinSpill* sp = &st->strategy.spill;
     const int ncols = st->node.nstored[side];
     TupleDesc desc = CreateTemplateTupleDesc(ncols + sp->key_words);
     for (int c = 0; c < ncols; c++)
         TupleDescCopyEntry(desc, AttrNumber(c + 1), st->node.stored_desc[side], AttrNumber(c + 1));
-    AttrNumber attrs[2];
-    Oid ops[2] = {Int8LessOperator, Int8LessOperator}, collations[2] = {InvalidOid, InvalidOid};
-    bool nulls_first[2] = {false, false};  // rows with a NULL key last
-    for (int w = 0; w < sp->key_words; w++) {
-        attrs[w] = AttrNumber(ncols + w + 1);
-        TupleDescInitEntry(desc, attrs[w], NULL, INT8OID, -1, 0);
-    }
+    for (int w = 0; w < sp->key_words; w++) TupleDescInitEntry(desc, AttrNumber(ncols + w + 1), NULL, INT8OID, -1, 0);
     sp->desc[side] = desc;
     sp->in[side] = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
     sp->slot[side] = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
-    if (work_kb > 0)  // else only the layout: rows written into partitions (a parallel join)
-        sp->sort[side] = tuplesort_begin_heap(desc, sp->key_words, attrs, ops, collations, nulls_first, work_kb,
-                                              NULL, TUPLESORT_NONE);
+}
+
+// The key of the width the runs sort, from its words.
+struct RunKey {
+    char bytes[sizeof(mergepath::Key128)];
+};
+RunKey run_key(const MpJoinState* st, const uint64* words) {
+    RunKey k;
+    mp_with_key_type(st->node.info.key_bits / 8, [&](auto key) {
+        key_of(words, &key);
+        memcpy(k.bytes, &key, sizeof(key));
+        return 0;
+    });
+    return k;
+}
+
+// Room for a row of the sorts' layout in the side's runs (words NULL: a key with a NULL).
+char* add_sorted(MpJoinState* st, int side, uint32 bytes, const uint64* words) {
+    MpJoinSpill* sp = &st->strategy.spill;
+    if (!words) return mp_spill_add_row(&sp->runs, int(MpKeyStream::Nulls), side, NULL, bytes);
+    RunKey key = run_key(st, words);
+    return mp_spill_add_row(&sp->runs, int(MpKeyStream::Main), side, key.bytes, bytes);
 }
 
 // One row into its side's sort, or its partition (a parallel join): its stored columns and
@@ -86,9 +99,11 @@ void put_row(MpJoinState* st, int side, const Datum* values, const bool* isnull,
         in->tts_isnull[ncols + w] = words == NULL;
     }
     ExecStoreVirtualTuple(in);
-    if (st->strategy.way == MpJoinWay::WritePartitions)
-        mp_join_spill_partition_row(st, side, in, words);
-    else tuplesort_puttupleslot(sp->sort[side], in);
+    if (st->strategy.way == MpJoinWay::WritePartitions) return mp_join_spill_partition_row(st, side, in, words);
+    uint64 hoff, data_len;  // formed in place, as the arena forms its rows
+    uint64 bytes = mp_tuple_measure(sp->desc[side], in->tts_values, in->tts_isnull, &hoff, &data_len);
+    mp_tuple_form_at(add_sorted(st, side, uint32(bytes), words), sp->desc[side], in->tts_values, in->tts_isnull, hoff,
+                     data_len);
 }
 
 // Reads the rest of one child into its sort; returns its rows.
@@ -216,13 +231,34 @@ uint64 mp_join_spill_load_head(MpJoinState* st, int side) {
 }
 
 void mp_join_spill_advance(MpJoinSpill* sp, int side) {
+    if (sp->head[side]) mp_spill_row_advance(&sp->runs, int(sp->head_stream[side]), side);  // handed out
     TupleTableSlot* slot = sp->slot[side];
-    sp->head[side] = tuplesort_gettupleslot(sp->sort[side], true, false, slot, NULL);
-    if (!sp->head[side]) return;
+    const void* run_key;
+    MinimalTuple row = NULL;
+    for (MpKeyStream stream : {MpKeyStream::Main, MpKeyStream::Nulls}) {  // rows with a NULL key last
+        row = mp_spill_row_head(&sp->runs, int(stream), side, &run_key);
+        sp->head_stream[side] = stream;
+        if (row) break;
+    }
+    sp->head[side] = row != NULL;
+    if (!row) {
+        ExecClearTuple(slot);
+        return;
+    }
+    ExecStoreMinimalTuple(row, slot, false);  // valid until the side advances
     const int first = slot->tts_tupleDescriptor->natts - sp->key_words;
     slot_getallattrs(slot);
     sp->head_keyed[side] = !slot->tts_isnull[first];
     for (int w = 0; w < sp->key_words; w++) sp->head_key[side][w] = DatumGetInt64(slot->tts_values[first + w]);
+}
+
+void mp_join_spill_put_sorted(MpJoinState* st, int side, TupleTableSlot* slot, MinimalTuple row) {
+    MpJoinSpill* sp = &st->strategy.spill;
+    const int first = slot->tts_tupleDescriptor->natts - sp->key_words;
+    slot_getallattrs(slot);
+    uint64 words[2] = {0, 0};
+    for (int w = 0; w < sp->key_words; w++) words[w] = uint64(DatumGetInt64(slot->tts_values[first + w])) ^ kSignBit;
+    memcpy(add_sorted(st, side, row->t_len, slot->tts_isnull[first] ? NULL : words), row, row->t_len);
 }
 
 bool mp_join_spill_same_key(const MpJoinSpill* sp, int side, const int64* key) {
@@ -235,12 +271,15 @@ bool mp_join_spill_same_key(const MpJoinSpill* sp, int side, const int64* key) {
 void mp_join_spill_close_sorts(MpJoinState* st) {
     MpJoinSpill* sp = &st->strategy.spill;
     mp_key_spool_end(st);
+    if (sp->runs_cxt) {
+        mp_spill_close(&sp->runs);
+        MemoryContextDelete(sp->runs_cxt);
+        sp->runs_cxt = NULL;
+    }
     for (int side = 0; side < 2; side++) {
-        if (sp->sort[side]) tuplesort_end(sp->sort[side]);
         if (sp->in[side]) ExecDropSingleTupleTableSlot(sp->in[side]);
         if (sp->slot[side]) ExecDropSingleTupleTableSlot(sp->slot[side]);
         if (sp->desc[side]) FreeTupleDesc(sp->desc[side]);
-        sp->sort[side] = NULL;
         sp->desc[side] = NULL;
         sp->in[side] = sp->slot[side] = NULL;
         sp->head[side] = false;
@@ -253,12 +292,17 @@ int mp_join_spill_sort_kb(void) {
     return int(Max(uint64(64), Min(mp_memory_limit_bytes() / 3 / 1024, uint64(MAX_KILOBYTES))));
 }
 
-void mp_join_spill_open_sorts(MpJoinState* st, int work_kb) {
+void mp_join_spill_open_sorts(MpJoinState* st, int work_kb, int sharing) {
     MpJoinSpill* sp = &st->strategy.spill;
     sp->key_words = st->node.info.key_bits > 64 ? 2 : 1;
-    MemoryContext old = MemoryContextSwitchTo(st->css.ss.ps.state->es_query_cxt);
-    for (int side = 0; side < 2; side++) begin_sort(st, side, work_kb);
+    MemoryContext query = st->css.ss.ps.state->es_query_cxt;
+    MemoryContext old = MemoryContextSwitchTo(query);
+    for (int side = 0; side < 2; side++) begin_sort(st, side);
     MemoryContextSwitchTo(old);
+    if (work_kb == 0) return;  // only the layout: rows written into partitions (a parallel join)
+    sp->runs_cxt = AllocSetContextCreate(query, "pg_mergepath Join runs", ALLOCSET_DEFAULT_SIZES);
+    mp_spill_init_rows(&sp->runs, sp->runs_cxt, st->node.info.key_bits / 8, uint64(work_kb) * 1024,
+                       mp_memory_limit_bytes() / uint64(Max(1, sharing)), sharing);
 }
 
 void mp_join_spill_begin(MpJoinState* st) {
@@ -298,13 +342,9 @@ uint64 mp_join_spill_read_side(MpJoinState* st, PlanState* child, int side, uint
 
 void mp_join_spill_perform(MpJoinState* st) {
     MpJoinSpill* sp = &st->strategy.spill;
-    for (int side = 0; side < 2; side++) {
-        tuplesort_performsort(sp->sort[side]);
-        TuplesortInstrumentation stats;
-        tuplesort_get_stats(sp->sort[side], &stats);
-        if (stats.spaceType == SORT_SPACE_TYPE_DISK) sp->disk_kb += uint64(stats.spaceUsed);
-        mp_join_spill_advance(sp, side);
-    }
+    mp_spill_finish_rows(&sp->runs);
+    sp->disk_kb += sp->runs.report.bytes / 1024;
+    for (int side = 0; side < 2; side++) mp_join_spill_advance(sp, side);
     // (a claimed partition's way stays JoinPartitions)
     if (st->strategy.way == MpJoinWay::SortInput) st->strategy.way = MpJoinWay::SortedRanges;
 }

@@ -11,7 +11,7 @@
 //      index; a key's rows all land in one partition, rows with a NULL key spread by
 //      writer), and exports them.
 //   2. Once every reader is done, the participants claim partitions from a shared cursor.
-//      A partition is read back from every writer's blocks of it into two local tuplesorts
+//      A partition is read back from every writer's blocks of it into sorted runs of rows
 //      and joined key range by key range, as a serial spilled join, within this
 //      participant's part of the limit (the limit divided among the planned participants);
 //      then the next partition. Every pair and unmatched row of a key is found inside the
@@ -76,7 +76,7 @@ void damaged_file(void) {
     ereport(ERROR, (errcode_for_file_access(), errmsg("pg_mergepath: could not read a join partition file")));
 }
 
-// Every row of the side in the piece (a partition of every writer) into the side's sort.
+// Every row of the side in the piece (a partition of every writer) into the side's runs.
 void load_side(MpJoinState* st, MpPieceReader* piece, int side) {
     MpJoinSpill* sp = &st->strategy.spill;
     MpPartitionRow row;
@@ -91,7 +91,7 @@ void load_side(MpJoinState* st, MpPieceReader* piece, int side) {
         mp_piece_read_record(piece, side, sp->tuple, row.len);
         if (((MinimalTuple)sp->tuple)->t_len != row.len) damaged_file();  // a MinimalTuple starts with its length
         ExecStoreMinimalTuple((MinimalTuple)sp->tuple, sp->slot[side], false);
-        tuplesort_puttupleslot(sp->sort[side], sp->slot[side]);
+        mp_join_spill_put_sorted(st, side, sp->slot[side], (MinimalTuple)sp->tuple);
     }
 }
 
@@ -118,7 +118,7 @@ bool claim_partition(MpJoinState* st) {
     for (;;) {
         uint32 partition = pg_atomic_fetch_add_u32(&ss->next_partition, 1);
         if (partition >= uint32(ss->partitions)) return false;
-        mp_join_spill_open_sorts(st, work_kb);
+        mp_join_spill_open_sorts(st, work_kb, Max(1, ss->participants));
         load_partition(st, int(partition));
         mp_join_spill_perform(st);
         if (sp->head[0] || sp->head[1]) {

@@ -6,7 +6,7 @@
 //   InMemory         join_input.cpp reads both sides into chunks, join_combine.cpp
 //                    combines once, join_emit.cpp walks A's rows
 //   StreamOuter      ... B only; join_probe.cpp streams A past sorted B in batches
-//   SortInput        join_spill.cpp: rows into two tuplesorts, then
+//   SortInput        join_spill.cpp: rows into sorted runs (spill_runs.h), then
 //   SortedRanges     ... key range after key range through the usual combine and emission
 //   WritePartitions  join_spill_parallel.cpp: a participant's rows into hash partitions,
 //   PartitionsWritten ... the files closed, waiting for the others (join_parallel.cpp),

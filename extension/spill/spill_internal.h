@@ -23,5 +23,13 @@ void append_samples(MpSpill* spill, int stream, char* samples, uint64 n, uint64 
 void forget_runs(MpSpill* spill);
 // Lists a file this spill opened or made to read from, to close it with the rest.
 void remember_file(MpSpill* spill, BufFile* file);
+// A cursor's buffer freed (at its run's end, or before a larger one is made).
+void free_buffer(MpRunCursor* c);
+// The cursor's buffer holds `units` units of its run from `first` on (fewer at the run's
+// end), units of `unit_bytes` bytes: at least `room` units are read when it is read.
+void fill_buffer(MpSpill* spill, MpRunCursor* c, uint64 first, uint64 units, uint64 room, uint32 unit_bytes);
+// The file of a merge pass: this process's own, or (a parallel combiner) a new file in
+// the query's file set, which the participants open by name.
+BufFile* create_merge_file(MpSpill* spill, int stream, int side, const char** name);
 
 }  // namespace spill_detail

@@ -229,6 +229,17 @@ void mp_spill_close(MpSpill* spill) {
     forget_runs(spill);
 }
 
+BufFile* spill_detail::create_merge_file(MpSpill* spill, int stream, int side, const char** name) {
+    if (spill->fileset) {
+        MemoryContext old = MemoryContextSwitchTo(spill->cxt);  // the name lives with the runs
+        *name = psprintf("mpm%d.%d.%d", spill->merge_passes++, stream, side);
+        MemoryContextSwitchTo(old);
+    }
+    BufFile* out = mp_temp_file_create(spill->cxt, spill->fileset, spill->fileset ? *name : NULL);
+    remember_file(spill, out);
+    return out;
+}
+
 // Lists a file this spill opened or made to read from, to close it with the rest.
 void spill_detail::remember_file(MpSpill* spill, BufFile* file) {
     if (spill->imported_count == spill->imported_cap) {
@@ -238,6 +249,28 @@ void spill_detail::remember_file(MpSpill* spill, BufFile* file) {
                               : (BufFile**)MemoryContextAlloc(spill->cxt, sizeof(BufFile*) * spill->imported_cap);
     }
     spill->imported[spill->imported_count++] = file;
+}
+
+void spill_detail::free_buffer(MpRunCursor* c) {
+    if (c->buffer) pfree(c->buffer);
+    c->buffer = NULL;
+    c->buffer_count = c->buffer_cap = 0;
+}
+
+void spill_detail::fill_buffer(MpSpill* spill, MpRunCursor* c, uint64 first, uint64 units, uint64 room,
+                               uint32 unit_bytes) {
+    room = Max(room, units);
+    if (c->buffer_cap < room) {
+        free_buffer(c);
+        c->buffer = (char*)MemoryContextAllocHuge(spill->cxt, room * unit_bytes);
+        c->buffer_cap = room;
+    }
+    uint64 n = Min(room, c->count - first);
+    if (BufFileSeek(c->file, 0, off_t(c->start + first * unit_bytes), SEEK_SET) != 0 ||
+        BufFileRead(c->file, c->buffer, n * unit_bytes) != n * unit_bytes)
+        ereport(ERROR, (errcode_for_file_access(), errmsg("pg_mergepath: could not read a spilled run back")));
+    c->buffer_first = first;
+    c->buffer_count = n;
 }
 
 namespace {
@@ -251,12 +284,6 @@ uint64 buffer_keys(const MpSpill* spill, int stream) {
     return bytes / spill->key_size[stream];
 }
 
-void free_buffer(MpRunCursor* c) {
-    if (c->buffer) pfree(c->buffer);
-    c->buffer = NULL;
-    c->buffer_count = c->buffer_cap = 0;
-}
-
 // The cursor's next key, read into its buffer if needed; NULL at the run's end (its
 // buffer then freed).
 const char* cursor_key(MpSpill* spill, int stream, int side, MpRunCursor* c) {
@@ -265,20 +292,8 @@ const char* cursor_key(MpSpill* spill, int stream, int side, MpRunCursor* c) {
         return NULL;
     }
     const uint32 size = spill->key_size[stream];
-    if (c->next < c->buffer_first || c->next >= c->buffer_first + c->buffer_count) {
-        uint64 room = buffer_keys(spill, stream);
-        if (c->buffer_cap < room) {
-            free_buffer(c);
-            c->buffer = (char*)MemoryContextAlloc(spill->cxt, room * size);
-            c->buffer_cap = room;
-        }
-        uint64 n = Min(room, c->count - c->next);
-        if (BufFileSeek(c->file, 0, off_t(c->start + c->next * size), SEEK_SET) != 0 ||
-            BufFileRead(c->file, c->buffer, n * size) != n * size)
-            ereport(ERROR, (errcode_for_file_access(), errmsg("pg_mergepath: could not read a spilled run back")));
-        c->buffer_first = c->next;
-        c->buffer_count = n;
-    }
+    if (c->next < c->buffer_first || c->next >= c->buffer_first + c->buffer_count)
+        fill_buffer(spill, c, c->next, 1, buffer_keys(spill, stream), size);
     return c->buffer + (c->next - c->buffer_first) * size;
 }
 
@@ -326,19 +341,6 @@ MpRunCursor merge_group(MpSpill* spill, int stream, int side, int first, int cou
     spill->report.runs++;  // merged runs are written too
     spill->report.bytes += merged.count * sizeof(K);
     return merged;
-}
-
-// The file of a merge pass: this process's own, or (a parallel combiner) a new file in
-// the query's file set, which the participants open by name.
-BufFile* create_merge_file(MpSpill* spill, int stream, int side, const char** name) {
-    if (spill->fileset) {
-        MemoryContext old = MemoryContextSwitchTo(spill->cxt);  // the name lives with the runs
-        *name = psprintf("mpm%d.%d.%d", spill->merge_passes++, stream, side);
-        MemoryContextSwitchTo(old);
-    }
-    BufFile* out = mp_temp_file_create(spill->cxt, spill->fileset, spill->fileset ? *name : NULL);
-    remember_file(spill, out);
-    return out;
 }
 
 // One merge pass over a side: groups of `fan_in` runs become one run each.

@@ -22,23 +22,40 @@
 // plan (mp_spill_export_plan: bounds, runs by file name); every participant opens the
 // plan (mp_spill_import_plan), and reads the ranges it claims (mp_shared_spill_claim),
 // its cursors moved to each by binary search in every run (mp_spill_seek_range).
+//
+// Row runs (row_runs.cpp): a serial join keeps whole rows, not only keys, in the same
+// runs and files. A record is its key (the stream's width) and its row (a MinimalTuple);
+// rows wait in memory up to a budget per side, are sorted by key (the library's CPU
+// backend, rows carried along), and written as a run; the join then reads each side
+// back merged in key order (a heap over the runs' cursors; a side that never passed its
+// budget straight from memory) and cuts its key ranges while walking (join_spill.cpp).
 #pragma once
 
 #include "key_chunks.h"
 
 #include "pg_mergepath.h"
 
-// One run read back through a small buffer. Positions count keys from the run's start.
+// One run read back through a small buffer. Positions count the run's units from its
+// start: keys in a run of keys, bytes in a run of rows (whose records vary in size).
 struct MpRunCursor {
     BufFile* file;        // the run's file
     const char* name;     // its name in the parallel query's file set (NULL: a file of this process)
     uint64 start;         // byte offset of the run's first key in its file
-    uint64 count;         // keys in the run
-    uint64 next;          // the next key not yet handed out
-    char* buffer;         // keys [buffer_first, buffer_first + buffer_count) of the run
+    uint64 count;         // units in the run
+    uint64 next;          // the next unit not yet handed out
+    char* buffer;         // units [buffer_first, buffer_first + buffer_count) of the run
     uint64 buffer_first;
     uint64 buffer_count;
-    uint64 buffer_cap;    // keys the buffer has room for
+    uint64 buffer_cap;    // units the buffer has room for
+};
+
+// Rows of a side waiting to be written as a run (row runs): their keys, and the rows'
+// addresses, sorted together.
+struct MpPendingRows {
+    char* keys;
+    uint64* rows;       // MinimalTuples in the side's pending context
+    uint64 count, cap;
+    uint64 next;        // a side read from memory: the next row handed out
 };
 
 struct MpSpillSide {
@@ -46,6 +63,11 @@ struct MpSpillSide {
     uint64 file_bytes;  // written so far
     MpRunCursor* runs;
     int run_count, run_cap;
+    // row runs
+    MpPendingRows pending;
+    int* heap;          // runs with a record left, the smallest key first
+    int heap_count;
+    bool from_memory;   // read back: no run was written; the sorted pending rows are read
 };
 
 // What spilling did, for EXPLAIN ANALYZE.
@@ -76,6 +98,11 @@ struct MpSpill {
     int imported_count, imported_cap;
     int merge_passes;            // so far: each pass writes a file of its own
     MpSpillReport report;
+    // row runs
+    bool rows;                   // this spill's runs are of rows (mp_spill_init_rows)
+    MemoryContext pending_cxt[2];  // per side: the rows waiting to be written
+    uint64 pending_bytes[2];     // ... what they hold, with their keys and addresses
+    uint64 run_bytes;            // a side's rows are written as a run when they pass this
 };
 
 // limit_bytes: the node's memory limit, which the read buffers share (a 16th of it);
@@ -129,6 +156,26 @@ const void* mp_spill_peek(MpSpill* spill, int stream, int side, int range);
 // Takes every key of `side` below `key` (below) or up to it (else) from every run, a
 // buffer at a time; returns how many (key is in the range being streamed).
 uint64 mp_spill_take_upto(MpSpill* spill, int stream, int side, const void* key, bool below);
+
+// Row runs. A spill of rows whose keys are key_size bytes (4, 8 or 16; stream Nulls
+// holds rows with no key, never sorted); a side's pending rows are written as a run
+// once they hold run_bytes; limit_bytes bounds the read buffers (a 16th of it); sharing:
+// the processes that sort runs at the same time (the cores are divided among them).
+void mp_spill_init_rows(MpSpill* spill, MemoryContext cxt, int key_size, uint64 run_bytes, uint64 limit_bytes,
+                        int sharing = 1);
+// Room for a row of row_bytes (a MinimalTuple the caller forms there) in the side's
+// pending rows, with its key (key_size bytes; NULL in stream Nulls). The rows pending
+// before it are written as a run first when they have reached the run budget.
+char* mp_spill_add_row(MpSpill* spill, int stream, int side, const void* key, uint32 row_bytes);
+// A row copied to the side's pending rows (as mp_spill_add_row).
+void mp_spill_put_row(MpSpill* spill, int stream, int side, const void* key, MinimalTuple row);
+// Done putting: what is pending written as runs (or, for a side that wrote none, kept
+// sorted in memory), the runs merged until their buffers fit, every side ready to read.
+void mp_spill_finish_rows(MpSpill* spill);
+// The smallest row left of (stream, side) (any order in stream Nulls), valid until the
+// side advances; NULL when none is left. *key: its key.
+MinimalTuple mp_spill_row_head(MpSpill* spill, int stream, int side, const void** key);
+void mp_spill_row_advance(MpSpill* spill, int stream, int side);
 
 // What the participants of a parallel node that spills share (in the node's DSM, beside
 // its MpParallelState): the query's file set, which participants exported runs, and the
