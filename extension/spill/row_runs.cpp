@@ -200,35 +200,16 @@ MpRunCursor merge_group(MpSpill* spill, MpSpillSide* s, int first, int n, BufFil
     return merged;
 }
 
-// Merges the side's runs, fan_in at a time, pass after pass, until at most `most` are left.
-template <class K>
-void bound_runs(MpSpill* spill, int stream, int side, int most, int fan_in) {
-    MpSpillSide* s = side_of(spill, stream, side);
-    while (s->run_count > most) {
-        const char* out_name = NULL;
-        BufFile* out = create_merge_file(spill, stream, side, &out_name);
-        MpRunCursor* merged = (MpRunCursor*)MemoryContextAlloc(spill->cxt, sizeof(MpRunCursor) * s->run_count);
-        int count = 0;
-        uint64 out_bytes = 0;
-        for (int first = 0; first < s->run_count; first += fan_in) {
-            int n = Min(fan_in, s->run_count - first);
-            merged[count++] = n == 1 ? s->runs[first] : merge_group<K>(spill, s, first, n, out, out_name, &out_bytes);
-        }
-        for (int r = 0; r < s->run_count; r++) free_buffer(&s->runs[r]);
-        for (int r = 0; r < count; r++) merged[r].next = 0;
-        pfree(s->runs);
-        s->runs = merged;
-        s->run_count = s->run_cap = count;
-    }
-}
-
 template <class K>
 void open_side(MpSpill* spill, int stream, int side) {
     MpSpillSide* s = side_of(spill, stream, side);
     // every run's buffer (8 kB at least) within a 16th of the limit, over the four sides,
     // but six runs merged at a time at least (as tuplesort merges)
     const int most = int(Max(uint64(6), Min(uint64(1024), spill->limit_bytes / 16 / kMinBufferBytes / 4)));
-    bound_runs<K>(spill, stream, side, most, most);
+    while (s->run_count > most)  // merge passes
+        merge_pass(spill, stream, side, most, [&](int first, int n, BufFile* out, const char* name, uint64* bytes) {
+            return merge_group<K>(spill, s, first, n, out, name, bytes);
+        });
     s->heap = (int*)MemoryContextAlloc(spill->cxt, sizeof(int) * Max(s->run_count, 1));
     RunHeap<K> h = {spill, s->runs, s->heap, &s->heap_count};
     h.build(0, s->run_count);

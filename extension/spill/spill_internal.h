@@ -32,4 +32,27 @@ void fill_buffer(MpSpill* spill, MpRunCursor* c, uint64 first, uint64 units, uin
 // the query's file set, which the participants open by name.
 BufFile* create_merge_file(MpSpill* spill, int stream, int side, const char** name);
 
+// One merge pass over a side's runs: each group of `fan_in` runs becomes one run of a new
+// file, merged by merge_group(first, n, out, out_name, &out_bytes) (which appends runs
+// [first, first + n) merged to `out` and returns the merged run's cursor).
+template <class MergeGroup>
+void merge_pass(MpSpill* spill, int stream, int side, int fan_in, MergeGroup merge_group) {
+    MpSpillSide* s = side_of(spill, stream, side);
+    const char* out_name = NULL;
+    BufFile* out = create_merge_file(spill, stream, side, &out_name);
+    MpRunCursor* merged = (MpRunCursor*)MemoryContextAlloc(spill->cxt, sizeof(MpRunCursor) * s->run_count);
+    int count = 0;
+    uint64 out_bytes = 0;
+    for (int first = 0; first < s->run_count; first += fan_in) {
+        int n = Min(fan_in, s->run_count - first);
+        merged[count++] = n == 1 ? s->runs[first] : merge_group(first, n, out, out_name, &out_bytes);
+    }
+    if (out_name) BufFileExportFileSet(out);  // read-only now: the participants may open it
+    for (int r = 0; r < s->run_count; r++) free_buffer(&s->runs[r]);
+    for (int r = 0; r < count; r++) merged[r].next = 0;
+    pfree(s->runs);
+    s->runs = merged;
+    s->run_count = s->run_cap = count;
+}
+
 }  // namespace spill_detail

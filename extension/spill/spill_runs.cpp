@@ -343,28 +343,6 @@ MpRunCursor merge_group(MpSpill* spill, int stream, int side, int first, int cou
     return merged;
 }
 
-// One merge pass over a side: groups of `fan_in` runs become one run each.
-template <class K>
-void merge_pass(MpSpill* spill, int stream, int side, int fan_in) {
-    MpSpillSide* s = side_of(spill, stream, side);
-    const char* out_name = NULL;
-    BufFile* out = create_merge_file(spill, stream, side, &out_name);
-    MpRunCursor* merged = (MpRunCursor*)MemoryContextAlloc(spill->cxt, sizeof(MpRunCursor) * s->run_count);
-    int count = 0;
-    uint64 out_bytes = 0;
-    for (int first = 0; first < s->run_count; first += fan_in) {
-        int n = Min(fan_in, s->run_count - first);
-        merged[count++] =
-            n == 1 ? s->runs[first] : merge_group<K>(spill, stream, side, first, n, out, out_name, &out_bytes);
-    }
-    if (out_name) BufFileExportFileSet(out);  // read-only now: the participants may open it
-    for (int r = 0; r < s->run_count; r++) free_buffer(&s->runs[r]);
-    for (int r = 0; r < count; r++) merged[r].next = 0;
-    pfree(s->runs);
-    s->runs = merged;
-    s->run_count = s->run_cap = count;
-}
-
 // Merges the stream's runs until both sides' read buffers fit a 16th of the limit.
 template <class K>
 void bound_runs(MpSpill* spill, int stream) {
@@ -372,7 +350,9 @@ void bound_runs(MpSpill* spill, int stream) {
     const int fan_in = int(Min(most, uint64(1024)));
     for (int side = 0; side < 2; side++)
         while (uint64(side_of(spill, stream, side)->run_count) > Max(most / 2, uint64(1)))
-            merge_pass<K>(spill, stream, side, fan_in);
+            merge_pass(spill, stream, side, fan_in, [&](int first, int n, BufFile* out, const char* name, uint64* bytes) {
+                return merge_group<K>(spill, stream, side, first, n, out, name, bytes);
+            });
 }
 
 // No C++ object may be alive when mp_raise() longjmps: the bounds are planned and
