@@ -75,6 +75,20 @@ RunKey run_key(const MpJoinState* st, const uint64* words) {
     return k;
 }
 
+// The runs' key of a row of the sorts' layout (keyed: its key words end it).
+template <class K>
+void row_key(const char* row_end, void* key) {
+    constexpr int words = sizeof(K) > sizeof(uint64) ? 2 : 1;
+    uint64 w[2] = {0, 0};
+    for (int i = 0; i < words; i++) {
+        memcpy(&w[i], row_end - sizeof(uint64) * (words - i), sizeof(uint64));
+        w[i] ^= kSignBit;
+    }
+    K k;
+    key_of(w, &k);
+    memcpy(key, &k, sizeof(K));
+}
+
 // Room for a row of the sorts' layout in the side's runs (words NULL: a key with a NULL).
 char* add_sorted(MpJoinState* st, int side, uint32 bytes, const uint64* words) {
     MpJoinSpill* sp = &st->strategy.spill;
@@ -301,7 +315,10 @@ void mp_join_spill_open_sorts(MpJoinState* st, int work_kb, int sharing) {
     MemoryContextSwitchTo(old);
     if (work_kb == 0) return;  // only the layout: rows written into partitions (a parallel join)
     sp->runs_cxt = AllocSetContextCreate(query, "pg_mergepath Join runs", ALLOCSET_DEFAULT_SIZES);
-    mp_spill_init_rows(&sp->runs, sp->runs_cxt, st->node.info.key_bits / 8, uint64(work_kb) * 1024,
+    MpRowKeyFn key_fn = mp_with_key_type(st->node.info.key_bits / 8, [](auto k) -> MpRowKeyFn {
+        return row_key<decltype(k)>;
+    });
+    mp_spill_init_rows(&sp->runs, sp->runs_cxt, st->node.info.key_bits / 8, key_fn, uint64(work_kb) * 1024,
                        mp_memory_limit_bytes() / uint64(Max(1, sharing)), sharing);
 }
 

@@ -1,16 +1,18 @@
 // row_runs.cpp — sorted runs of rows (see spill_runs.h, "Row runs"): a serial join's
 // rows over its memory limit, in the runs and files of its key spill. A record is
 //
-//   [key: key_size bytes][row length: uint32][padding to MAXALIGN][row: MinimalTuple, MAXALIGNed]
+//   [body length: uint32][body: the MinimalTuple from MINIMAL_TUPLE_DATA_OFFSET on]
 //
-// so every record starts MAXALIGNed and a row is read in place from a cursor's buffer.
-// A side's rows wait in memory (copied, with their keys) until they pass the run budget;
-// then they are sorted by key (the library's CPU backend sorts the keys and carries the
-// rows' addresses), written as one run and freed. Read back, each (stream, side) is a
-// k-way merge: a binary heap of its runs by their next key (when there are more runs
-// than the memory limit can buffer, merge passes first make fewer, longer runs, each
-// pass with the same heap). A side that never passed its budget is read straight from
-// its sorted pending rows: nothing is written.
+// (tuplesort's own format on its tapes); its key is read from the row by the spill's
+// row_key function (the join's rows end with their key). A side's rows wait in memory
+// (copied, with their keys) until they pass the run budget; then they are sorted by key
+// (the library's CPU backend sorts the keys and carries the rows' addresses), written
+// as one run and freed. Read back, each (stream, side) is a k-way merge: a binary heap
+// of its runs by their next key, cached per run (when there are more runs than the
+// memory limit can buffer, merge passes first make fewer, longer runs, with the same
+// heap, each pass's file closed - deleted - once the next pass has read it). A side that
+// never passed its budget is read straight from its sorted pending rows: nothing is
+// written.
 #include "spill_runs.h"
 #include "spill_internal.h"
 
@@ -25,23 +27,21 @@ using namespace spill_detail;
 
 constexpr uint64 kMinBufferBytes = BLCKSZ;
 constexpr uint64 kMaxBufferBytes = uint64(1) << 20;
+constexpr uint64 kLengthBytes = sizeof(uint32);
 
 uint32 key_size(const MpSpill* spill) { return spill->key_size[int(MpKeyStream::Main)]; }
-uint64 header_bytes(const MpSpill* spill) { return MAXALIGN(key_size(spill) + sizeof(uint32)); }
-uint32 row_length(const MpSpill* spill, const char* record) { return *(const uint32*)(record + key_size(spill)); }
-uint64 record_bytes(const MpSpill* spill, const char* record) {
-    return header_bytes(spill) + MAXALIGN(row_length(spill, record));
+uint32 body_length(const char* record) {
+    uint32 len;
+    memcpy(&len, record, sizeof(len));
+    return len;
 }
-MinimalTuple record_row(const MpSpill* spill, const char* record) {
-    return (MinimalTuple)(record + header_bytes(spill));
-}
+uint64 record_bytes(const char* record) { return kLengthBytes + body_length(record); }
 
-// The read buffers of all runs of rows share a 16th of the limit.
-uint64 buffer_bytes(const MpSpill* spill) {
-    int runs = 0;
-    for (int stream = 0; stream < 2; stream++)
-        for (int side = 0; side < 2; side++) runs += spill->sides[stream][side].run_count;
-    return Max(kMinBufferBytes, Min(kMaxBufferBytes, spill->limit_bytes / 16 / uint64(Max(runs, 1))));
+// A run's read buffer: the side's share of its sorts' memory (run_bytes, free once every
+// row is written) over the runs it reads at once (8 kB at least, 1 MB at most).
+uint64 buffer_bytes(const MpSpill* spill) { return spill->row_buffer_bytes; }
+void share_buffers(MpSpill* spill, int runs_at_once) {
+    spill->row_buffer_bytes = Max(kMinBufferBytes, Min(kMaxBufferBytes, spill->run_bytes / uint64(Max(runs_at_once, 1))));
 }
 
 // The cursor's next record, whole in its buffer; NULL at the run's end (buffer freed).
@@ -53,10 +53,9 @@ const char* cursor_record(MpSpill* spill, MpRunCursor* c) {
     auto holds = [&](uint64 bytes) {
         return c->next >= c->buffer_first && c->next + bytes <= c->buffer_first + c->buffer_count;
     };
-    const uint64 header = header_bytes(spill);
-    if (!holds(header)) fill_buffer(spill, c, c->next, header, buffer_bytes(spill), 1);
+    if (!holds(kLengthBytes)) fill_buffer(spill, c, c->next, kLengthBytes, buffer_bytes(spill), 1);
     const char* record = c->buffer + (c->next - c->buffer_first);
-    const uint64 bytes = record_bytes(spill, record);
+    const uint64 bytes = record_bytes(record);
     if (c->next + bytes > c->count)
         ereport(ERROR, (errcode_for_file_access(), errmsg("pg_mergepath: a spilled run of rows is damaged")));
     if (!holds(bytes)) {  // the record goes on past the buffer (or is larger than it)
@@ -101,18 +100,19 @@ void sort_pending(MpSpill* spill, int stream, MpPendingRows* p) {
 }
 
 // One record appended to `file`; returns its bytes.
-uint64 write_record(MpSpill* spill, BufFile* file, const void* key, MinimalTuple row) {
-    char header[32];
-    const uint32 size = key_size(spill), len = row->t_len;
-    const uint64 head = header_bytes(spill);
-    memset(header, 0, head);
-    memcpy(header, key, size);
-    memcpy(header + size, &len, sizeof(len));
-    BufFileWrite(file, header, head);
-    BufFileWrite(file, row, len);
-    static const char zeros[MAXIMUM_ALIGNOF] = {0};
-    if (MAXALIGN(len) > len) BufFileWrite(file, (void*)zeros, MAXALIGN(len) - len);
-    return head + MAXALIGN(len);
+uint64 write_record(BufFile* file, MinimalTuple row) {
+    const uint32 body = row->t_len - MINIMAL_TUPLE_DATA_OFFSET;
+    BufFileWrite(file, (void*)&body, sizeof(body));
+    BufFileWrite(file, (char*)row + MINIMAL_TUPLE_DATA_OFFSET, body);
+    return kLengthBytes + body;
+}
+
+// The key of a run's record (a zero key in stream Nulls, whose rows have none).
+template <class K>
+K record_key(const MpSpill* spill, int stream, const char* record) {
+    K key{};
+    if (stream == int(MpKeyStream::Main)) spill->row_key(record + record_bytes(record), &key);
+    return key;
 }
 
 // The side's pending rows of each stream, sorted, as a run of its file.
@@ -128,7 +128,7 @@ void write_pending(MpSpill* spill, int side) {
         uint64 bytes = 0;
         for (uint64 i = 0; i < p->count; i++) {
             CHECK_FOR_INTERRUPTS();
-            bytes += write_record(spill, s->file, p->keys + i * key_size(spill), (MinimalTuple)p->rows[i]);
+            bytes += write_record(s->file, (MinimalTuple)p->rows[i]);
         }
         add_run(spill, s, s->file, NULL, s->file_bytes, bytes);
         s->file_bytes += bytes;
@@ -141,87 +141,122 @@ void write_pending(MpSpill* spill, int side) {
     spill->report.spill_ms += INSTR_TIME_GET_MILLISEC(took);
 }
 
-// A binary heap of runs (indexes into `runs`) by their next record's key, smallest first.
+// A binary heap of runs (indexes into `runs`) by their next record's key (keys[run]),
+// smallest first.
 template <class K>
 struct RunHeap {
     MpSpill* spill;
+    int stream;
     MpRunCursor* runs;
     int* heap;
     int* count;
+    K* keys;
 
-    const K& key(int i) { return *(const K*)cursor_record(spill, &runs[heap[i]]); }
+    bool less(int i, int j) const { return keys[heap[i]] < keys[heap[j]]; }
     void sift_down(int i) {
         for (;;) {
             int smallest = i, l = 2 * i + 1, r = l + 1;
-            if (l < *count && key(l) < key(smallest)) smallest = l;
-            if (r < *count && key(r) < key(smallest)) smallest = r;
+            if (l < *count && less(l, smallest)) smallest = l;
+            if (r < *count && less(r, smallest)) smallest = r;
             if (smallest == i) return;
             std::swap(heap[i], heap[smallest]);
             i = smallest;
         }
     }
+    // Run r's next record, its key cached; false at the run's end.
+    bool load(int r) {
+        const char* record = cursor_record(spill, &runs[r]);
+        if (record) keys[r] = record_key<K>(spill, stream, record);
+        return record != NULL;
+    }
     // Every run of [first, first + n) with a record left, in heap order.
     void build(int first, int n) {
         *count = 0;
         for (int r = first; r < first + n; r++)
-            if (cursor_record(spill, &runs[r])) heap[(*count)++] = r;
+            if (load(r)) heap[(*count)++] = r;
         for (int i = *count / 2 - 1; i >= 0; i--) sift_down(i);
     }
     // The top run's record handed out: its next one takes its place, or the last run.
     void pop() {
         MpRunCursor* c = &runs[heap[0]];
-        c->next += record_bytes(spill, cursor_record(spill, c));
-        if (!cursor_record(spill, c)) heap[0] = heap[--*count];
+        c->next += record_bytes(cursor_record(spill, c));
+        if (!load(heap[0])) heap[0] = heap[--*count];
         if (*count > 0) sift_down(0);
     }
 };
 
 // Runs [first, first + n) of the side merged into one run appended to `out`.
 template <class K>
-MpRunCursor merge_group(MpSpill* spill, MpSpillSide* s, int first, int n, BufFile* out, const char* out_name,
-                        uint64* out_bytes) {
+MpRunCursor merge_group(MpSpill* spill, int stream, MpSpillSide* s, int first, int n, BufFile* out,
+                        const char* out_name, uint64* out_bytes) {
     MpRunCursor merged = {out, out_name, *out_bytes, 0, 0, NULL, 0, 0, 0};
     int* heap = (int*)palloc(sizeof(int) * n);
+    K* keys = (K*)palloc(sizeof(K) * s->run_count);
     int count = 0;
-    RunHeap<K> h = {spill, s->runs, heap, &count};
+    RunHeap<K> h = {spill, stream, s->runs, heap, &count, keys};
     h.build(first, n);
     while (count > 0) {
         CHECK_FOR_INTERRUPTS();
         const char* record = cursor_record(spill, &s->runs[heap[0]]);
-        const uint64 bytes = record_bytes(spill, record);
+        const uint64 bytes = record_bytes(record);
         BufFileWrite(out, (void*)record, bytes);
         merged.count += bytes;
         h.pop();
     }
     pfree(heap);
+    pfree(keys);
     *out_bytes += merged.count;
     spill->report.runs++;  // merged runs are written too
     spill->report.bytes += merged.count;
     return merged;
 }
 
+// After a merge pass: the file of the runs before it closed (deleted: every run of it
+// was merged into the pass's file, the side's file from now on).
+void close_merged_file(MpSpill* spill, MpSpillSide* s) {
+    if (s->merged_file) {
+        close_file(spill, s->merged_file);
+    } else {
+        BufFileClose(s->file);
+        s->file = NULL;
+    }
+    s->merged_file = s->runs[0].file;
+}
+
+// Merge passes until the side's runs can be read at once, each with a buffer of 8 kB at
+// least from its share of the sorts' memory (six runs merged at a time at least, as
+// tuplesort merges); each pass leaves no run in the file before it, which is closed.
+template <class K>
+void bound_runs(MpSpill* spill, int stream, int side) {
+    MpSpillSide* s = side_of(spill, stream, side);
+    const int most = int(Max(uint64(6), Min(uint64(1024), spill->run_bytes / kMinBufferBytes)));
+    share_buffers(spill, most);
+    while (s->run_count > most) {
+        merge_pass(spill, stream, side, most, /*carry_single=*/false,
+                   [&](int first, int n, BufFile* out, const char* name, uint64* bytes) {
+                       return merge_group<K>(spill, stream, s, first, n, out, name, bytes);
+                   });
+        close_merged_file(spill, s);
+    }
+}
+
 template <class K>
 void open_side(MpSpill* spill, int stream, int side) {
     MpSpillSide* s = side_of(spill, stream, side);
-    // every run's buffer (8 kB at least) within a 16th of the limit, over the four sides,
-    // but six runs merged at a time at least (as tuplesort merges)
-    const int most = int(Max(uint64(6), Min(uint64(1024), spill->limit_bytes / 16 / kMinBufferBytes / 4)));
-    while (s->run_count > most)  // merge passes
-        merge_pass(spill, stream, side, most, [&](int first, int n, BufFile* out, const char* name, uint64* bytes) {
-            return merge_group<K>(spill, s, first, n, out, name, bytes);
-        });
     s->heap = (int*)MemoryContextAlloc(spill->cxt, sizeof(int) * Max(s->run_count, 1));
-    RunHeap<K> h = {spill, s->runs, s->heap, &s->heap_count};
+    s->heap_keys = (char*)MemoryContextAlloc(spill->cxt, sizeof(K) * Max(s->run_count, 1));
+    RunHeap<K> h = {spill, stream, s->runs, s->heap, &s->heap_count, (K*)s->heap_keys};
     h.build(0, s->run_count);
 }
 
 }  // namespace
 
-void mp_spill_init_rows(MpSpill* spill, MemoryContext cxt, int key_bytes, uint64 run_bytes, uint64 limit_bytes,
-                        int sharing) {
+void mp_spill_init_rows(MpSpill* spill, MemoryContext cxt, int key_bytes, MpRowKeyFn row_key, uint64 run_bytes,
+                        uint64 limit_bytes, int sharing) {
     mp_spill_init(spill, cxt, key_bytes, limit_bytes, limit_bytes, NULL, 0, sharing);
     spill->key_size[int(MpKeyStream::Nulls)] = uint32(key_bytes);  // rows with no key: a zero key of the width
     spill->rows = true;
+    spill->row_key = row_key;
     spill->run_bytes = Max(run_bytes, uint64(64) << 10);
     for (int side = 0; side < 2; side++)
         spill->pending_cxt[side] = AllocSetContextCreate(cxt, "pg_mergepath pending rows", ALLOCSET_DEFAULT_SIZES);
@@ -268,6 +303,14 @@ void mp_spill_finish_rows(MpSpill* spill) {
         }
     }
     mp_with_key_type(key_size(spill), [&](auto k) {
+        int runs_at_once = 1;
+        for (int stream = 0; stream < 2; stream++)
+            for (int side = 0; side < 2; side++)
+                if (!side_of(spill, stream, side)->from_memory) {
+                    bound_runs<decltype(k)>(spill, stream, side);
+                    runs_at_once = Max(runs_at_once, side_of(spill, stream, side)->run_count);
+                }
+        share_buffers(spill, runs_at_once);
         for (int stream = 0; stream < 2; stream++)
             for (int side = 0; side < 2; side++)
                 if (!side_of(spill, stream, side)->from_memory) open_side<decltype(k)>(spill, stream, side);
@@ -283,9 +326,19 @@ MinimalTuple mp_spill_row_head(MpSpill* spill, int stream, int side, const void*
         return (MinimalTuple)s->pending.rows[s->pending.next];
     }
     if (s->heap_count == 0) return NULL;
-    const char* record = cursor_record(spill, &s->runs[s->heap[0]]);
-    *key = record;
-    return record_row(spill, record);
+    const int run = s->heap[0];
+    const char* record = cursor_record(spill, &s->runs[run]);
+    const uint32 body = body_length(record);
+    const uint64 len = uint64(body) + MINIMAL_TUPLE_DATA_OFFSET;
+    if (len > s->row_cap) {  // the row, whole and aligned, in the side's own buffer
+        if (s->row) pfree(s->row);
+        s->row_cap = Max(len, uint64(BLCKSZ));
+        s->row = (char*)MemoryContextAllocHuge(spill->cxt, s->row_cap);
+    }
+    memcpy(s->row + MINIMAL_TUPLE_DATA_OFFSET, record + kLengthBytes, body);
+    ((MinimalTuple)s->row)->t_len = uint32(len);
+    *key = s->heap_keys + uint64(run) * key_size(spill);
+    return (MinimalTuple)s->row;
 }
 
 void mp_spill_row_advance(MpSpill* spill, int stream, int side) {
@@ -296,7 +349,7 @@ void mp_spill_row_advance(MpSpill* spill, int stream, int side) {
     }
     if (s->heap_count == 0) return;
     mp_with_key_type(key_size(spill), [&](auto k) {
-        RunHeap<decltype(k)> h = {spill, s->runs, s->heap, &s->heap_count};
+        RunHeap<decltype(k)> h = {spill, stream, s->runs, s->heap, &s->heap_count, (decltype(k)*)s->heap_keys};
         h.pop();
         return 0;
     });

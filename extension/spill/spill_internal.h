@@ -1,6 +1,8 @@
-// spill_internal.h — what spill_runs.cpp (writing and reading runs) and spill_share.cpp
-// (the participants of a parallel node sharing them) both use: the helpers that make
-// files and runs. Not for other files: spill_runs.h is the interface.
+// spill_internal.h — what the files of spill/ that write and read runs share:
+// spill_runs.cpp (runs of keys), row_runs.cpp (runs of rows) and spill_share.cpp (the
+// participants of a parallel node sharing runs): the helpers that make files and runs,
+// fill the cursors' buffers and merge runs. Not for other files: spill_runs.h is the
+// interface.
 #pragma once
 
 #include "spill_runs.h"
@@ -32,11 +34,16 @@ void fill_buffer(MpSpill* spill, MpRunCursor* c, uint64 first, uint64 units, uin
 // the query's file set, which the participants open by name.
 BufFile* create_merge_file(MpSpill* spill, int stream, int side, const char** name);
 
+// Closes a file this spill made or opened (a temporary file is deleted), and forgets it.
+void close_file(MpSpill* spill, BufFile* file);
+
 // One merge pass over a side's runs: each group of `fan_in` runs becomes one run of a new
 // file, merged by merge_group(first, n, out, out_name, &out_bytes) (which appends runs
-// [first, first + n) merged to `out` and returns the merged run's cursor).
+// [first, first + n) merged to `out` and returns the merged run's cursor). A group of one
+// run is carried over as it is when carry_single, else copied (so that no run is left
+// in the files before the pass, which may then be closed).
 template <class MergeGroup>
-void merge_pass(MpSpill* spill, int stream, int side, int fan_in, MergeGroup merge_group) {
+void merge_pass(MpSpill* spill, int stream, int side, int fan_in, bool carry_single, MergeGroup merge_group) {
     MpSpillSide* s = side_of(spill, stream, side);
     const char* out_name = NULL;
     BufFile* out = create_merge_file(spill, stream, side, &out_name);
@@ -45,11 +52,14 @@ void merge_pass(MpSpill* spill, int stream, int side, int fan_in, MergeGroup mer
     uint64 out_bytes = 0;
     for (int first = 0; first < s->run_count; first += fan_in) {
         int n = Min(fan_in, s->run_count - first);
-        merged[count++] = n == 1 ? s->runs[first] : merge_group(first, n, out, out_name, &out_bytes);
+        merged[count++] = n == 1 && carry_single ? s->runs[first] : merge_group(first, n, out, out_name, &out_bytes);
     }
     if (out_name) BufFileExportFileSet(out);  // read-only now: the participants may open it
     for (int r = 0; r < s->run_count; r++) free_buffer(&s->runs[r]);
-    for (int r = 0; r < count; r++) merged[r].next = 0;
+    for (int r = 0; r < count; r++) {  // (a carried run's buffer was freed with it)
+        merged[r].next = merged[r].buffer_first = merged[r].buffer_count = merged[r].buffer_cap = 0;
+        merged[r].buffer = NULL;
+    }
     pfree(s->runs);
     s->runs = merged;
     s->run_count = s->run_cap = count;

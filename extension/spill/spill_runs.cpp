@@ -240,6 +240,12 @@ BufFile* spill_detail::create_merge_file(MpSpill* spill, int stream, int side, c
     return out;
 }
 
+void spill_detail::close_file(MpSpill* spill, BufFile* file) {
+    for (int i = 0; i < spill->imported_count; i++)
+        if (spill->imported[i] == file) spill->imported[i] = spill->imported[--spill->imported_count];
+    BufFileClose(file);
+}
+
 // Lists a file this spill opened or made to read from, to close it with the rest.
 void spill_detail::remember_file(MpSpill* spill, BufFile* file) {
     if (spill->imported_count == spill->imported_cap) {
@@ -350,7 +356,8 @@ void bound_runs(MpSpill* spill, int stream) {
     const int fan_in = int(Min(most, uint64(1024)));
     for (int side = 0; side < 2; side++)
         while (uint64(side_of(spill, stream, side)->run_count) > Max(most / 2, uint64(1)))
-            merge_pass(spill, stream, side, fan_in, [&](int first, int n, BufFile* out, const char* name, uint64* bytes) {
+            merge_pass(spill, stream, side, fan_in, /*carry_single=*/true,
+                       [&](int first, int n, BufFile* out, const char* name, uint64* bytes) {
                 return merge_group<K>(spill, stream, side, first, n, out, name, bytes);
             });
 }

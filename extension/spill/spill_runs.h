@@ -24,11 +24,12 @@
 // its cursors moved to each by binary search in every run (mp_spill_seek_range).
 //
 // Row runs (row_runs.cpp): a serial join keeps whole rows, not only keys, in the same
-// runs and files. A record is its key (the stream's width) and its row (a MinimalTuple);
-// rows wait in memory up to a budget per side, are sorted by key (the library's CPU
-// backend, rows carried along), and written as a run; the join then reads each side
-// back merged in key order (a heap over the runs' cursors; a side that never passed its
-// budget straight from memory) and cuts its key ranges while walking (join_spill.cpp).
+// runs and files. A record is a row (a MinimalTuple, as tuplesort writes one), whose key
+// the node reads from it; rows wait in memory up to a budget per side, are sorted by key
+// (the library's CPU backend, rows carried along), and written as a run; the join then
+// reads each side back merged in key order (a heap over the runs' cursors; a side that
+// never passed its budget straight from memory) and cuts its key ranges while walking
+// (join_spill.cpp).
 #pragma once
 
 #include "key_chunks.h"
@@ -40,7 +41,7 @@
 struct MpRunCursor {
     BufFile* file;        // the run's file
     const char* name;     // its name in the parallel query's file set (NULL: a file of this process)
-    uint64 start;         // byte offset of the run's first key in its file
+    uint64 start;         // byte offset of the run's first unit in its file
     uint64 count;         // units in the run
     uint64 next;          // the next unit not yet handed out
     char* buffer;         // units [buffer_first, buffer_first + buffer_count) of the run
@@ -67,6 +68,10 @@ struct MpSpillSide {
     MpPendingRows pending;
     int* heap;          // runs with a record left, the smallest key first
     int heap_count;
+    char* heap_keys;    // each run's next key
+    BufFile* merged_file;  // the file of the last merge pass (then `file` is closed)
+    char* row;          // the head row, copied whole and aligned
+    uint64 row_cap;
     bool from_memory;   // read back: no run was written; the sorted pending rows are read
 };
 
@@ -100,9 +105,11 @@ struct MpSpill {
     MpSpillReport report;
     // row runs
     bool rows;                   // this spill's runs are of rows (mp_spill_init_rows)
+    void (*row_key)(const char* row_end, void* key);  // a row's key, read from its last bytes
     MemoryContext pending_cxt[2];  // per side: the rows waiting to be written
     uint64 pending_bytes[2];     // ... what they hold, with their keys and addresses
     uint64 run_bytes;            // a side's rows are written as a run when they pass this
+    uint64 row_buffer_bytes;     // a run's read buffer
 };
 
 // limit_bytes: the node's memory limit, which the read buffers share (a 16th of it);
@@ -117,7 +124,8 @@ void mp_spill_init(MpSpill* spill, MemoryContext cxt, int main_key_size, uint64 
 // a parallel node's shared queue, left where they are, a run per (stream, side) for each
 // slice of them holding a third of the spill's limit.
 void mp_spill_chunks(MpSpill* spill, MpChunkRef all, const MpChunkSpace* shared = NULL);
-// Closes (deletes) the files; the spill is empty afterwards.
+// Closes (deletes) the files; the spill has no runs afterwards (a spill of rows is then
+// made again: mp_spill_init_rows).
 void mp_spill_close(MpSpill* spill);
 // A parallel participant: its files made readable by the others, with its runs and
 // samples in a file of their own; the spill is empty afterwards.
@@ -158,11 +166,16 @@ const void* mp_spill_peek(MpSpill* spill, int stream, int side, int range);
 uint64 mp_spill_take_upto(MpSpill* spill, int stream, int side, const void* key, bool below);
 
 // Row runs. A spill of rows whose keys are key_size bytes (4, 8 or 16; stream Nulls
-// holds rows with no key, never sorted); a side's pending rows are written as a run
-// once they hold run_bytes; limit_bytes bounds the read buffers (a 16th of it); sharing:
-// the processes that sort runs at the same time (the cores are divided among them).
-void mp_spill_init_rows(MpSpill* spill, MemoryContext cxt, int key_size, uint64 run_bytes, uint64 limit_bytes,
-                        int sharing = 1);
+// holds rows with no key, never sorted); row_key gives a row's key (written to `key`)
+// from the end of its MinimalTuple (the rows carry their keys last); a side's pending
+// rows are written as a run once they hold run_bytes, and its runs are read back with
+// buffers that share run_bytes (8 kB each at least: more runs than that allows are
+// merged first, six at a time at least; a buffer grows to hold a larger row);
+// limit_bytes is the node's limit; sharing: the processes that sort runs at the same
+// time (the cores are divided among them).
+typedef void (*MpRowKeyFn)(const char* row_end, void* key);
+void mp_spill_init_rows(MpSpill* spill, MemoryContext cxt, int key_size, MpRowKeyFn row_key, uint64 run_bytes,
+                        uint64 limit_bytes, int sharing = 1);
 // Room for a row of row_bytes (a MinimalTuple the caller forms there) in the side's
 // pending rows, with its key (key_size bytes; NULL in stream Nulls). The rows pending
 // before it are written as a run first when they have reached the run budget.
