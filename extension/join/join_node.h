@@ -229,8 +229,8 @@ struct MpKeySpool {
 // sorted runs by key (spill_runs.h, row runs); `head` is the side's next row (in `slot`),
 // not yet put in a range.
 struct MpJoinSpill {
-    MpSpill runs;              // both sides' rows (in runs_cxt)
-    MemoryContext runs_cxt;    // NULL: no runs open
+    MpSpill runs;                // both sides' rows (in runs_cxt)
+    MemoryContext runs_cxt;      // NULL: no runs open
     MpKeyStream head_stream[2];  // the stream of the head row (handed out at the next advance)
     TupleDesc desc[2];         // the side's stored columns, then the key as int8 word(s)
     TupleTableSlot* in[2];     // virtual: a row on its way into the runs

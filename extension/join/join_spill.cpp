@@ -315,9 +315,8 @@ void mp_join_spill_open_sorts(MpJoinState* st, int work_kb, int sharing) {
     MemoryContextSwitchTo(old);
     if (work_kb == 0) return;  // only the layout: rows written into partitions (a parallel join)
     sp->runs_cxt = AllocSetContextCreate(query, "pg_mergepath Join runs", ALLOCSET_DEFAULT_SIZES);
-    MpRowKeyFn key_fn = mp_with_key_type(st->node.info.key_bits / 8, [](auto k) -> MpRowKeyFn {
-        return row_key<decltype(k)>;
-    });
+    MpRowKeyFn key_fn =
+        mp_with_key_type(st->node.info.key_bits / 8, [](auto k) -> MpRowKeyFn { return row_key<decltype(k)>; });
     mp_spill_init_rows(&sp->runs, sp->runs_cxt, st->node.info.key_bits / 8, key_fn, uint64(work_kb) * 1024,
                        mp_memory_limit_bytes() / uint64(Max(1, sharing)), sharing);
 }

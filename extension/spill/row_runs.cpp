@@ -41,7 +41,8 @@ uint64 record_bytes(const char* record) { return kLengthBytes + body_length(reco
 // row is written) over the runs it reads at once (8 kB at least, 1 MB at most).
 uint64 buffer_bytes(const MpSpill* spill) { return spill->row_buffer_bytes; }
 void share_buffers(MpSpill* spill, int runs_at_once) {
-    spill->row_buffer_bytes = Max(kMinBufferBytes, Min(kMaxBufferBytes, spill->run_bytes / uint64(Max(runs_at_once, 1))));
+    spill->row_buffer_bytes =
+        Max(kMinBufferBytes, Min(kMaxBufferBytes, spill->run_bytes / uint64(Max(runs_at_once, 1))));
 }
 
 // The cursor's next record, whole in its buffer; NULL at the run's end (buffer freed).
@@ -268,7 +269,8 @@ char* mp_spill_add_row(MpSpill* spill, int stream, int side, const void* key, ui
     const uint32 size = key_size(spill);
     if (p->count == p->cap) {
         uint64 cap = Max(uint64(1024), 2 * p->cap);
-        p->keys = p->keys ? (char*)repalloc_huge(p->keys, cap * size) : (char*)MemoryContextAllocHuge(spill->cxt, cap * size);
+        p->keys =
+            p->keys ? (char*)repalloc_huge(p->keys, cap * size) : (char*)MemoryContextAllocHuge(spill->cxt, cap * size);
         p->rows = p->rows ? (uint64*)repalloc_huge(p->rows, cap * sizeof(uint64))
                           : (uint64*)MemoryContextAllocHuge(spill->cxt, cap * sizeof(uint64));
         p->cap = cap;

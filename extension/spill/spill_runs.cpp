@@ -358,8 +358,8 @@ void bound_runs(MpSpill* spill, int stream) {
         while (uint64(side_of(spill, stream, side)->run_count) > Max(most / 2, uint64(1)))
             merge_pass(spill, stream, side, fan_in, /*carry_single=*/true,
                        [&](int first, int n, BufFile* out, const char* name, uint64* bytes) {
-                return merge_group<K>(spill, stream, side, first, n, out, name, bytes);
-            });
+                           return merge_group<K>(spill, stream, side, first, n, out, name, bytes);
+                       });
 }
 
 // No C++ object may be alive when mp_raise() longjmps: the bounds are planned and

@@ -47,16 +47,16 @@ struct MpRunCursor {
     char* buffer;         // units [buffer_first, buffer_first + buffer_count) of the run
     uint64 buffer_first;
     uint64 buffer_count;
-    uint64 buffer_cap;    // units the buffer has room for
+    uint64 buffer_cap;  // units the buffer has room for
 };
 
 // Rows of a side waiting to be written as a run (row runs): their keys, and the rows'
 // addresses, sorted together.
 struct MpPendingRows {
     char* keys;
-    uint64* rows;       // MinimalTuples in the side's pending context
+    uint64* rows;  // MinimalTuples in the side's pending context
     uint64 count, cap;
-    uint64 next;        // a side read from memory: the next row handed out
+    uint64 next;  // a side read from memory: the next row handed out
 };
 
 struct MpSpillSide {
@@ -66,13 +66,13 @@ struct MpSpillSide {
     int run_count, run_cap;
     // row runs
     MpPendingRows pending;
-    int* heap;          // runs with a record left, the smallest key first
+    int* heap;  // runs with a record left, the smallest key first
     int heap_count;
-    char* heap_keys;    // each run's next key
+    char* heap_keys;       // each run's next key
     BufFile* merged_file;  // the file of the last merge pass (then `file` is closed)
-    char* row;          // the head row, copied whole and aligned
+    char* row;             // the head row, copied whole and aligned
     uint64 row_cap;
-    bool from_memory;   // read back: no run was written; the sorted pending rows are read
+    bool from_memory;  // read back: no run was written; the sorted pending rows are read
 };
 
 // What spilling did, for EXPLAIN ANALYZE.
@@ -104,12 +104,12 @@ struct MpSpill {
     int merge_passes;            // so far: each pass writes a file of its own
     MpSpillReport report;
     // row runs
-    bool rows;                   // this spill's runs are of rows (mp_spill_init_rows)
+    bool rows;                                        // this spill's runs are of rows (mp_spill_init_rows)
     void (*row_key)(const char* row_end, void* key);  // a row's key, read from its last bytes
-    MemoryContext pending_cxt[2];  // per side: the rows waiting to be written
-    uint64 pending_bytes[2];     // ... what they hold, with their keys and addresses
-    uint64 run_bytes;            // a side's rows are written as a run when they pass this
-    uint64 row_buffer_bytes;     // a run's read buffer
+    MemoryContext pending_cxt[2];                     // per side: the rows waiting to be written
+    uint64 pending_bytes[2];                          // ... what they hold, with their keys and addresses
+    uint64 run_bytes;                                 // a side's rows are written as a run when they pass this
+    uint64 row_buffer_bytes;                          // a run's read buffer
 };
 
 // limit_bytes: the node's memory limit, which the read buffers share (a 16th of it);
