@@ -131,7 +131,10 @@ void write_pending(MpSpill* spill, int side) {
             CHECK_FOR_INTERRUPTS();
             bytes += write_record(s->file, (MinimalTuple)p->rows[i]);
         }
-        add_run(spill, s, s->file, NULL, s->file_bytes, bytes);
+        if (stream == int(MpKeyStream::Nulls) && s->run_count == 1)
+            s->runs[0].count += bytes;  // rows with no key are in no order: one run, appended to
+        else
+            add_run(spill, s, s->file, NULL, s->file_bytes, bytes);
         s->file_bytes += bytes;
         spill->report.runs++;
         spill->report.bytes += bytes;
@@ -230,7 +233,7 @@ void close_merged_file(MpSpill* spill, MpSpillSide* s) {
 template <class K>
 void bound_runs(MpSpill* spill, int stream, int side) {
     MpSpillSide* s = side_of(spill, stream, side);
-    const int most = int(Max(uint64(6), Min(uint64(1024), spill->run_bytes / kMinBufferBytes)));
+    const int most = int(Max(uint64(6), Min(uint64(1024), spill->run_bytes / kMinBufferBytes - 1)));  // (and Nulls' run)
     share_buffers(spill, most);
     while (s->run_count > most) {
         merge_pass(spill, stream, side, most, /*carry_single=*/false,
@@ -305,13 +308,16 @@ void mp_spill_finish_rows(MpSpill* spill) {
         }
     }
     mp_with_key_type(key_size(spill), [&](auto k) {
-        int runs_at_once = 1;
-        for (int stream = 0; stream < 2; stream++)
-            for (int side = 0; side < 2; side++)
+        int runs_at_once = 1;  // a side's runs of both streams are open together
+        for (int side = 0; side < 2; side++) {
+            int runs = 0;
+            for (int stream = 0; stream < 2; stream++)
                 if (!side_of(spill, stream, side)->from_memory) {
                     bound_runs<decltype(k)>(spill, stream, side);
-                    runs_at_once = Max(runs_at_once, side_of(spill, stream, side)->run_count);
+                    runs += side_of(spill, stream, side)->run_count;
                 }
+            runs_at_once = Max(runs_at_once, runs);
+        }
         share_buffers(spill, runs_at_once);
         for (int stream = 0; stream < 2; stream++)
             for (int side = 0; side < 2; side++)

@@ -28,7 +28,8 @@ void remember_file(MpSpill* spill, BufFile* file);
 // A cursor's buffer freed (at its run's end, or before a larger one is made).
 void free_buffer(MpRunCursor* c);
 // The cursor's buffer holds `units` units of its run from `first` on (fewer at the run's
-// end), units of `unit_bytes` bytes: at least `room` units are read when it is read.
+// end), units of `unit_bytes` bytes: `room` units are read when it is read (or what is
+// left of the run; `units` at least).
 void fill_buffer(MpSpill* spill, MpRunCursor* c, uint64 first, uint64 units, uint64 room, uint32 unit_bytes);
 // The file of a merge pass: this process's own, or (a parallel combiner) a new file in
 // the query's file set, which the participants open by name.

@@ -265,7 +265,7 @@ void spill_detail::free_buffer(MpRunCursor* c) {
 
 void spill_detail::fill_buffer(MpSpill* spill, MpRunCursor* c, uint64 first, uint64 units, uint64 room,
                                uint32 unit_bytes) {
-    room = Max(room, units);
+    room = Max(Min(room, c->count - first), units);  // no larger than what is left of the run
     if (c->buffer_cap < room) {
         free_buffer(c);
         c->buffer = (char*)MemoryContextAllocHuge(spill->cxt, room * unit_bytes);
