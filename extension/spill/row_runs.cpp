@@ -233,7 +233,8 @@ void close_merged_file(MpSpill* spill, MpSpillSide* s) {
 template <class K>
 void bound_runs(MpSpill* spill, int stream, int side) {
     MpSpillSide* s = side_of(spill, stream, side);
-    const int most = int(Max(uint64(6), Min(uint64(1024), spill->run_bytes / kMinBufferBytes - 1)));  // (and Nulls' run)
+    const int most =
+        int(Max(uint64(6), Min(uint64(1024), spill->run_bytes / kMinBufferBytes - 1)));  // (and Nulls' run)
     share_buffers(spill, most);
     while (s->run_count > most) {
         merge_pass(spill, stream, side, most, /*carry_single=*/false,
