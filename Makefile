@@ -23,13 +23,13 @@ MODULE_big = pg_mergepath
 # install script of each version and the upgrade scripts between them
 DATA = $(patsubst $(mp_src)/%,%,$(wildcard $(mp_src)/sql/pg_mergepath--*.sql))
 # extension/, top down (calls only go down): pg_mergepath.cpp, the module's entry;
-# setop/ and join/, the two nodes; plan/, what their planner sides share (partial paths,
+# setop/ and join/, the two nodes, and arrays/, the SQL functions over sorted arrays; plan/, what their planner sides share (partial paths,
 # the scan tuples' rewrite after planning); spill/, inputs over the memory limit (sorted
 # runs, hash partitions); stage/, the sorted-sides stage (the library facade, the key-width
 # dispatch, row directories); store/, memory for keys and rows (chunks, segments, arenas);
 # keys/, key encodings; runtime/, GUCs, the device, the shared GPU budget, the C++ /
 # ERROR boundary, threads, the read loop over a child.
-EXT_DIRS = setop join plan spill parallel stage store keys runtime
+EXT_DIRS = setop join arrays plan spill parallel stage store keys runtime
 OBJS = extension/pg_mergepath.o \
        $(patsubst $(mp_src)/%.cpp,%.o,$(sort $(foreach d,$(EXT_DIRS),$(wildcard $(mp_src)/extension/$(d)/*.cpp))))
 # out of the tree, the objects' folders
@@ -43,7 +43,7 @@ PGFILEDESC = "pg_mergepath - INTERSECT / EXCEPT [ALL] and equi-joins on GPUs"
 # it when PGMP_DEVICE=gpu).
 REGRESS = setop_setup setop_basic setop_types setop_nested setop_explain setop_guc \
           setop_hash setop_oom shared_budget setop_spill setop_image_spill setop_cancel setop_parallel setop_ranged setop_images setop_nogpu \
-          join_basic join_plan join_stream join_spill join_parallel join_spill_parallel join_random statements
+          join_basic join_plan join_stream join_spill join_parallel join_spill_parallel join_random statements array_ops
 # Isolation tests (specs/*.spec, expected/*.out): concurrent sessions (scripts/regress.sh
 # with PGMP_SUITE=isolation).
 ISOLATION = join_epq

@@ -4,14 +4,14 @@
 # below it, never of one above. Prints each include that goes up; exits 1 if any does.
 #
 # Top down (the Makefile's EXT_DIRS order, the module entry above all):
-#   pg_mergepath.cpp > setop, join > plan > spill > parallel > stage > store > keys > runtime
-# setop and join are one layer: neither includes the other's headers. From outside its
+#   pg_mergepath.cpp > setop, join, arrays > plan > spill > parallel > stage > store > keys > runtime
+# setop, join and arrays are one layer: none includes another's headers. From outside its
 # folder a node is seen through its public header alone (setop.h, join.h: one install
 # call); its other headers (setop_node.h, join_node.h, ...) are its own.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root/extension"
-layers=(runtime keys store stage parallel spill plan "setop join")
+layers=(runtime keys store stage parallel spill plan "setop join arrays")
 rank_of_dir() {
   local i
   for i in "${!layers[@]}"; do
