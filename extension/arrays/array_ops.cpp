@@ -89,15 +89,15 @@ SortedArray read_sorted(FunctionCallInfo fcinfo, int arg, const char* fn) {
     a.keys = (uint64*)palloc(sizeof(uint64) * Max(a.count, 1));
     for (int i = 0; i < a.count; i++) {
         if (nulls[i])
-            ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-                            errmsg("pg_mergepath: %s(): argument %d has a NULL element at position %d", fn, arg,
-                                   i + 1)));
+            ereport(ERROR,
+                    (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+                     errmsg("pg_mergepath: %s(): argument %d has a NULL element at position %d", fn, arg, i + 1)));
         a.keys[i] = mp_encode_column(codec, a.values[i]);
         if (i > 0 && a.keys[i] < a.keys[i - 1])
-            ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                            errmsg("pg_mergepath: %s(): argument %d is not sorted ascending at position %d", fn, arg,
-                                   i + 1),
-                            errdetail("Element %d is less than element %d.", i + 1, i)));
+            ereport(ERROR,
+                    (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                     errmsg("pg_mergepath: %s(): argument %d is not sorted ascending at position %d", fn, arg, i + 1),
+                     errdetail("Element %d is less than element %d.", i + 1, i)));
     }
     return a;
 }
@@ -149,9 +149,7 @@ Datum mp_array_merge(PG_FUNCTION_ARGS) { return combine(fcinfo, -1, "merge"); }
 Datum mp_array_intersect_all(PG_FUNCTION_ARGS) {
     return combine(fcinfo, int(mergepath::SetOp::Intersection), "intersect_all");
 }
-Datum mp_array_except_all(PG_FUNCTION_ARGS) {
-    return combine(fcinfo, int(mergepath::SetOp::Difference), "except_all");
-}
+Datum mp_array_except_all(PG_FUNCTION_ARGS) { return combine(fcinfo, int(mergepath::SetOp::Difference), "except_all"); }
 Datum mp_array_multiset_union(PG_FUNCTION_ARGS) {
     return combine(fcinfo, int(mergepath::SetOp::Union), "multiset_union");
 }
@@ -180,7 +178,8 @@ Datum mp_array_sorted_search(PG_FUNCTION_ARGS) {
     if (!ok) mp_raise(&err, fn);
     Datum* out = (Datum*)palloc(sizeof(Datum) * Max(needles.count, 1));
     for (int i = 0; i < needles.count; i++) out[i] = Int64GetDatum(int64(positions[i]));
-    PG_RETURN_ARRAYTYPE_P(construct_array(out, needles.count, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+    PG_RETURN_ARRAYTYPE_P(
+        construct_array(out, needles.count, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 }
 
 }  // extern "C"
