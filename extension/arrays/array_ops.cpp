@@ -25,6 +25,7 @@ extern "C" {
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/typcache.h"
 
 PG_FUNCTION_INFO_V1(mp_array_merge);
 PG_FUNCTION_INFO_V1(mp_array_intersect_all);
@@ -46,30 +47,18 @@ struct SortedArray {
     uint64* keys;
 };
 
-// The order-preserving codec of an element type, or an ERROR.
+// The order-preserving codec of an element type (set operations' lossless codecs up to
+// 64 bits, and the floats' order-keeping one), or an ERROR.
 MpCodec element_codec(Oid type, const char* fn) {
-    switch (type) {
-        case BOOLOID: return MpCodec::Bool;
-        case CHAROID: return MpCodec::Char;
-        case INT2OID: return MpCodec::Int16;
-        case INT4OID:
-        case DATEOID: return MpCodec::Int32;
-        case OIDOID: return MpCodec::UInt32;
-        case INT8OID:
-        case TIMEOID:
-        case TIMESTAMPOID:
-        case TIMESTAMPTZOID:
-        case CASHOID: return MpCodec::Int64;
-        case PG_LSNOID: return MpCodec::UInt64;
-        case FLOAT4OID: return MpCodec::Float4As8;
-        case FLOAT8OID: return MpCodec::Float8;
-        default: break;
-    }
+    MpCodec codec = type == FLOAT8OID   ? MpCodec::Float8
+                    : type == FLOAT4OID ? MpCodec::Float4As8
+                                        : mp_lossless_codec(type, lookup_type_cache(type, TYPECACHE_EQ_OPR)->eq_opr);
+    if (codec != MpCodec::Hashed && codec != MpCodec::Uuid) return codec;
     ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
                     errmsg("pg_mergepath: %s() does not support arrays of %s", fn, format_type_be(type)),
-                    errhint("Element types with an order-preserving fixed-width key are supported: bool, \"char\", "
-                            "smallint, integer, bigint, oid, real, double precision, date, time, timestamp, "
-                            "timestamptz, money, pg_lsn.")));
+                    errhint("Element types with an order-preserving key of up to 64 bits are supported: bool, "
+                            "\"char\", smallint, integer, bigint, oid, real, double precision, date, time, "
+                            "timestamp, timestamptz, money, pg_lsn.")));
     return MpCodec::Hashed;
 }
 
