@@ -1,5 +1,5 @@
-// array_ops.cpp — SQL functions over sorted arrays (issue 31, work in progress: CPU
-// backend only so far). Each element is mapped to an order-preserving 64-bit key
+// array_ops.cpp — SQL functions over sorted arrays, on the library's CPU backend (the
+// GPU for large arrays is still to come: issue 31). Each element is mapped to an order-preserving 64-bit key
 // (keys.h codecs: equal elements give equal keys, order kept; float -0 as 0, NaNs as
 // one value, largest), the library runs the seed algorithm over the keys, and the
 // result is built from the input elements its indices name:
@@ -14,6 +14,7 @@
 // first offending position); both arrays share one element type (anyarray).
 #include <cstring>
 
+#include "device.h"
 #include "guard.h"
 #include "keys.h"
 #include "mergepath/context.h"
@@ -91,11 +92,12 @@ SortedArray read_sorted(FunctionCallInfo fcinfo, int arg, const char* fn) {
     return a;
 }
 
-// The library on this process's CPU (made and gone inside mp_try()).
+// The library on this process's CPU, pg_mergepath.cpu_threads threads (made and gone
+// inside mp_try()).
 mergepath::Options cpu_options() {
     mergepath::Options options;
     options.backend = mergepath::Backend::Cpu;
-    options.cpu_threads = 1;
+    options.cpu_threads = mp_cpu_thread_count();
     options.interrupt_requested = mp_interrupt_requested;
     return options;
 }
