@@ -247,10 +247,9 @@ uint64 mp_join_spill_load_head(MpJoinState* st, int side) {
 void mp_join_spill_advance(MpJoinSpill* sp, int side) {
     if (sp->head[side]) mp_spill_row_advance(&sp->runs, int(sp->head_stream[side]), side);  // handed out
     TupleTableSlot* slot = sp->slot[side];
-    const void* run_key;
     MinimalTuple row = NULL;
     for (MpKeyStream stream : {MpKeyStream::Main, MpKeyStream::Nulls}) {  // rows with a NULL key last
-        row = mp_spill_row_head(&sp->runs, int(stream), side, &run_key);
+        row = mp_spill_row_head(&sp->runs, int(stream), side);
         sp->head_stream[side] = stream;
         if (row) break;
     }

@@ -327,16 +327,14 @@ void mp_spill_finish_rows(MpSpill* spill) {
     });
 }
 
-MinimalTuple mp_spill_row_head(MpSpill* spill, int stream, int side, const void** key) {
+MinimalTuple mp_spill_row_head(MpSpill* spill, int stream, int side) {
     MpSpillSide* s = side_of(spill, stream, side);
     if (s->from_memory) {
         if (s->pending.next >= s->pending.count) return NULL;
-        *key = s->pending.keys + s->pending.next * key_size(spill);
         return (MinimalTuple)s->pending.rows[s->pending.next];
     }
     if (s->heap_count == 0) return NULL;
-    const int run = s->heap[0];
-    const char* record = cursor_record(spill, &s->runs[run]);
+    const char* record = cursor_record(spill, &s->runs[s->heap[0]]);
     const uint32 body = body_length(record);
     const uint64 len = uint64(body) + MINIMAL_TUPLE_DATA_OFFSET;
     if (len > s->row_cap) {  // the row, whole and aligned, in the side's own buffer
@@ -346,7 +344,6 @@ MinimalTuple mp_spill_row_head(MpSpill* spill, int stream, int side, const void*
     }
     memcpy(s->row + MINIMAL_TUPLE_DATA_OFFSET, record + kLengthBytes, body);
     ((MinimalTuple)s->row)->t_len = uint32(len);
-    *key = s->heap_keys + uint64(run) * key_size(spill);
     return (MinimalTuple)s->row;
 }
 

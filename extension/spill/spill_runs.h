@@ -186,8 +186,8 @@ void mp_spill_put_row(MpSpill* spill, int stream, int side, const void* key, Min
 // sorted in memory), the runs merged until their buffers fit, every side ready to read.
 void mp_spill_finish_rows(MpSpill* spill);
 // The smallest row left of (stream, side) (any order in stream Nulls), valid until the
-// side advances; NULL when none is left. *key: its key.
-MinimalTuple mp_spill_row_head(MpSpill* spill, int stream, int side, const void** key);
+// side advances; NULL when none is left.
+MinimalTuple mp_spill_row_head(MpSpill* spill, int stream, int side);
 void mp_spill_row_advance(MpSpill* spill, int stream, int side);
 
 // What the participants of a parallel node that spills share (in the node's DSM, beside
