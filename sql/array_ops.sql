@@ -2,7 +2,8 @@
 -- intersect_all, except_all, multiset_union and sorted_search. Each answer compared with
 -- the same multiset operation written in SQL over unnest (PostgreSQL's own INTERSECT ALL,
 -- EXCEPT ALL, UNION ALL and counts), on random sorted arrays with repeats, empty and
--- all-equal inputs, every supported element type; then the errors.
+-- all-equal inputs, negative values, arrays the library cuts into pieces, every supported
+-- element type and domains; then the errors (positions count from 1).
 \set VERBOSITY terse
 CREATE FUNCTION ao_sorted(n int, m int, seed float8) RETURNS int8[] LANGUAGE sql AS $$
   SELECT coalesce(array_agg(v ORDER BY v), '{}') FROM (SELECT (random() * m)::int8 AS v FROM generate_series(1, n)) s
@@ -45,6 +46,31 @@ SELECT intersect_all('{-1.5,-0,1,NaN,NaN}'::float8[], '{0,1,NaN}'), except_all('
 SELECT merge('{2026-01-01,2026-03-01}'::date[], '{2026-02-01}'), intersect_all('{f,t,t}'::bool[], '{t}'),
        except_all('{a,b,b,c}'::"char"[], '{b}'), multiset_union('{1,2}'::oid[], '{2,3}'),
        merge('{2026-01-01 10:00,2026-01-01 12:00}'::timestamptz[], '{2026-01-01 11:00}');
+-- negative values and arrays large enough for the library to cut them into several
+-- pieces (its partition step), with heavy repeats, against SQL over unnest
+CREATE TABLE ao_big AS
+  SELECT (SELECT array_agg(v ORDER BY v) FROM (SELECT (random() * 1000)::int8 - 500 AS v FROM generate_series(1, 150000)) s) AS a,
+         (SELECT array_agg(v ORDER BY v) FROM (SELECT (random() * 1400)::int8 - 900 AS v FROM generate_series(1, 120000)) s) AS b;
+SELECT merge(a, b) = ao_sql(a, b, 'UNION ALL') AS merge_ok,
+       intersect_all(a, b) = ao_sql(a, b, 'INTERSECT ALL') AS intersect_all_ok,
+       except_all(a, b) = ao_sql(a, b, 'EXCEPT ALL') AS except_all_ok,
+       multiset_union(a, b) = ao_sql(ao_sql(a, b, 'EXCEPT ALL'), b, 'UNION ALL') AS multiset_union_ok,
+       sorted_search(a, b, 'upper') = (SELECT array_agg(c ORDER BY o) FROM (
+           SELECT o, sum(CASE WHEN o IS NULL THEN 1 ELSE 0 END) OVER (ORDER BY v, o NULLS FIRST) AS c
+           FROM (SELECT x AS v, NULL::bigint AS o FROM unnest(a) x UNION ALL SELECT n, o FROM unnest(b) WITH ORDINALITY u(n, o)) m) q
+         WHERE o IS NOT NULL) AS upper_ok
+FROM ao_big;
+DROP TABLE ao_big;
+-- more element types: int2 and negatives, time, timestamp with infinities, money, pg_lsn,
+-- oid past 2^31, domains (over integer and over double precision)
+SELECT merge('{-32768,-1,5}'::int2[], '{-2,32767}'), intersect_all('{00:00,12:00,24:00}'::time[], '{12:00,24:00}'),
+       merge('{-infinity,2026-01-01 00:00}'::timestamp[], '{2025-01-01 00:00,infinity}'),
+       except_all('{-5.00,1.00,2.00}'::money[], '{1.00}'), merge('{0/1,FFFFFFFF/0}'::pg_lsn[], '{8/0}'),
+       multiset_union('{1,3000000000}'::oid[], '{4000000000}');
+CREATE DOMAIN ao_int AS int;
+CREATE DOMAIN ao_float AS float8;
+SELECT merge('{1,3}'::ao_int[], '{2}'::ao_int[]), intersect_all('{-0,1.5,NaN}'::ao_float[], '{0,NaN}'::ao_float[]);
+DROP DOMAIN ao_int, ao_float;
 -- empty and one-element arrays
 SELECT merge('{}'::int[], '{}'), intersect_all('{}'::int[], '{1}'), except_all('{1}'::int[], '{}'),
        sorted_search('{}'::int[], '{1,2}'), sorted_search('{1,2}'::int[], '{}');

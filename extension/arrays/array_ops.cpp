@@ -51,8 +51,9 @@ struct SortedArray {
 // The order-preserving codec of an element type (set operations' lossless codecs up to
 // 64 bits, and the floats' order-keeping one), or an ERROR.
 MpCodec element_codec(Oid type, const char* fn) {
-    MpCodec codec = type == FLOAT8OID   ? MpCodec::Float8
-                    : type == FLOAT4OID ? MpCodec::Float4As8
+    const Oid base = getBaseType(type);  // a domain's elements order as its base type's
+    MpCodec codec = base == FLOAT8OID   ? MpCodec::Float8
+                    : base == FLOAT4OID ? MpCodec::Float4As8
                                         : mp_lossless_codec(type, lookup_type_cache(type, TYPECACHE_EQ_OPR)->eq_opr);
     if (codec != MpCodec::Hashed && codec != MpCodec::Uuid) return codec;
     ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -78,6 +79,7 @@ SortedArray read_sorted(FunctionCallInfo fcinfo, int arg, const char* fn) {
     deconstruct_array(array, a.type, a.typlen, a.typbyval, a.typalign, &a.values, &nulls, &a.count);
     a.keys = (uint64*)palloc(sizeof(uint64) * Max(a.count, 1));
     for (int i = 0; i < a.count; i++) {
+        if ((i & 0xFFFF) == 0) CHECK_FOR_INTERRUPTS();
         if (nulls[i])
             ereport(ERROR,
                     (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -104,16 +106,26 @@ mergepath::Options cpu_options() {
 
 // The elements the tagged indices name (positions in A, or in B with kFromB), as an array.
 ArrayType* gather(const SortedArray& a, const SortedArray& b, const uint64* tagged, uint64 count) {
-    Datum* out = (Datum*)palloc(sizeof(Datum) * Max(count, uint64(1)));
-    for (uint64 i = 0; i < count; i++)
+    Datum* out = (Datum*)MemoryContextAllocHuge(CurrentMemoryContext, sizeof(Datum) * Max(count, uint64(1)));
+    for (uint64 i = 0; i < count; i++) {
+        if ((i & 0xFFFF) == 0) CHECK_FOR_INTERRUPTS();
         out[i] = mergepath::is_from_b(tagged[i]) ? b.values[mergepath::untag(tagged[i])] : a.values[tagged[i]];
+    }
     return construct_array(out, int(count), a.type, a.typlen, a.typbyval, a.typalign);
 }
 
 // merge (op < 0) or a multiset operation of the two arguments.
 Datum combine(FunctionCallInfo fcinfo, int op, const char* fn) {
     SortedArray a = read_sorted(fcinfo, 1, fn), b = read_sorted(fcinfo, 2, fn);
-    uint64* tagged = (uint64*)palloc(sizeof(uint64) * (uint64(a.count) + uint64(b.count) + 1));
+    // the most elements the result can have: A's and B's (merge, union), the fewer of
+    // them (intersection), A's (difference)
+    const uint64 most = op == int(mergepath::SetOp::Intersection) ? Min(a.count, b.count)
+                        : op == int(mergepath::SetOp::Difference) ? uint64(a.count)
+                                                                   : uint64(a.count) + uint64(b.count);
+    if (most > MaxArraySize && op != int(mergepath::SetOp::Intersection) && op != int(mergepath::SetOp::Difference))
+        ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+                        errmsg("array size exceeds the maximum allowed (%d)", int(MaxArraySize))));
+    uint64* tagged = (uint64*)MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint64) * (most + 1));
     uint64 count = 0;
     MpError err;
     bool ok = mp_try(&err, [&] {
@@ -128,7 +140,7 @@ Datum combine(FunctionCallInfo fcinfo, int op, const char* fn) {
         count = r.count;
         memcpy(tagged, r.indices.data(), sizeof(uint64) * count);
     });
-    if (!ok) mp_raise(&err, fn);
+    if (!ok) mp_raise(&err, psprintf("computing %s()", fn));
     PG_RETURN_ARRAYTYPE_P(gather(a, b, tagged, count));
 }
 
@@ -166,7 +178,7 @@ Datum mp_array_sorted_search(PG_FUNCTION_ARGS) {
             mergepath::View<const uint64_t>((const uint64_t*)haystack.keys, size_t(haystack.count)), want);
         memcpy(positions, lower ? r.a_lower.data() : r.a_upper.data(), sizeof(uint64) * needles.count);
     });
-    if (!ok) mp_raise(&err, fn);
+    if (!ok) mp_raise(&err, psprintf("computing %s()", fn));
     Datum* out = (Datum*)palloc(sizeof(Datum) * Max(needles.count, 1));
     for (int i = 0; i < needles.count; i++) out[i] = Int64GetDatum(int64(positions[i]));
     PG_RETURN_ARRAYTYPE_P(
