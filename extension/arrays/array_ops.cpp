@@ -121,7 +121,7 @@ Datum combine(FunctionCallInfo fcinfo, int op, const char* fn) {
     // them (intersection), A's (difference)
     const uint64 most = op == int(mergepath::SetOp::Intersection) ? Min(a.count, b.count)
                         : op == int(mergepath::SetOp::Difference) ? uint64(a.count)
-                                                                   : uint64(a.count) + uint64(b.count);
+                                                                  : uint64(a.count) + uint64(b.count);
     if (most > MaxArraySize && op != int(mergepath::SetOp::Intersection) && op != int(mergepath::SetOp::Difference))
         ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
                         errmsg("array size exceeds the maximum allowed (%d)", int(MaxArraySize))));
