@@ -8,7 +8,8 @@ CREATE TABLE tc AS SELECT g % 4 AS a, (g % 3)::int8 * 1000000000000 AS b, 'v' ||
   FROM generate_series(1, 40) g;
 ANALYZE tc;
 
--- Nested and parenthesised: every INTERSECT / EXCEPT level is ours, UNION is not.
+-- Nested and parenthesised: every INTERSECT / EXCEPT / UNION level is ours (setop_union
+-- has more), UNION ALL is an Append.
 SELECT * FROM mp_explain('(SELECT a FROM ta INTERSECT SELECT a FROM tb) EXCEPT SELECT a FROM tc');
 SELECT * FROM mp_explain('SELECT a FROM ta EXCEPT ALL (SELECT a FROM tb INTERSECT ALL SELECT a FROM tc)');
 SELECT * FROM mp_explain('(SELECT a FROM ta UNION SELECT a FROM tb) INTERSECT SELECT a FROM tc');

@@ -11,12 +11,13 @@
 //            that moment every row has been read by someone.
 //   COMBINE  one participant adopts every chunk into the stage, sorts and combines,
 //            and writes the results into shared memory (into the chunks of the left
-//            input, which nobody reads any more: no new memory, no new pages to
-//            fault in, and always room since no result is larger). It is the leader when the
-//            leader took part in reading: only the leader (a long-lived backend) may
-//            hold a CUDA context, and it ships the chunks others push while it still
-//            reads or waits. Otherwise (parallel_leader_participation = off, or a
-//            leader that came late) the last reader combines, on the CPU backend.
+//            input, UNION: of both inputs, which nobody reads any more: no new memory,
+//            no new pages to fault in, and always room since no result is larger). It
+//            is the leader when the leader took part in reading: only the leader (a
+//            long-lived backend) may hold a CUDA context, and it ships the chunks
+//            others push while it still reads or waits. Otherwise
+//            (parallel_leader_participation = off, or a leader that came late) the
+//            last reader combines, on the CPU backend.
 //   EMIT     every participant, late ones too, claims batches of result rows from a
 //            shared cursor and emits them, so the Gather (or a Partial Aggregate under
 //            it) above gets its rows from every process at once. A set operation's

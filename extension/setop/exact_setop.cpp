@@ -10,6 +10,8 @@
 // HashSetOp costs, and like HashSetOp it does not spill).
 #include "setop_node.h"
 
+#include "mergepath/key_ranges.h"
+
 struct MpGroupCounts {
     int64 left;
     int64 right;
@@ -81,8 +83,7 @@ void mp_exact_start_emit(MpSetOpState* st) {
 
 // Output copies of a group with `left` and `right` rows (nodeSetOp.c's rules).
 static int64 group_copies(const MpSetOpState* st, int64 left, int64 right) {
-    if (st->node.intersect) return st->node.all ? Min(left, right) : (left > 0 && right > 0 ? 1 : 0);
-    return st->node.all ? Max(left - right, 0) : (left > 0 && right == 0 ? 1 : 0);
+    return int64(mergepath::sql_setop_copies(st->node.op, st->node.all, uint64(left), uint64(right)));
 }
 
 // Stores the next output row of the exact table in out (virtual); false when done.

@@ -2,7 +2,7 @@
 // sorted both sides by the hash of each row's image (setop_combine.cpp): every sorted
 // row's record is found from its row number (row_directory.h, on threads), the groups
 // of equal images give the result rows (image_groups.h), and those land where the
-// emitters read them: one array of |A| record references, in the node's memory or (a
+// emitters read them: one array of |A| (UNION: |A| + |B|) record references, in the node's memory or (a
 // parallel node) in the query's shared memory, read as one run per part.
 #include "image_groups.h"
 
@@ -36,7 +36,7 @@ static void keep_local(MpSetOpState* st, MemoryContext cxt, const MpImageParts& 
     st->emitter.result_count[0] = 0;
     for (int p = 0; p < parts.count; p++) {
         if (parts.results[p] == 0) continue;
-        st->emitter.runs[0][st->emitter.run_count[0]++] = {(const char*)(out + parts.a_begin[p]), parts.results[p]};
+        st->emitter.runs[0][st->emitter.run_count[0]++] = {(const char*)(out + parts.out_begin[p]), parts.results[p]};
         st->emitter.result_count[0] += parts.results[p];
     }
 }
@@ -49,14 +49,14 @@ static void publish_shared(MpSetOpState* st, const MpImageParts& parts, MpChunkR
     r->run_count = r->count = 0;
     for (int p = 0; p < parts.count; p++) {
         if (parts.results[p] == 0) continue;
-        runs[r->run_count++] = {out_ref + parts.a_begin[p] * sizeof(uint64), parts.results[p]};
+        runs[r->run_count++] = {out_ref + parts.out_begin[p] * sizeof(uint64), parts.results[p]};
         r->count += parts.results[p];
     }
     st->shared->results[1] = {kNoChunk, 0, 0};
     mp_shared_results_ready(st->shared, r->count);
 }
 
-// The stage's sorted sides grouped into result references at `out` (|A| slots).
+// The stage's sorted sides grouped into result references at `out` (result_slots).
 static MpImageParts group_sorted(MpSetOpState* st, MemoryContext cxt, uint64* out) {
     MpResults<uint64_t> r = mp_stage_results<uint64_t>(st->run.stage);
     MpImageSides sides;
@@ -72,11 +72,15 @@ static MpImageParts group_sorted(MpSetOpState* st, MemoryContext cxt, uint64* ou
     return parts;
 }
 
-static uint64 a_rows(MpSetOpState* st) { return mp_stage_results<uint64_t>(st->run.stage).side_count[0]; }
+// The result array's slots (image_groups.h) for the stage's sorted sides.
+static uint64 result_slots(MpSetOpState* st) {
+    MpResults<uint64_t> r = mp_stage_results<uint64_t>(st->run.stage);
+    return mp_image_result_slots(st, r.side_count[0], r.side_count[1]);
+}
 
 void mp_put_image_results(MpSetOpState* st) {
     MpStopwatch clock;
-    const size_t bytes = sizeof(uint64) * Max(a_rows(st), 1);
+    const size_t bytes = sizeof(uint64) * Max(result_slots(st), 1);
     void* address;
     MpChunkRef out_ref = kNoChunk;
     if (st->shared) {
@@ -96,7 +100,7 @@ void mp_put_image_results(MpSetOpState* st) {
 
 double mp_keep_image_results(MpSetOpState* st, MemoryContext cxt) {
     MpStopwatch clock;
-    uint64* out = (uint64*)MemoryContextAllocHuge(cxt, sizeof(uint64) * Max(a_rows(st), 1));
+    uint64* out = (uint64*)MemoryContextAllocHuge(cxt, sizeof(uint64) * Max(result_slots(st), 1));
     keep_local(st, cxt, group_sorted(st, cxt, out), out);
     return clock.lap_ms();
 }

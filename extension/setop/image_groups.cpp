@@ -8,6 +8,7 @@
 
 #include "images.h"
 #include "threads.h"
+#include "mergepath/key_ranges.h"
 
 namespace {
 
@@ -18,7 +19,8 @@ constexpr uint64 kPrefetchAhead = 32;  // sorted positions whose records are fet
 constexpr unsigned kGroupThreads = 16;
 
 struct Op {
-    bool intersect, all;
+    mergepath::SetOp op;
+    bool all;
     int first_side;
 };
 
@@ -37,17 +39,13 @@ inline void prefetch_until(const Walk& w, int side, uint64* next, uint64 until, 
     for (until = std::min(until, end); *next < until; ++*next) __builtin_prefetch(record(w, side, *next));
 }
 
-// nodeSetOp.c's copies of a group with m rows in A and n in B.
-inline uint64 copies(const Op& op, uint64 m, uint64 n) {
-    if (op.intersect) return op.all ? std::min(m, n) : (m > 0 && n > 0 ? 1 : 0);
-    return op.all ? (m > n ? m - n : 0) : (m > 0 && n == 0 ? 1 : 0);
-}
-
-// Writes a group's copies of its first row on the side read first.
+// Writes a group's copies (nodeSetOp.c's rules, sql_setop_copies) of its first row on
+// the side read first (of the other side when the group has none there).
 inline uint64 emit_group(const Walk& w, uint64 m, uint64 n, uint64 first_a, uint64 first_b, uint64* out) {
-    uint64 c = copies(w.op, m, n);
+    uint64 c = mergepath::sql_setop_copies(w.op.op, w.op.all, m, n);
     if (c == 0) return 0;
-    uint64 ref = (w.op.first_side == 1 && n > 0) ? w.sides->refs[1][first_b] : w.sides->refs[0][first_a];
+    bool from_b = (w.op.first_side == 1 && n > 0) || m == 0;
+    uint64 ref = from_b ? w.sides->refs[1][first_b] : w.sides->refs[0][first_a];
     std::fill(out, out + c, ref);
     return c;
 }
@@ -98,6 +96,24 @@ uint64 one_run(const Walk& w, uint64 i, uint64 ie, uint64 j, uint64 je, uint64* 
     return split_run(w, i, ie, j, je, out);
 }
 
+// B's runs of positions [j, end) with hashes below h (h: none above), each a group
+// of its own or split (UNION emits B-only groups; the other operations skip them).
+uint64 b_only_runs(const Walk& w, uint64* j, uint64 end, const uint64* h, uint64* out) {
+    const uint64* kb = w.sides->hashes[1];
+    uint64 written = 0;
+    if (w.op.op != mergepath::SetOp::Union) {
+        while (*j < end && (!h || kb[*j] < *h)) ++*j;
+        return 0;
+    }
+    while (*j < end && (!h || kb[*j] < *h)) {
+        uint64 rj = *j + 1;
+        while (rj < end && kb[rj] == kb[*j]) rj++;
+        written += one_run(w, 0, 0, *j, rj, out + written);
+        *j = rj;
+    }
+    return written;
+}
+
 // Part [i, ie) x [j, je): its runs, results from out on; returns how many.
 uint64 walk_part(const Walk& w, uint64 i, uint64 ie, uint64 j, uint64 je, uint64* out) {
     const uint64* ka = w.sides->hashes[0];
@@ -105,7 +121,7 @@ uint64 walk_part(const Walk& w, uint64 i, uint64 ie, uint64 j, uint64 je, uint64
     uint64 written = 0, next_a = i, next_b = j;
     while (i < ie) {
         uint64 h = ka[i];
-        while (j < je && kb[j] < h) j++;  // B-only runs give nothing
+        written += b_only_runs(w, &j, je, &h, out + written);
         next_b = std::max(next_b, j);
         prefetch_until(w, 0, &next_a, i + kPrefetchAhead, ie);
         prefetch_until(w, 1, &next_b, j + kPrefetchAhead, je);
@@ -116,16 +132,17 @@ uint64 walk_part(const Walk& w, uint64 i, uint64 ie, uint64 j, uint64 je, uint64
         i = ri;
         j = rj;
     }
-    return written;
+    return written + b_only_runs(w, &j, je, NULL, out + written);
 }
 
-// Part borders: A positions at run starts near p * |A| / parts, B positions at the same hashes.
-void cut_parts(const MpImageSides& s, int parts, uint64* a_begin, uint64* b_begin) {
+// Part borders: run starts near p * |lead| / parts on the lead side (A; UNION: the
+// larger side), both sides' positions at the same hashes.
+void cut_parts(const MpImageSides& s, int lead, int parts, uint64* a_begin, uint64* b_begin) {
     const uint64* ka = s.hashes[0];
     const uint64* kb = s.hashes[1];
     a_begin[0] = b_begin[0] = 0;
     for (int p = 1; p < parts; p++) {
-        uint64 h = ka[s.count[0] * p / parts];
+        uint64 h = s.hashes[lead][s.count[lead] * p / parts];
         a_begin[p] = std::lower_bound(ka, ka + s.count[0], h) - ka;
         b_begin[p] = std::lower_bound(kb, kb + s.count[1], h) - kb;
     }
@@ -138,23 +155,27 @@ void cut_parts(const MpImageSides& s, int parts, uint64* a_begin, uint64* b_begi
 MpImageParts mp_image_groups(const MpSetOpState* st, const MpImageSides& sides, bool threads_may_resolve,
                              uint64* out) {
     MpImageParts parts;
-    parts.count = int(Min(uint64(kMaxParts), Max(uint64(1), sides.count[0] / kRowsPerPart)));
-    parts.a_begin = (uint64*)palloc(sizeof(uint64) * (parts.count + 1));
+    const bool with_b = mp_setop_results_from_b(st);
+    const int lead = with_b && sides.count[1] > sides.count[0] ? 1 : 0;
+    parts.count = int(Min(uint64(kMaxParts), Max(uint64(1), sides.count[lead] / kRowsPerPart)));
+    parts.out_begin = (uint64*)palloc(sizeof(uint64) * (parts.count + 1));
     parts.results = (uint64*)palloc0(sizeof(uint64) * parts.count);
+    uint64* a_begin = (uint64*)palloc(sizeof(uint64) * (parts.count + 1));
     uint64* b_begin = (uint64*)palloc(sizeof(uint64) * (parts.count + 1));
-    if (sides.count[0] == 0) {  // no A row: no result
-        parts.a_begin[0] = parts.a_begin[1] = 0;
+    if (sides.count[lead] == 0) {  // no row to lead: no result
+        parts.out_begin[0] = parts.out_begin[1] = 0;
         return parts;
     }
-    cut_parts(sides, parts.count, parts.a_begin, b_begin);
-    Walk w = {&st->run.space, &sides, {st->node.intersect, st->node.all, st->node.info.first_side}};
+    cut_parts(sides, lead, parts.count, a_begin, b_begin);
+    for (int p = 0; p <= parts.count; p++) parts.out_begin[p] = a_begin[p] + (with_b ? b_begin[p] : 0);
+    Walk w = {&st->run.space, &sides, {st->node.op, st->node.all, st->node.info.first_side}};
     std::atomic<int> next{0};
     std::atomic<bool> failed{false};
     mp_run_on_threads(threads_may_resolve ? kGroupThreads : 1, [&] {
         for (int p; (p = next.fetch_add(1)) < parts.count;) {
             try {
-                parts.results[p] = walk_part(w, parts.a_begin[p], parts.a_begin[p + 1], b_begin[p], b_begin[p + 1],
-                                             out + parts.a_begin[p]);
+                parts.results[p] =
+                    walk_part(w, a_begin[p], a_begin[p + 1], b_begin[p], b_begin[p + 1], out + parts.out_begin[p]);
             } catch (...) {  // out of memory splitting a collided run
                 failed = true;
             }

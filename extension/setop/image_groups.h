@@ -12,10 +12,11 @@
 // read first there). So the answer is exact whatever the hashes do, with no
 // PostgreSQL function call per row.
 //
-// The work is cut into parts at run borders (splitter hashes taken from A) and the
-// parts run on the combiner's threads; a part never gives more result rows than it
-// has A rows, so part p writes its results at its first A position of one array of
-// |A| slots, and the emitters read each part's results as one run.
+// The work is cut into parts at run borders (splitter hashes taken from A; UNION: from
+// the larger side) and the parts run on the combiner's threads; a part never gives
+// more result rows than it has A rows (UNION: A and B rows), so part p writes its
+// results at its first A position (UNION: first A + first B position) of one array of
+// mp_image_result_slots slots, and the emitters read each part's results as one run.
 #pragma once
 
 #include "key_chunks.h"
@@ -32,11 +33,16 @@ struct MpImageSides {
 
 struct MpImageParts {
     int count;
-    uint64* a_begin;  // [count + 1]: part p's results go to out[a_begin[p] ...]
-    uint64* results;  // [count]: how many it wrote
+    uint64* out_begin;  // [count + 1]: part p's results go to out[out_begin[p] ...]
+    uint64* results;    // [count]: how many it wrote
 };
 
-// Computes the result rows (record references) into out[|A|] (allocated by the caller;
+// The slots of the result array for sides of a_rows and b_rows rows.
+inline uint64 mp_image_result_slots(const MpSetOpState* st, uint64 a_rows, uint64 b_rows) {
+    return a_rows + (mp_setop_results_from_b(st) ? b_rows : 0);
+}
+
+// Computes the result rows (record references) into out[mp_image_result_slots] (allocated by the caller;
 // slots past each part's results are left as they were). threads_may_resolve: every
 // record is resolvable from helper threads (mp_space_threads_may_resolve), else the
 // walk runs in this thread alone. Parts are palloc'd in CurrentMemoryContext. ERROR on

@@ -268,7 +268,7 @@ bool next_streamed_group(MpSetOpState* st) {
         int side = (st->node.info.first_side == 1 && count[1] > 0) || count[0] == 0 ? 1 : 0;
         keep_record(&ir->group, ir->parts.cxt, ir->first[side].data, ir->first[side].len);
         ir->has_group = true;
-        r->copies_left = mergepath::sql_setop_copies(st->node.intersect, st->node.all, count[0], count[1]);
+        r->copies_left = mergepath::sql_setop_copies(st->node.op, st->node.all, count[0], count[1]);
         if (r->copies_left > 0) return true;
     }
     ir->stream_done = true;
@@ -411,7 +411,7 @@ bool mp_image_ranges_combine(MpSetOpState* st) {
     MpSetOpRanges* r = st->strategy.ranges;
     MpImageRanges* ir = r->images;
     mp_ranges_drop(r);  // the previous piece's
-    if (ir->current.count[0] == 0) return false;  // no A row: INTERSECT and EXCEPT give nothing
+    if (ir->current.count[0] == 0 && !mp_setop_results_from_b(st)) return false;  // INTERSECT, EXCEPT: no A row, nothing
     Loaded loaded = load_piece(st);
     if (!loaded.fits) {
         mp_ranges_drop(r);
@@ -429,7 +429,7 @@ bool mp_image_ranges_combine(MpSetOpState* st) {
         return mp_image_ranges_streamed_batch(st);
     }
     r->spill.report.ranges++;
-    if (loaded.a_rows == 0) return false;
+    if (loaded.rows == 0 || (loaded.a_rows == 0 && !mp_setop_results_from_b(st))) return false;  // nothing to emit
     memset(st->run.adopted, 0, sizeof(st->run.adopted));
     mp_ranges_run_stage(st, mergepath::SetOpShape::SortedSides, loaded.rows, adopt_images);
     double ms = mp_keep_image_results(st, r->range_cxt);

@@ -45,7 +45,7 @@ void mp_start_run(MpSetOpState* st) {
     mergepath::SetOpShape shape = st->node.keys.lossless      ? mergepath::SetOpShape::Keys
                                   : st->node.info.keys.images ? mergepath::SetOpShape::SortedSides
                                                               : mergepath::SetOpShape::Rows;
-    st->run.stage = mp_stage_create(st->run.cxt, st->node.keys.key_bits, st->node.intersect, st->node.all, shape);
+    st->run.stage = mp_stage_create(st->run.cxt, st->node.keys.key_bits, st->node.op, st->node.all, shape);
     // a node that spills keeps its chunks to itself: only its runs are shared (files)
     bool shared_chunks = st->strategy.way == MpSetOpWay::SharedInMemory;
     st->run.space.cxt = st->run.cxt;
@@ -120,18 +120,20 @@ void mp_keep_local_results(MpSetOpState* st) {
     }
 }
 
-// Where one stream's results go: the chunks of the left input's keys of that stream,
-// which the stage no longer reads (see parallel_protocol.h), listed as runs in shared
-// memory; their spans are kept for mp_put_shared_results.
+// Where one stream's results go: the chunks of the left input's keys of that stream
+// (UNION, whose results may outnumber them: of both inputs' keys), which the stage no
+// longer reads (see parallel_protocol.h), listed as runs in shared memory; their spans
+// are kept for mp_put_shared_results.
 static void lay_out_stream(MpSetOpState* st, MpKeyStream stream) {
     const int s = int(stream);
     MpSharedResult* out = &st->shared->results[s];
     const size_t key_bytes = mp_stream_key_bytes(st, int(stream));
     uint64 n = mp_stage_result_count(st->run.stage, stream), placed = 0;
+    const uint32 last_side = mp_setop_results_from_b(st) ? 1 : 0;
     int chunks = 0;
     for (MpChunk* c = mp_chunk_at(&st->run.space, mp_setop_queue(st)->all); c;
          c = mp_chunk_at(&st->run.space, c->next_all))
-        chunks += c->side == 0 && c->stream == uint32(stream);
+        chunks += c->side <= last_side && c->stream == uint32(stream);
     out->runs = kNoChunk;
     out->run_count = out->count = 0;
     st->emitter.result_span_count[s] = 0;
@@ -143,7 +145,7 @@ static void lay_out_stream(MpSetOpState* st, MpKeyStream stream) {
         (mergepath::HostSpan*)MemoryContextAlloc(st->run.cxt, sizeof(mergepath::HostSpan) * chunks);
     for (MpChunkRef ref = mp_setop_queue(st)->all; placed < n && ref != kNoChunk;) {
         MpChunk* c = mp_chunk_at(&st->run.space, ref);
-        if (c->side == 0 && c->stream == uint32(stream)) {
+        if (c->side <= last_side && c->stream == uint32(stream)) {
             uint64 take = Min(c->capacity, n - placed);
             spans[out->run_count] = {mp_chunk_keys(c), take * key_bytes};
             runs[out->run_count++] = {ref + sizeof(MpChunk), take};  // the chunk's keys

@@ -101,8 +101,8 @@ static void mp_begin(CustomScanState* node, EState* estate, int eflags) {
 
     TupleDesc desc = node->ss.ss_ScanTupleSlot->tts_tupleDescriptor;
     st->node.ncols = list_length(st->node.info.eqops);
-    st->node.intersect = st->node.info.cmd == SETOPCMD_INTERSECT || st->node.info.cmd == SETOPCMD_INTERSECT_ALL;
-    st->node.all = st->node.info.cmd == SETOPCMD_INTERSECT_ALL || st->node.info.cmd == SETOPCMD_EXCEPT_ALL;
+    st->node.op = st->node.info.op;
+    st->node.all = st->node.info.all;
     init_keys(st, desc);
     st->node.row_slot[0] = ExecInitExtraTupleSlot(estate, desc, &TTSOpsMinimalTuple);
     st->node.row_slot[1] = ExecInitExtraTupleSlot(estate, desc, &TTSOpsMinimalTuple);

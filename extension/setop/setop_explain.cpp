@@ -73,7 +73,7 @@ static const char* parallel_mode(const MpSetOpState* st) {
 
 void mp_explain_setop(CustomScanState* node, List* ancestors, ExplainState* es) {
     MpSetOpState* st = (MpSetOpState*)node;
-    ExplainPropertyText("Operation", mp_setop_cmd_name(st->node.info.cmd), es);
+    ExplainPropertyText("Operation", mp_setop_name(st->node.info.op, st->node.info.all), es);
     ExplainPropertyText("Device", mp_device_name(st->stats.report.device), es);
     const char* kind = st->node.keys.lossless ? "lossless" : st->node.info.keys.images ? "image" : "hashed";
     ExplainPropertyText("Keys",

@@ -39,7 +39,8 @@
 
 // The plan information of one MergePath SetOp node (CustomScan.custom_private).
 struct MpSetOpInfo {
-    SetOpCmd cmd;       // INTERSECT [ALL] / EXCEPT [ALL]
+    mergepath::SetOp op;  // Intersection, Difference or Union (SQL INTERSECT / EXCEPT / UNION)
+    bool all;             // ... ALL (INTERSECT and EXCEPT only; UNION ALL is not ours)
     MpKeyChoice keys;
     List* eqops;        // OID list: the grouping equality operator of each column
     List* collations;   // OID list: the collation of each column
@@ -53,7 +54,7 @@ struct MpSetOpInfo {
 
 List* mp_setop_info_to_list(const MpSetOpInfo* info);
 void mp_setop_info_from_list(List* list, MpSetOpInfo* info);
-const char* mp_setop_cmd_name(SetOpCmd cmd);  // "Intersect All", ...
+const char* mp_setop_name(mergepath::SetOp op, bool all);  // "Intersect All", "Union", ...
 
 void mp_install_setop_path_hook(void);
 void mp_setop_fix_scan_tlist(CustomScan* cscan);  // after planning (scan_tlists.h)
@@ -117,7 +118,7 @@ enum class MpSetOpWay : uint8_t {
 struct MpSetOpNode {
     MpSetOpInfo info;
     int ncols;
-    bool intersect;
+    mergepath::SetOp op;  // info.op, info.all
     bool all;
     MpKeyPlan keys;
     MpImagePlan images;           // image keys: how rows become records
@@ -200,6 +201,9 @@ inline bool mp_timing_on(MpSetOpState* st) {
     Instrumentation* instr = st->css.ss.ps.instrument;
     return instr != NULL && instr->need_timer;
 }
+
+// Whether a key found in B alone gives result rows (UNION), not only keys of A.
+inline bool mp_setop_results_from_b(const MpSetOpState* st) { return st->node.op == mergepath::SetOp::Union; }
 
 // Keys that are 64-bit hashes verified with the equality operators (not images).
 inline bool mp_verified_hashes(const MpSetOpState* st) { return !st->node.keys.lossless && !st->node.info.keys.images; }

@@ -1,24 +1,12 @@
 // setop_path.cpp — the planner side: offers a MergePath SetOp path next to the native
-// SetOp of every INTERSECT [ALL] / EXCEPT [ALL] node of a set-operation tree.
+// plan of every INTERSECT [ALL] / EXCEPT [ALL] / UNION node of a set-operation tree.
 //
-// PostgreSQL plans each such node in generate_nonunion_paths (prepunion.c), then runs
-// create_upper_paths_hook with UPPERREL_SETOP for its rel (and for other set-op rels,
-// which we skip: no SetOpPath). The inputs are where the versions differ (native_inputs):
-//  - 15 and 17: one SetOpPath over an Append of the two inputs (each with a resjunk
-//    int4 "flag" column, 0 = left, 1 = right; for a hashed INTERSECT the smaller input
-//    may come first, see firstFlag), optionally sorted. We take the two inputs out of
-//    the Append (its subpaths, which add_path does not free when it discards the
-//    SetOpPath); the node reads left then right itself, no Append, no flag needed.
-//  - 18: SetOp reads two inputs itself (leftpath / rightpath; for INTERSECT the planner
-//    puts the input with fewer groups on the left), in a hashed SetOpPath over the
-//    cheapest inputs and a sorted one over sorted inputs. We take the cheapest inputs.
-// Either way the custom path's children are the two inputs, and a group's emitted row
-// is the one the native SetOp would emit (first_side).
-// UNION is not ours. Nested set operations work level by level: a child set
-// operation is planned first, so the parent's input may already be our node. A set
-// operation under another one has its paths projected (the parent's flag column, or no
-// resjunk under a UNION) before the hook runs: then we offer the same projection over
-// our path.
+// What the native plan is, its inputs and columns: setop_native.cpp. Our path's
+// children are two inputs: the left one and the right one (a UNION of more inputs: the
+// first, and an Append of the others, read in order), and a group's emitted row is the
+// one the native plan would emit (first_side). Nested set operations work level by
+// level: a child set operation is planned first, so the parent's input may already be
+// our node; a projection over the native paths goes over ours too.
 //
 // Lossless keys are narrowed to the ranges the planner's statistics show for the
 // inputs' columns when that makes them narrower (ranged keys, keys.h; the statistics
@@ -56,13 +44,15 @@
 // floor below which they dominate, so tiny inputs keep the native SetOp (ten times it
 // for image keys on the CPU backend: min_input_rows). Image keys use the hashed
 // encoding units; they are not calibrated beyond that floor.
-// Startup cost is copied from the SetOpPath (PostgreSQL charges a hashed set operation
-// as if it streamed) so that LIMIT above compares like with like. No pathkeys: a
-// sorted SetOp (which has them) keeps winning cost ties, e.g. on tiny inputs.
+// Startup cost: INTERSECT / EXCEPT copy the SetOpPath's (PostgreSQL charges a hashed set
+// operation as if it streamed) so that LIMIT above compares like with like; UNION's
+// native paths charge their input before the first row (HashAggregate, Sort) except a
+// Unique over sorted inputs, so ours charges its total, which is what it does. No
+// pathkeys: a sorted SetOp (which has them) keeps winning cost ties, e.g. on tiny inputs.
 #include <algorithm>
 
 #include "partial_paths.h"
-#include "setop_node.h"
+#include "setop_native.h"
 #include "column_ranges.h"  // after setop.h: it brings PostgreSQL's headers
 
 extern "C" {
@@ -76,98 +66,6 @@ static create_upper_paths_hook_type prev_create_upper_paths_hook = NULL;
 
 namespace {
 
-// The columns of a set operation, as the native SetOp groups them.
-struct SetOpColumns {
-    int ncols;
-    Oid* types;
-    Oid* collations;
-    Oid* eqops;
-    bool* hashable;
-};
-
-// The rel's SetOpPath (on 18, the hashed one when there is one), and the ProjectionPath
-// over it if there is one: a set operation below another one gets its output projected
-// (15, 17: the flag column of the parent level; no resjunk under a UNION) before the
-// hook runs (prepunion.c, recurse_set_operations).
-SetOpPath* find_setop_path(RelOptInfo* rel, ProjectionPath** projection) {
-    ListCell* lc;
-    SetOpPath* found = NULL;
-    *projection = NULL;
-    foreach (lc, rel->pathlist) {
-        Path* path = (Path*)lfirst(lc);
-        ProjectionPath* over = NULL;
-        if (IsA(path, ProjectionPath) && IsA(((ProjectionPath*)path)->subpath, SetOpPath)) {
-            over = (ProjectionPath*)path;
-            path = over->subpath;
-        }
-        if (!IsA(path, SetOpPath)) continue;
-        if (found == NULL || ((SetOpPath*)path)->strategy == SETOP_HASHED) {
-            found = (SetOpPath*)path;
-            *projection = over;
-        }
-    }
-    return found;
-}
-
-// The inputs of the native set operation and what its output rows are made of.
-struct NativeInputs {
-    Path* left;
-    Path* right;
-    List* groups;    // SortGroupClauses of the columns
-    int flag_cols;   // resjunk flag columns after them in the output (15, 17: 1)
-    int first_side;  // the input whose first row of a group the native SetOp emits
-};
-
-#if PG_VERSION_NUM >= 180000
-bool native_inputs(SetOpPath* sp, NativeInputs* in) {
-    // generate_nonunion_paths reads each input rel's cheapest path, which the hashed SetOp
-    // takes as it is and the sorted one in sorted form; nodeSetOp.c emits a group's first
-    // row of the left (outer) input either way
-    Path* left = sp->leftpath->parent->cheapest_total_path;
-    Path* right = sp->rightpath->parent->cheapest_total_path;
-    if (!left || !right) return false;
-    *in = {left, right, sp->groupList, 0, 0};
-    return true;
-}
-#else
-bool native_inputs(SetOpPath* sp, NativeInputs* in) {
-    Path* sub = sp->subpath;
-    if (IsA(sub, SortPath)) sub = ((SortPath*)sub)->subpath;
-    if (!IsA(sub, AppendPath) || list_length(((AppendPath*)sub)->subpaths) != 2) return false;
-    List* inputs = ((AppendPath*)sub)->subpaths;
-    if (sp->flagColIdx != list_length(sp->distinctList) + 1) return false;
-    // firstFlag 1: the right input was put first (hashed INTERSECT, smaller input first).
-    // nodeSetOp.c emits a group's first row as read: with hashing that row comes from the
-    // input read first; sorted, from the left input (flag 0 sorts first).
-    const bool swapped = sp->firstFlag == 1;
-    in->left = (Path*)(swapped ? lsecond(inputs) : linitial(inputs));
-    in->right = (Path*)(swapped ? linitial(inputs) : lsecond(inputs));
-    in->groups = sp->distinctList;
-    in->flag_cols = 1;
-    in->first_side = (sp->strategy == SETOP_HASHED && swapped) ? 1 : 0;
-    return true;
-}
-#endif
-
-bool collect_columns(SetOpPath* sp, const NativeInputs* native, SetOpColumns* cols) {
-    List* exprs = sp->path.pathtarget->exprs;
-    cols->ncols = list_length(native->groups);
-    if (cols->ncols == 0 || list_length(exprs) != cols->ncols + native->flag_cols) return false;
-    cols->types = (Oid*)palloc(sizeof(Oid) * cols->ncols);
-    cols->collations = (Oid*)palloc(sizeof(Oid) * cols->ncols);
-    cols->eqops = (Oid*)palloc(sizeof(Oid) * cols->ncols);
-    cols->hashable = (bool*)palloc(sizeof(bool) * cols->ncols);
-    for (int c = 0; c < cols->ncols; c++) {
-        SortGroupClause* sgc = (SortGroupClause*)list_nth(native->groups, c);
-        Node* expr = (Node*)list_nth(exprs, c);
-        cols->types[c] = exprType(expr);
-        cols->collations[c] = exprCollation(expr);
-        cols->eqops[c] = sgc->eqop;
-        cols->hashable[c] = sgc->hashable;
-    }
-    return true;
-}
-
 // Our cost per input row (see the file comment): reading and encoding it, which the
 // participants of a parallel node share, and the device work, done once.
 struct RowCost {
@@ -176,21 +74,23 @@ struct RowCost {
 };
 
 // Our tuple handling per input row, in cpu_tuple_cost: what the native plan charges for
-// reading the same rows. 15 and 17: an Append under the SetOp, cpu_tuple_cost / 2 a row;
-// 18: the SetOp reads both inputs itself and charges nothing for that, only its
-// cpu_operator_cost per column.
+// reading the same rows. UNION, and INTERSECT / EXCEPT on 15 and 17: an Append under the
+// set operation, cpu_tuple_cost / 2 a row; 18's SetOp reads both inputs itself and
+// charges nothing for that, only its cpu_operator_cost per column.
+double read_tuple_units(mergepath::SetOp op) {
 #if PG_VERSION_NUM >= 180000
-constexpr double kReadTupleUnits = 0.0;
-#else
-constexpr double kReadTupleUnits = 0.5;
+    if (op != mergepath::SetOp::Union) return 0.0;
 #endif
+    return 0.5;
+}
 
-RowCost cost_per_row(const SetOpColumns* cols, const MpKeyChoice* keys) {
+RowCost cost_per_row(const MpNativeSetOp& native, const MpKeyChoice* keys) {
     MpDevice device = mp_planning_device();
     double words = std::max(1.0, keys->key_bits / 64.0);
     double device_units = device == MpDevice::Gpu ? 0.1 : 0.1 + 0.4 / mp_cpu_thread_count();
-    double encode_units = keys->lossless ? 0.05 * cols->ncols : 0.4 * cols->ncols + 0.1;
-    return {cpu_tuple_cost * kReadTupleUnits + cpu_operator_cost * encode_units, cpu_operator_cost * words * device_units};
+    double encode_units = keys->lossless ? 0.05 * native.cols.ncols : 0.4 * native.cols.ncols + 0.1;
+    return {cpu_tuple_cost * read_tuple_units(native.op) + cpu_operator_cost * encode_units,
+            cpu_operator_cost * words * device_units};
 }
 
 // The fewest estimated input rows (both sides) for which the node is offered:
@@ -216,42 +116,70 @@ struct Inputs {
     double rows;
     int workers;  // 0: a serial path
     bool spill;   // a partial path whose participants spill (over half of the memory limit)
-    int first_side;  // the input whose first row of a group is emitted (NativeInputs)
 };
 
-CustomPath* make_path(RelOptInfo* rel, SetOpPath* sp, const Inputs& in, const SetOpColumns* cols,
-                      const MpKeyChoice* keys) {
+// The right side of our node over `inputs` (all but the first): the second input, or
+// an Append of the others, read one after the other (partial: every participant runs
+// each one's share, as a non-parallel-aware Append over partial paths does).
+Path* right_side(PlannerInfo* root, RelOptInfo* rel, List* inputs, int workers) {
+    if (list_length(inputs) == 2) return (Path*)lsecond(inputs);
+    List* rest = list_copy_tail(inputs, 1);
+    if (workers == 0) return &create_append_path(root, rel, rest, NIL, NIL, NULL, 0, false, -1)->path;
+    int rest_workers = 0;
+    ListCell* lc;
+    foreach (lc, rest) rest_workers = Max(rest_workers, ((Path*)lfirst(lc))->parallel_workers);
+    return &create_append_path(root, rel, NIL, rest, NIL, NULL, rest_workers, false, -1)->path;
+}
+
+// Rows of all inputs.
+double input_rows(List* inputs) {
+    double rows = 0;
+    ListCell* lc;
+    foreach (lc, inputs) rows += ((Path*)lfirst(lc))->rows;
+    return rows;
+}
+
+CustomPath* make_path(RelOptInfo* rel, const MpNativeSetOp& native, const Inputs& in, const MpKeyChoice* keys) {
     CustomPath* cp = makeNode(CustomPath);
     double divisor = in.workers > 0 ? mp_parallel_divisor(in.workers) : 1.0;
-    RowCost row = cost_per_row(cols, keys);
+    RowCost row = cost_per_row(native, keys);
+    const MpSetOpColumns* cols = &native.cols;
     cp->path.pathtype = T_CustomScan;
     cp->path.parent = rel;
-    cp->path.pathtarget = sp->path.pathtarget;
+    cp->path.pathtarget = native.target;
     cp->path.param_info = NULL;
     cp->path.parallel_aware = in.workers > 0;
-    cp->path.parallel_safe = in.workers > 0 || sp->path.parallel_safe;
+    cp->path.parallel_safe = in.workers > 0 || native.native->parallel_safe;
     cp->path.parallel_workers = in.workers;
-    cp->path.rows = sp->path.rows / divisor;
+    cp->path.rows = native.rows / divisor;
     cp->path.total_cost =
         in.left->total_cost + in.right->total_cost + in.rows / divisor * row.read + in.rows * row.device;
-    cp->path.startup_cost = Min(sp->path.startup_cost, cp->path.total_cost);
+    cp->path.startup_cost = native.op == mergepath::SetOp::Union
+                                ? cp->path.total_cost
+                                : Min(native.native->startup_cost, cp->path.total_cost);
     mp_inherit_disabled_nodes(&cp->path, in.left, in.right);
     cp->path.pathkeys = NIL;
     cp->flags = 0;
     cp->custom_paths = list_make2(in.left, in.right);
-    MpSetOpInfo info = {sp->cmd,    *keys, oid_list(cols->eqops, cols->ncols), oid_list(cols->collations, cols->ncols),
-                        in.first_side, in.workers > 0, in.spill};
+    MpSetOpInfo info = {native.op,
+                        native.all,
+                        *keys,
+                        oid_list(cols->eqops, cols->ncols),
+                        oid_list(cols->collations, cols->ncols),
+                        native.first_side,
+                        in.workers > 0,
+                        in.spill};
     cp->custom_private = mp_setop_info_to_list(&info);
     cp->methods = &mp_setop_path_methods;
     return cp;
 }
 
 // Our path over the given inputs, projected like the native one when it is.
-Path* setop_path(PlannerInfo* root, RelOptInfo* rel, SetOpPath* sp, ProjectionPath* projection, const Inputs& in,
-                 const SetOpColumns* cols, const MpKeyChoice* keys) {
-    Path* path = &make_path(rel, sp, in, cols, keys)->path;
-    if (!projection) return path;
-    return &create_projection_path(root, rel, path, projection->path.pathtarget)->path;
+Path* setop_path(PlannerInfo* root, RelOptInfo* rel, const MpNativeSetOp& native, const Inputs& in,
+                 const MpKeyChoice* keys) {
+    Path* path = &make_path(rel, native, in, keys)->path;
+    if (!native.projected) return path;
+    return &create_projection_path(root, rel, path, native.projected)->path;
 }
 
 // Estimated bytes the node holds for its inputs: keys (lossless), or records and
@@ -268,15 +196,20 @@ double estimated_input_bytes(const Inputs& in, const MpKeyChoice* keys) {
 }
 
 // The partial path, or NULL (with the reason at DEBUG1).
-Path* partial_setop_path(PlannerInfo* root, RelOptInfo* rel, SetOpPath* sp, ProjectionPath* projection,
-                         const Inputs& serial, const SetOpColumns* cols, const MpKeyChoice* keys, const char* op) {
-    RelOptInfo* lrel = serial.left->parent;
-    RelOptInfo* rrel = serial.right->parent;
+Path* partial_setop_path(PlannerInfo* root, RelOptInfo* rel, const MpNativeSetOp& native, const Inputs& serial,
+                         const MpKeyChoice* keys, const char* op) {
     const char* why_not = NULL;
+    List* partial_inputs = NIL;
+    ListCell* lc;
+    foreach (lc, native.inputs) {
+        RelOptInfo* input_rel = ((Path*)lfirst(lc))->parent;
+        if (!input_rel || input_rel->partial_pathlist == NIL) break;
+        partial_inputs = lappend(partial_inputs, linitial(input_rel->partial_pathlist));
+    }
     if (max_parallel_workers_per_gather <= 0) why_not = "max_parallel_workers_per_gather is 0";
     else if (!keys->lossless && !keys->images)
         why_not = "its keys need hashing and verification (their rows stay in one process)";
-    else if (!lrel || !rrel || lrel->partial_pathlist == NIL || rrel->partial_pathlist == NIL)
+    else if (list_length(partial_inputs) != list_length(native.inputs))
         why_not = "an input has no partial path";
     const double bytes = estimated_input_bytes(serial, keys);
     bool over_limit = mp_memory_limit_bytes() > 0 && 2 * bytes > mp_memory_limit_bytes();
@@ -288,8 +221,8 @@ Path* partial_setop_path(PlannerInfo* root, RelOptInfo* rel, SetOpPath* sp, Proj
         return NULL;
     }
     Inputs in = serial;
-    in.left = (Path*)linitial(lrel->partial_pathlist);
-    in.right = (Path*)linitial(rrel->partial_pathlist);
+    in.left = (Path*)linitial(partial_inputs);
+    in.right = right_side(root, rel, partial_inputs, 1);
     in.workers = mp_partial_workers(in.left, in.right);
     in.spill = over_limit || (partitioned && in.workers < kMpMaxSpillParticipants);
     if (in.spill && in.workers >= kMpMaxSpillParticipants) {
@@ -297,7 +230,7 @@ Path* partial_setop_path(PlannerInfo* root, RelOptInfo* rel, SetOpPath* sp, Proj
              kMpMaxSpillParticipants - 1);
         return NULL;
     }
-    return setop_path(root, rel, sp, projection, in, cols, keys);
+    return setop_path(root, rel, native, in, keys);
 }
 
 // Adds the partial path and a Gather over it (the partial path stays for an outer
@@ -309,18 +242,23 @@ void add_parallel_paths(PlannerInfo* root, RelOptInfo* rel, Path* partial) {
     add_path(rel, &create_gather_path(root, rel, partial, partial->pathtarget, NULL, NULL)->path);
 }
 
-// Ranged keys: each column's expected values in both inputs (statistics of the table
+// Ranged keys: each column's expected values in every input (statistics of the table
 // columns the inputs read), and the key narrowed to them when that pays.
-void narrow_to_statistics(PlannerInfo* root, const Path* left, const Path* right, const SetOpColumns* cols,
-                          MpKeyChoice* keys, const char* op) {
+void narrow_to_statistics(PlannerInfo* root, List* inputs, const MpSetOpColumns* cols, MpKeyChoice* keys,
+                          const char* op) {
     MpExpectedRange* expected = (MpExpectedRange*)palloc(sizeof(MpExpectedRange) * cols->ncols);
     for (int c = 0; c < cols->ncols; c++) {
         MpCodec codec = mp_lossless_codec(cols->types[c], cols->eqops[c]);
-        MpExpectedRange l = mp_column_expected_range(root, left->parent, AttrNumber(c + 1), cols->types[c],
-                                                     cols->collations[c], codec);
-        MpExpectedRange r = mp_column_expected_range(root, right->parent, AttrNumber(c + 1), cols->types[c],
-                                                     cols->collations[c], codec);
-        expected[c] = {l.known && r.known, Min(l.lo, r.lo), Max(l.hi, r.hi)};
+        ListCell* lc;
+        expected[c] = {true, 0, 0};
+        bool first = true;
+        foreach (lc, inputs) {
+            MpExpectedRange r = mp_column_expected_range(root, ((Path*)lfirst(lc))->parent, AttrNumber(c + 1),
+                                                         cols->types[c], cols->collations[c], codec);
+            expected[c] = {expected[c].known && r.known, first ? r.lo : Min(expected[c].lo, r.lo),
+                           first ? r.hi : Max(expected[c].hi, r.hi)};
+            first = false;
+        }
     }
     int wide = keys->key_bits;
     if (mp_keys_narrow(keys, cols->ncols, cols->types, cols->eqops, expected))
@@ -329,20 +267,17 @@ void narrow_to_statistics(PlannerInfo* root, const Path* left, const Path* right
     pfree(expected);
 }
 
-void consider_setop(PlannerInfo* root, RelOptInfo* rel, SetOpPath* sp, ProjectionPath* projection) {
-    const char* op = mp_setop_cmd_name(sp->cmd);
-    NativeInputs inputs;
-    SetOpColumns cols;
-    if (!native_inputs(sp, &inputs) || !collect_columns(sp, &inputs, &cols)) {
-        elog(DEBUG1, "pg_mergepath: %s not replaced: unexpected input paths", op);
-        return;
-    }
-    Path* left = inputs.left;
-    Path* right = inputs.right;
+void consider_setop(PlannerInfo* root, RelOptInfo* rel, const MpNativeSetOp& native) {
+    const char* op = mp_setop_name(native.op, native.all);
+    const MpSetOpColumns& cols = native.cols;
     MpKeyChoice keys;
     char* why_not;
     if (!mp_keys_choose(cols.ncols, cols.types, cols.collations, cols.eqops, cols.hashable, &keys, &why_not)) {
         elog(DEBUG1, "pg_mergepath: %s not replaced: %s", op, why_not);
+        return;
+    }
+    if (!keys.lossless && !keys.images && native.op == mergepath::SetOp::Union) {
+        elog(DEBUG1, "pg_mergepath: %s not replaced: its keys need hashing, which UNION does not use", op);
         return;
     }
     if (!keys.lossless && !keys.images && !mp_hashed_keys) {
@@ -351,8 +286,9 @@ void consider_setop(PlannerInfo* root, RelOptInfo* rel, SetOpPath* sp, Projectio
     }
     if (keys.images)
         for (int c = 0; c < cols.ncols; c++) mp_image_plan_depends(root, cols.types[c]);
-    if (keys.lossless && mp_ranged_keys) narrow_to_statistics(root, left, right, &cols, &keys, op);
-    Inputs serial = {left, right, left->rows + right->rows, 0, false, inputs.first_side};
+    if (keys.lossless && mp_ranged_keys) narrow_to_statistics(root, native.inputs, &cols, &keys, op);
+    Inputs serial = {(Path*)linitial(native.inputs), right_side(root, rel, native.inputs, 0),
+                     input_rows(native.inputs), 0, false};
     double min_rows = min_input_rows(&keys);
     if (serial.rows < min_rows) {
         elog(DEBUG1, "pg_mergepath: %s not replaced: %.0f estimated input rows < %spg_mergepath.min_rows (%d)%s", op,
@@ -366,12 +302,12 @@ void consider_setop(PlannerInfo* root, RelOptInfo* rel, SetOpPath* sp, Projectio
              "and hashed keys do not spill", op, bytes / 1024);
         return;
     }
-    // Both paths are made before either is added: add_path may free the SetOpPath.
-    Path* path = setop_path(root, rel, sp, projection, serial, &cols, &keys);
-    Path* partial = partial_setop_path(root, rel, sp, projection, serial, &cols, &keys, op);
-    Path* native = projection ? &projection->path : &sp->path;
+    // Both paths are made before either is added: add_path may free the native paths.
+    Path* path = setop_path(root, rel, native, serial, &keys);
+    Path* partial = partial_setop_path(root, rel, native, serial, &keys, op);
     elog(DEBUG1, "pg_mergepath: %s: offering MergePath SetOp (%d-bit %s keys), cost %.2f vs %.2f%s", op,
-         keys.key_bits, keys.lossless ? "lossless" : keys.images ? "image" : "hashed", path->total_cost, native->total_cost,
+         keys.key_bits, keys.lossless ? "lossless" : keys.images ? "image" : "hashed", path->total_cost,
+         native.native->total_cost,
          partial ? psprintf(", parallel with %d workers %.2f per participant", partial->parallel_workers,
                             partial->total_cost)
                  : "");
@@ -384,9 +320,10 @@ void mp_create_upper_paths(PlannerInfo* root, UpperRelationKind stage, RelOptInf
                            RelOptInfo* output_rel, void* extra) {
     if (prev_create_upper_paths_hook) prev_create_upper_paths_hook(root, stage, input_rel, output_rel, extra);
     if (stage != UPPERREL_SETOP || !mp_enabled) return;
-    ProjectionPath* projection;
-    SetOpPath* sp = find_setop_path(output_rel, &projection);
-    if (sp) consider_setop(root, output_rel, sp, projection);
+    MpNativeSetOp native;
+    const char* why_not;
+    if (mp_native_setop(root, output_rel, &native, &why_not)) consider_setop(root, output_rel, native);
+    else if (why_not) elog(DEBUG1, "pg_mergepath: a set operation not replaced: %s", why_not);
 }
 
 }  // namespace

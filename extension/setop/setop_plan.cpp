@@ -37,14 +37,13 @@ static Plan* mp_plan_custom_path(PlannerInfo* root, RelOptInfo* rel, CustomPath*
 
 const CustomPathMethods mp_setop_path_methods = {"MergePath SetOp", mp_plan_custom_path, NULL};
 
-const char* mp_setop_cmd_name(SetOpCmd cmd) {
-    switch (cmd) {
-        case SETOPCMD_INTERSECT: return "Intersect";
-        case SETOPCMD_INTERSECT_ALL: return "Intersect All";
-        case SETOPCMD_EXCEPT: return "Except";
-        case SETOPCMD_EXCEPT_ALL: return "Except All";
+const char* mp_setop_name(mergepath::SetOp op, bool all) {
+    switch (op) {
+        case mergepath::SetOp::Intersection: return all ? "Intersect All" : "Intersect";
+        case mergepath::SetOp::Difference: return all ? "Except All" : "Except";
+        case mergepath::SetOp::Union: return all ? "Union All" : "Union";
+        default: return "???";
     }
-    return "???";
 }
 
 // Ranged keys' column ranges as integers: per column the base's high and low 32 bits
@@ -76,14 +75,17 @@ List* mp_setop_info_to_list(const MpSetOpInfo* info) {
                             makeInteger(info->keys.images ? 1 : 0),
                             ranges_to_list(info->keys.ranges, list_length(info->eqops)),
                             makeInteger(info->keys.full_bits));
-    return list_make5(makeInteger(int(info->cmd)), keys, info->eqops, info->collations,
+    List* op = list_make2(makeInteger(int(info->op)), makeInteger(info->all ? 1 : 0));
+    return list_make5(op, keys, info->eqops, info->collations,
                       list_make3(makeInteger(info->first_side), makeInteger(info->parallel ? 1 : 0),
                                  makeInteger(info->spill ? 1 : 0)));
 }
 
 void mp_setop_info_from_list(List* list, MpSetOpInfo* info) {
     List* keys = (List*)list_nth(list, 1);
-    info->cmd = SetOpCmd(intVal(list_nth(list, 0)));
+    List* op = (List*)list_nth(list, 0);
+    info->op = mergepath::SetOp(intVal(linitial(op)));
+    info->all = intVal(lsecond(op)) != 0;
     List* sides = (List*)list_nth(list, 4);
     info->keys.lossless = intVal(list_nth(keys, 0)) != 0;
     info->keys.key_bits = intVal(list_nth(keys, 1));

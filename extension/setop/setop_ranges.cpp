@@ -161,17 +161,23 @@ void mp_ranges_set_results(MpSetOpState* st, int stream, MpResultRun* run) {
 }
 
 // Streaming: the next key of A in the range that has copies to emit (B's keys below it
-// are passed); false when A has none left (B's rest of the range is passed too).
+// are passed; UNION: the next key of either side); false when A has none left (B's rest
+// of the range is passed too).
 static bool next_streamed_key(MpSetOpState* st) {
     MpSetOpRanges* r = st->strategy.ranges;
     MpSpill* spill = &r->spill;
     const int s = r->stream, range = r->range;
-    for (const void* a; (a = mp_spill_peek(spill, s, 0, range));) {
-        memcpy(r->key, a, mp_stream_key_bytes(st, s));
+    const bool b_keys_emit = mp_setop_results_from_b(st);
+    for (;;) {
+        const void* a = mp_spill_peek(spill, s, 0, range);
+        const void* b = b_keys_emit ? mp_spill_peek(spill, s, 1, range) : NULL;
+        if (!a && !b) break;
+        const void* next = !a || (b && mp_spill_key_less(spill, s, b, a)) ? b : a;
+        memcpy(r->key, next, mp_stream_key_bytes(st, s));
         uint64 m = mp_spill_take_upto(spill, s, 0, r->key, false);
-        mp_spill_take_upto(spill, s, 1, r->key, true);  // B's keys below it
+        if (!b_keys_emit) mp_spill_take_upto(spill, s, 1, r->key, true);  // B's keys below it
         uint64 n = mp_spill_take_upto(spill, s, 1, r->key, false);
-        r->copies_left = mergepath::sql_setop_copies(st->node.intersect, st->node.all, m, n);
+        r->copies_left = mergepath::sql_setop_copies(st->node.op, st->node.all, m, n);
         if (r->copies_left > 0) return true;
     }
     while (const void* b = mp_spill_peek(spill, s, 1, range)) {  // the rest of B's range
@@ -231,7 +237,7 @@ static void adopt_keys(MpSetOpState* st, MpChunkRef first) {
 void mp_ranges_run_stage(MpSetOpState* st, mergepath::SetOpShape shape, uint64 keys,
                          void (*adopt)(MpSetOpState*, MpChunkRef)) {
     MpSetOpRanges* r = st->strategy.ranges;
-    st->run.stage = mp_stage_create(r->range_cxt, st->node.keys.key_bits, st->node.intersect, st->node.all, shape);
+    st->run.stage = mp_stage_create(r->range_cxt, st->node.keys.key_bits, st->node.op, st->node.all, shape);
     st->run.stage->cpu_threads = r->cpu_threads;
     // once a range found no room in the shared GPU budget (NOTICE), the later ones run
     // on the CPU backend at once: not one wait and one NOTICE per range
@@ -257,7 +263,7 @@ static bool combine_range(MpSetOpState* st) {
         r->copies_left = 0;
         return streamed_batch(st);
     }
-    if (a_keys == 0) {  // INTERSECT and EXCEPT of an empty A are empty
+    if (a_keys == 0 && (keys == 0 || !mp_setop_results_from_b(st))) {  // INTERSECT and EXCEPT of an empty A are empty
         mp_ranges_set_results(st, r->stream, NULL);
         return false;
     }

@@ -507,6 +507,11 @@ uint64 mp_spill_take_upto(MpSpill* spill, int stream, int side, const void* key,
     });
 }
 
+bool mp_spill_key_less(const MpSpill* spill, int stream, const void* a, const void* b) {
+    return mp_with_key_type(spill->key_size[stream],
+                            [&](auto k) { return *(const decltype(k)*)a < *(const decltype(k)*)b; });
+}
+
 BufFile* mp_temp_file_create(MemoryContext cxt, SharedFileSet* fileset, const char* name) {
     MemoryContext old = MemoryContextSwitchTo(cxt);
     BufFile* file;

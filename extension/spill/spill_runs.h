@@ -164,6 +164,8 @@ const void* mp_spill_peek(MpSpill* spill, int stream, int side, int range);
 // Takes every key of `side` below `key` (below) or up to it (else) from every run, a
 // buffer at a time; returns how many (key is in the range being streamed).
 uint64 mp_spill_take_upto(MpSpill* spill, int stream, int side, const void* key, bool below);
+// Whether key a sorts before key b (keys of the stream's width).
+bool mp_spill_key_less(const MpSpill* spill, int stream, const void* a, const void* b);
 
 // Row runs. A spill of rows whose keys are key_size bytes (4, 8 or 16; stream Nulls
 // holds rows with no key, never sorted); row_key gives a row's key (written to `key`)

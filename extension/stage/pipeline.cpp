@@ -28,8 +28,8 @@ using mergepath::SqlSetOp;
 template <class K>
 class MpKeyPipeline final : public MpSetOpPipeline {
 public:
-    MpKeyPipeline(mergepath::Context* ctx, bool intersect, bool all, mergepath::SetOpShape shape)
-        : MpSetOpPipeline(ctx), op_(intersect ? SetOp::Intersection : SetOp::Difference), all_(all) {
+    MpKeyPipeline(mergepath::Context* ctx, SetOp op, bool all, mergepath::SetOpShape shape)
+        : MpSetOpPipeline(ctx), op_(op), all_(all) {
         main_.reset(new SqlSetOp<K>(*ctx, op_, all_, shape));
         ++mp_live_pipelines;
     }
@@ -114,12 +114,12 @@ template MpResults<uint32_t> mp_results<uint32_t>(MpPipeline*);
 template MpResults<uint64_t> mp_results<uint64_t>(MpPipeline*);
 template MpResults<Key128> mp_results<Key128>(MpPipeline*);
 
-MpSetOpPipeline* mp_setop_pipeline_new(int key_bits, mergepath::Context* ctx, bool intersect, bool all,
+MpSetOpPipeline* mp_setop_pipeline_new(int key_bits, mergepath::Context* ctx, mergepath::SetOp op, bool all,
                                        mergepath::SetOpShape shape) {
     switch (key_bits) {
-        case 32: return new MpKeyPipeline<uint32_t>(ctx, intersect, all, shape);
-        case 64: return new MpKeyPipeline<uint64_t>(ctx, intersect, all, shape);
-        case 128: return new MpKeyPipeline<Key128>(ctx, intersect, all, shape);
+        case 32: return new MpKeyPipeline<uint32_t>(ctx, op, all, shape);
+        case 64: return new MpKeyPipeline<uint64_t>(ctx, op, all, shape);
+        case 128: return new MpKeyPipeline<Key128>(ctx, op, all, shape);
         default: throw mergepath::Error("pg_mergepath: unsupported key width");
     }
 }

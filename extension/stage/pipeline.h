@@ -82,7 +82,7 @@ template <class K>
 MpResults<K> mp_results(MpPipeline* pipeline);
 
 // A set-operation pipeline for main keys of key_bits (32, 64, 128) on ctx.
-MpSetOpPipeline* mp_setop_pipeline_new(int key_bits, mergepath::Context* ctx, bool intersect, bool all,
+MpSetOpPipeline* mp_setop_pipeline_new(int key_bits, mergepath::Context* ctx, mergepath::SetOp op, bool all,
                                        mergepath::SetOpShape shape);
 // A join pipeline (want_b_match: also flag the B keys that match some A key;
 // keep_b_keys: keep sorted B's keys for download_b_keys).

@@ -19,11 +19,12 @@ static void mp_stage_free(void* arg) {
     }
 }
 
-MpStage* mp_stage_create(MemoryContext cxt, int key_bits, bool intersect, bool all, mergepath::SetOpShape shape) {
+MpStage* mp_stage_create(MemoryContext cxt, int key_bits, mergepath::SetOp op, bool all,
+                         mergepath::SetOpShape shape) {
     MpStage* stage = (MpStage*)MemoryContextAllocZero(cxt, sizeof(MpStage));
     stage->kind = MpStageKind::SetOp;
     stage->key_bits = key_bits;
-    stage->intersect = intersect;
+    stage->op = op;
     stage->all = all;
     stage->shape = shape;
     stage->callback.func = mp_stage_free;
@@ -33,7 +34,7 @@ MpStage* mp_stage_create(MemoryContext cxt, int key_bits, bool intersect, bool a
 }
 
 MpStage* mp_stage_create_join(MemoryContext cxt, int key_bits, bool want_b_match, bool keep_b_keys) {
-    MpStage* stage = mp_stage_create(cxt, key_bits, false, false, mergepath::SetOpShape::Rows);
+    MpStage* stage = mp_stage_create(cxt, key_bits, mergepath::SetOp::Intersection, false, mergepath::SetOpShape::Rows);
     stage->kind = MpStageKind::Join;
     stage->want_b_match = want_b_match;
     stage->keep_b_keys = keep_b_keys;
@@ -47,7 +48,7 @@ static MpJoinPipeline* join_of(MpStage* stage) { return static_cast<MpJoinPipeli
 static MpPipeline* new_pipeline(const MpStage* stage, mergepath::Context* ctx) {
     if (stage->kind == MpStageKind::Join)
         return mp_join_pipeline_new(stage->key_bits, ctx, stage->want_b_match, stage->keep_b_keys);
-    return mp_setop_pipeline_new(stage->key_bits, ctx, stage->intersect, stage->all, stage->shape);
+    return mp_setop_pipeline_new(stage->key_bits, ctx, stage->op, stage->all, stage->shape);
 }
 
 bool mp_stage_is_open(const MpStage* stage) { return stage->pipeline != nullptr; }

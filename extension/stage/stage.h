@@ -46,7 +46,8 @@ enum class MpStageKind { SetOp, Join };
 struct MpStage {
     MpStageKind kind;
     int key_bits;
-    bool intersect, all;             // set operations
+    mergepath::SetOp op;             // set operations: Intersection, Difference or Union,
+    bool all;                        // ... ALL or DISTINCT
     mergepath::SetOpShape shape;     // set operations: their results (sql_setop.h)
     bool want_b_match;               // joins
     bool keep_b_keys;                // joins: sorted B's keys kept (mp_stage_download_b_keys)
@@ -62,7 +63,8 @@ struct MpStage {
 };
 
 // A closed stage whose C++ objects live as long as `cxt`.
-MpStage* mp_stage_create(MemoryContext cxt, int key_bits, bool intersect, bool all, mergepath::SetOpShape shape);
+MpStage* mp_stage_create(MemoryContext cxt, int key_bits, mergepath::SetOp op, bool all,
+                         mergepath::SetOpShape shape);
 // The same for a join (want_b_match: the B keys that match some A key are flagged;
 // keep_b_keys: sorted B's keys are kept for mp_stage_download_b_keys).
 MpStage* mp_stage_create_join(MemoryContext cxt, int key_bits, bool want_b_match, bool keep_b_keys);

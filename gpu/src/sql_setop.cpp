@@ -1,8 +1,9 @@
 // sql_setop.cpp — the SQL set-operation pipeline (see sql_setop.h), a thin consumer of
-// the sorted-sides stage: finish() sorts both sides there, reduces A to one key per run
-// for the DISTINCT forms (unique), runs the Balanced Path intersection / difference and
-// keeps the result in the context's space until the caller reads it. INTERSECT =
-// unique(A) ∩ B and EXCEPT = unique(A) − B, by key + rank.
+// the sorted-sides stage: finish() sorts both sides there, reduces A (UNION: and B) to
+// one key per run for the DISTINCT forms (unique), runs the Balanced Path intersection /
+// difference / union (UNION ALL: the Merge Path merge) and keeps the result in the
+// context's space until the caller reads it. By key + rank: INTERSECT = unique(A) ∩ B,
+// EXCEPT = unique(A) − B, UNION = unique(A) ∪ unique(B).
 #include "mergepath/sql_setop.h"
 
 #include <mutex>
@@ -77,14 +78,19 @@ void SqlSetOp<K>::State::run() {
         timings.transfer_ms += clock.lap_ms();
         return;
     }
-    UniqueResult<K> distinct_a;
-    View<const K> left = sides.sorted_keys(Side::A);
+    UniqueResult<K> distinct_a, distinct_b;
+    View<const K> left = sides.sorted_keys(Side::A), right = sides.sorted_keys(Side::B);
     if (!all) {
         distinct_a = unique<K>(ctx(), left);
         left = View<const K>(distinct_a.keys.data(), distinct_a.count);
     }
+    if (!all && op == SetOp::Union) {
+        distinct_b = unique<K>(ctx(), right);
+        right = View<const K>(distinct_b.keys.data(), distinct_b.count);
+    }
     timings.sort_ms += clock.lap_ms();
-    TaggedResult<K> r = set_op<K>(ctx(), op, left, sides.sorted_keys(Side::B), Outputs{!with_rows, with_rows});
+    const Outputs want{!with_rows, with_rows};
+    TaggedResult<K> r = all && op == SetOp::Union ? merge<K>(ctx(), left, right, want) : set_op<K>(ctx(), op, left, right, want);
     timings.kernel_ms += clock.lap_ms();
     result_count = r.count;
     if (with_rows) keep_rows_shape(r, distinct_a);
@@ -97,8 +103,10 @@ template <class K>
 SqlSetOp<K>::SqlSetOp(Context& ctx, SetOp op, bool all, SetOpShape shape)
     : SqlStage<K>(ctx, shape != SetOpShape::Keys, "SqlSetOp"),
       state_(new State(this->sides(), this->own_timings_, op, all, shape)) {
-    if (op != SetOp::Intersection && op != SetOp::Difference)
-        throw Error("mergepath: SQL set operations are INTERSECT (Intersection) and EXCEPT (Difference)");
+    if (op != SetOp::Intersection && op != SetOp::Difference && op != SetOp::Union)
+        throw Error("mergepath: SQL set operations are INTERSECT (Intersection), EXCEPT (Difference) and UNION (Union)");
+    if (op == SetOp::Union && shape == SetOpShape::Rows)
+        throw Error("mergepath: UNION has no with-rows shape (its results come from both sides)");
 }
 
 template <class K>

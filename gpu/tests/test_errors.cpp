@@ -91,7 +91,8 @@ TEST_P(ErrorsOnBackend, BadArgumentsThrowError) {
     EXPECT_THROW(sort_pairs<uint64_t>(ctx, View<uint64_t>(dk.data(), dk.size()), View<uint64_t>(dr.data(), dr.size())),
                  Error)
         << "sort_pairs with |keys| != |rows|";
-    EXPECT_THROW(SqlSetOp<uint64_t>(ctx, SetOp::Union, false, false), Error) << "SqlSetOp only does INTERSECT/EXCEPT";
+    EXPECT_THROW(SqlSetOp<uint64_t>(ctx, SetOp::Union, false, SetOpShape::Rows), Error)
+        << "UNION has no with-rows shape";
     EXPECT_THROW(SqlSetOp<uint64_t>(ctx, SetOp::SymmetricDifference, true, true), Error);
 }
 

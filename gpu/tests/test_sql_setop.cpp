@@ -1,8 +1,9 @@
-// test_sql_setop.cpp — the SqlSetOp<K> pipeline (the extension's INTERSECT / EXCEPT, ALL
-// and DISTINCT, keys-only and with-rows shapes) on both backends and all key types.
+// test_sql_setop.cpp — the SqlSetOp<K> pipeline (the extension's INTERSECT / EXCEPT /
+// UNION, ALL and DISTINCT, in its three shapes) on both backends and all key types.
 // Each scenario's A and B are shuffled and added in uneven batches (some empty); the
-// expected result is std::set_intersection / set_difference of the sorted sides, made
-// distinct first (std::unique) for the DISTINCT forms.
+// expected result is std::set_intersection / set_difference / set_union of the sorted
+// sides, made distinct first (std::unique) for the DISTINCT forms, and std::merge for
+// UNION ALL (sql_expected).
 //  - keys only: result_keys() equals that, sorted.
 //  - with rows: sorted_keys(side) is the sorted input, sorted_rows(side) a permutation
 //    of the input rows with sorted_keys[i] == input[sorted_rows[i]]; result_positions()
@@ -51,17 +52,9 @@ template <class K>
 template <class K>
 ::testing::AssertionResult check_pipeline(Context& ctx, const Case<K>& c, const std::vector<K>& in_a,
                                           const std::vector<K>& in_b, SetOp op, bool all, SetOpShape shape) {
-    std::string tag = std::string(op == SetOp::Intersection ? "INTERSECT" : "EXCEPT") + (all ? " ALL" : "") +
+    std::string tag = sql_form_name(op, all) +
                       (shape == SetOpShape::Keys ? " keys_only" : shape == SetOpShape::Rows ? " with_rows" : " sorted_sides");
-    std::vector<K> expected;
-    if (all) {
-        expected = std_set_op(op, c.a, c.b);
-    } else {
-        std::vector<K> ua = c.a, ub = c.b;
-        ua.erase(std::unique(ua.begin(), ua.end()), ua.end());
-        ub.erase(std::unique(ub.begin(), ub.end()), ub.end());
-        expected = std_set_op(op, ua, ub);
-    }
+    std::vector<K> expected = sql_expected(op, all, c.a, c.b);
 
     Rng rng(c.seed ^ 0xba7c4);
     SqlSetOp<K> p(ctx, op, all, shape);
@@ -94,7 +87,8 @@ template <class K>
     return same_array(tag + " keys at result_positions", expected, got);
 }
 
-// All twelve forms; cases over 200k keys run three of them (rotating by seed) to bound runtime.
+// All sixteen forms (UNION has no with-rows shape); cases over 200k keys run a quarter of
+// them (rotating by seed) to bound runtime.
 template <class K>
 ::testing::AssertionResult check_all_forms(Context& ctx, const Case<K>& c) {
     Rng rng(c.seed ^ 0xabc);
@@ -103,9 +97,10 @@ template <class K>
     std::shuffle(in_b.begin(), in_b.end(), rng);
     const bool big = c.a.size() + c.b.size() > 200000;
     int form = 0;
-    for (SetOp op : {SetOp::Intersection, SetOp::Difference})
+    for (SetOp op : {SetOp::Intersection, SetOp::Difference, SetOp::Union})
         for (bool all : {true, false})
             for (SetOpShape shape : {SetOpShape::Keys, SetOpShape::Rows, SetOpShape::SortedSides}) {
+                if (op == SetOp::Union && shape == SetOpShape::Rows) continue;
                 if (!big || (form + c.seed) % 4 == 0)
                     MP_RETURN_IF_FAILED(check_pipeline(ctx, c, in_a, in_b, op, all, shape));
                 ++form;

@@ -534,6 +534,29 @@ std::vector<K> std_set_op(SetOp op, const std::vector<K>& a, const std::vector<K
     return out;
 }
 
+// A SQL set operation's name: "INTERSECT ALL", "UNION", ...
+inline std::string sql_form_name(SetOp op, bool all) {
+    const char* name = op == SetOp::Intersection ? "INTERSECT" : op == SetOp::Difference ? "EXCEPT" : "UNION";
+    return std::string(name) + (all ? " ALL" : "");
+}
+
+// The SQL set operation's result of sorted a and b: the ALL forms of INTERSECT / EXCEPT
+// are the multiset operations, UNION ALL is the merge; the DISTINCT forms run on both
+// sides made distinct.
+template <class K>
+std::vector<K> sql_expected(SetOp op, bool all, const std::vector<K>& a, const std::vector<K>& b) {
+    if (all && op == SetOp::Union) {
+        std::vector<K> out;
+        std::merge(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+        return out;
+    }
+    if (all) return std_set_op(op, a, b);
+    std::vector<K> ua = a, ub = b;
+    ua.erase(std::unique(ua.begin(), ua.end()), ua.end());
+    ub.erase(std::unique(ub.begin(), ub.end()), ub.end());
+    return std_set_op(op, ua, ub);
+}
+
 template <class K>
 std::vector<uint64_t> ref_unique(const std::vector<K>& v) {
     std::vector<uint64_t> r;

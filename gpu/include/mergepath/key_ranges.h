@@ -16,6 +16,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "mergepath/types.h"
+
 namespace mergepath {
 
 // Upper bounds, ascending and distinct, from the samples of every run (any order).
@@ -25,10 +27,12 @@ std::vector<K> plan_key_ranges(std::vector<K> samples, uint64_t step, uint64_t t
 
 // The copies of one key a SQL set operation emits when A holds m of them and B n:
 // INTERSECT ALL min(m, n), EXCEPT ALL max(m - n, 0), INTERSECT / EXCEPT one when the key
-// qualifies (nodeSetOp.c's rules; SqlSetOp's results hold the same copies).
-inline uint64_t sql_setop_copies(bool intersect, bool all, uint64_t m, uint64_t n) {
+// qualifies (nodeSetOp.c's rules), UNION one when either side holds it, UNION ALL m + n
+// (SqlSetOp's results hold the same copies). op: Intersection, Difference or Union.
+inline uint64_t sql_setop_copies(SetOp op, bool all, uint64_t m, uint64_t n) {
+    if (op == SetOp::Union) return all ? m + n : (m + n > 0 ? 1 : 0);
     if (m == 0) return 0;
-    if (intersect) return n == 0 ? 0 : all ? (m < n ? m : n) : 1;
+    if (op == SetOp::Intersection) return n == 0 ? 0 : all ? (m < n ? m : n) : 1;
     if (all) return m > n ? m - n : 0;
     return n == 0 ? 1 : 0;
 }

@@ -2,9 +2,10 @@
 // consumer of the sorted-sides stage (sorted_sides.h): batches or chunks of unsorted
 // keys for the left (A) and right (B) input are added as they are read; finish() sorts
 // both sides (runs shipped while reading, merged with Merge Path), keeps one key per
-// run of A for the DISTINCT forms (unique), and runs the Balanced Path set operation.
-// SQL semantics: INTERSECT ALL = min(m, n) copies, EXCEPT ALL = max(m - n, 0) copies;
-// INTERSECT / EXCEPT emit each qualifying key once.
+// run of A (UNION: and of B) for the DISTINCT forms (unique), and runs the Balanced Path
+// set operation (UNION ALL: the Merge Path merge). SQL semantics: INTERSECT ALL =
+// min(m, n) copies, EXCEPT ALL = max(m - n, 0) copies, UNION ALL = m + n copies;
+// INTERSECT / EXCEPT / UNION emit each qualifying key once (sql_setop_copies).
 //
 // Three result shapes (SetOpShape):
 //  - keys only (lossless key encodings): result_count() keys, sorted, read with
@@ -35,7 +36,8 @@ enum class SetOpShape { Keys, Rows, SortedSides };
 template <class K>
 class SqlSetOp : public SqlStage<K> {
 public:
-    // op must be SetOp::Intersection or SetOp::Difference (SQL INTERSECT / EXCEPT).
+    // op: SetOp::Intersection, Difference or Union (SQL INTERSECT / EXCEPT / UNION);
+    // Union has no with-rows shape (its results come from both sides).
     SqlSetOp(Context& ctx, SetOp op, bool all, SetOpShape shape);
     SqlSetOp(Context& ctx, SetOp op, bool all, bool with_rows)
         : SqlSetOp(ctx, op, all, with_rows ? SetOpShape::Rows : SetOpShape::Keys) {}
