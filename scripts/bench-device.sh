@@ -34,6 +34,10 @@
 #    one key shape (stock takes 15-24 s per query there), so for the whole matrix run
 #    BENCH_SHAPES=int8, then int4, pair, text, numeric, and merge the reports with
 #    bench/sql/merge-results.sh. Progress lines carry timestamps.
+#    DuckDB: when .device/duckdb and .device/bin/duck_bench are staged (bash
+#    scripts/bench-duckdb.sh --prepare; carry .device/duckdb too), the set operations the
+#    runner timed run in DuckDB on the same tables afterwards (scripts/bench-duckdb.sh,
+#    BENCH_DUCKDB_S seconds kept for it, BENCH_DUCKDB=0 leaves it out), counts checked.
 #    Writes into $OUT: RESULTS.md (the markdown table), bench.log (plans, EXPLAIN ANALYZE of
 #    the pg_mergepath variants, per-run times), stdout.txt (the runner's stdout),
 #    progress.log, server.log, pg-up.log, nvidia-smi.txt, gpu-mem.csv (MiB in use per GPU,
@@ -160,7 +164,12 @@ stop_gpu_sampler() {
 trap stop_gpu_sampler EXIT
 
 total=${BENCH_TOTAL_S:-540}
-budget=$(( total - ($(date +%s) - t0) - 15 ))
+duckdb=0
+if [ "${BENCH_DUCKDB:-1}" != 0 ] && [ -f .device/duckdb/libduckdb.so.xz ] && [ -x .device/bin/duck_bench ]; then
+  duckdb=1
+fi
+# DuckDB after the runner (scripts/bench-duckdb.sh): BENCH_DUCKDB_S (60) kept for it
+budget=$(( total - ($(date +%s) - t0) - 15 - duckdb * ${BENCH_DUCKDB_S:-60} ))
 log "runner budget ${budget} s${preset:+; preset $preset}; ops ${BENCH_OPS:-(default)}${BENCH_FACT_DIM:+; fact x dimension $BENCH_FACT_DIM}"
 args=(--conn "host=127.0.0.1 port=${PGPORT:-5432} user=postgres dbname=postgres"
       --rows "${BENCH_ROWS:-10M}" --shapes "${BENCH_SHAPES:-int8,int4,pair,text,numeric}"
@@ -185,5 +194,9 @@ cp "$server_log" "$out/server.log" 2>/dev/null || true
 grep -v '^RESULT' "$out/stdout.txt" || true
 [ -z "$gpu_mem_line" ] || echo "$gpu_mem_line"
 grep '^RESULT' "$out/stdout.txt" || true
+if [ "$duckdb" = 1 ]; then
+  log "DuckDB on the same data (scripts/bench-duckdb.sh)"
+  bash scripts/bench-duckdb.sh "$out" 2> >(tee -a "$out/progress.log" >&2) || rc=1
+fi
 log "done, exit status $rc"
 exit $rc
