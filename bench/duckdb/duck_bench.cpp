@@ -82,7 +82,9 @@ double now_ms() {
 
 int main(int argc, char** argv) {
     if (argc < 2) {
-        std::fprintf(stderr, "usage: duck_bench LIBDUCKDB.so --threads N --reps R --table NAME=FILE:COLS ... --query ID=SQL ...\n");
+        std::fprintf(
+            stderr,
+            "usage: duck_bench LIBDUCKDB.so --threads N --reps R --table NAME=FILE:COLS ... --query ID=SQL ...\n");
         return 2;
     }
     void* lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
@@ -108,8 +110,10 @@ int main(int argc, char** argv) {
     for (int i = 2; i + 1 < argc; i += 2) {
         std::string opt = argv[i], val = argv[i + 1];
         size_t eq = val.find('=');
-        if (opt == "--threads") threads = std::atoi(val.c_str());
-        else if (opt == "--reps") reps = std::max(1, std::atoi(val.c_str()));
+        if (opt == "--threads")
+            threads = std::atoi(val.c_str());
+        else if (opt == "--reps")
+            reps = std::max(1, std::atoi(val.c_str()));
         else if ((opt == "--table" || opt == "--query") && eq != std::string::npos)
             (opt == "--table" ? tables : queries).emplace_back(val.substr(0, eq), val.substr(eq + 1));
         else {

@@ -411,7 +411,8 @@ bool mp_image_ranges_combine(MpSetOpState* st) {
     MpSetOpRanges* r = st->strategy.ranges;
     MpImageRanges* ir = r->images;
     mp_ranges_drop(r);  // the previous piece's
-    if (ir->current.count[0] == 0 && !mp_setop_results_from_b(st)) return false;  // INTERSECT, EXCEPT: no A row, nothing
+    // INTERSECT and EXCEPT of a piece with no A row: nothing
+    if (ir->current.count[0] == 0 && !mp_setop_results_from_b(st)) return false;
     Loaded loaded = load_piece(st);
     if (!loaded.fits) {
         mp_ranges_drop(r);

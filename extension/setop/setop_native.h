@@ -15,16 +15,16 @@ struct MpSetOpColumns {
 };
 
 struct MpNativeSetOp {
-    mergepath::SetOp op;          // Intersection, Difference, Union
+    mergepath::SetOp op;  // Intersection, Difference, Union
     bool all;
-    Path* native;                 // the native path (the cheapest when there are several)
-    PathTarget* target;           // the set operation's own output
-    PathTarget* projected;        // what the rel's paths are projected to (a set operation
-                                  // under another one), applied over ours too; or NULL
-    double rows;                  // the native estimate of its output rows
-    List* inputs;                 // its input paths (INTERSECT / EXCEPT: two; UNION: two or
-                                  // more, flattened), in the order the native plan reads them
-    int first_side;               // the input whose first row of a group the native plan emits
+    Path* native;           // the native path (the cheapest when there are several)
+    PathTarget* target;     // the set operation's own output
+    PathTarget* projected;  // what the rel's paths are projected to (a set operation
+                            // under another one), applied over ours too; or NULL
+    double rows;            // the native estimate of its output rows
+    List* inputs;           // its input paths (INTERSECT / EXCEPT: two; UNION: two or
+                            // more, flattened), in the order the native plan reads them
+    int first_side;         // the input whose first row of a group the native plan emits
     MpSetOpColumns cols;
 };
 

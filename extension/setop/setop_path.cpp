@@ -287,8 +287,8 @@ void consider_setop(PlannerInfo* root, RelOptInfo* rel, const MpNativeSetOp& nat
     if (keys.images)
         for (int c = 0; c < cols.ncols; c++) mp_image_plan_depends(root, cols.types[c]);
     if (keys.lossless && mp_ranged_keys) narrow_to_statistics(root, native.inputs, &cols, &keys, op);
-    Inputs serial = {(Path*)linitial(native.inputs), right_side(root, rel, native.inputs, 0),
-                     input_rows(native.inputs), 0, false};
+    Inputs serial = {(Path*)linitial(native.inputs), right_side(root, rel, native.inputs, 0), input_rows(native.inputs),
+                     0, false};
     double min_rows = min_input_rows(&keys);
     if (serial.rows < min_rows) {
         elog(DEBUG1, "pg_mergepath: %s not replaced: %.0f estimated input rows < %spg_mergepath.min_rows (%d)%s", op,
@@ -305,9 +305,11 @@ void consider_setop(PlannerInfo* root, RelOptInfo* rel, const MpNativeSetOp& nat
     // Both paths are made before either is added: add_path may free the native paths.
     Path* path = setop_path(root, rel, native, serial, &keys);
     Path* partial = partial_setop_path(root, rel, native, serial, &keys, op);
-    elog(DEBUG1, "pg_mergepath: %s: offering MergePath SetOp (%d-bit %s keys), cost %.2f vs %.2f%s", op,
-         keys.key_bits, keys.lossless ? "lossless" : keys.images ? "image" : "hashed", path->total_cost,
-         native.native->total_cost,
+    elog(DEBUG1, "pg_mergepath: %s: offering MergePath SetOp (%d-bit %s keys), cost %.2f vs %.2f%s", op, keys.key_bits,
+         keys.lossless ? "lossless"
+         : keys.images ? "image"
+                       : "hashed",
+         path->total_cost, native.native->total_cost,
          partial ? psprintf(", parallel with %d workers %.2f per participant", partial->parallel_workers,
                             partial->total_cost)
                  : "");
@@ -322,8 +324,10 @@ void mp_create_upper_paths(PlannerInfo* root, UpperRelationKind stage, RelOptInf
     if (stage != UPPERREL_SETOP || !mp_enabled) return;
     MpNativeSetOp native;
     const char* why_not;
-    if (mp_native_setop(root, output_rel, &native, &why_not)) consider_setop(root, output_rel, native);
-    else if (why_not) elog(DEBUG1, "pg_mergepath: a set operation not replaced: %s", why_not);
+    if (mp_native_setop(root, output_rel, &native, &why_not))
+        consider_setop(root, output_rel, native);
+    else if (why_not)
+        elog(DEBUG1, "pg_mergepath: a set operation not replaced: %s", why_not);
 }
 
 }  // namespace

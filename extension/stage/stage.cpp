@@ -19,8 +19,7 @@ static void mp_stage_free(void* arg) {
     }
 }
 
-MpStage* mp_stage_create(MemoryContext cxt, int key_bits, mergepath::SetOp op, bool all,
-                         mergepath::SetOpShape shape) {
+MpStage* mp_stage_create(MemoryContext cxt, int key_bits, mergepath::SetOp op, bool all, mergepath::SetOpShape shape) {
     MpStage* stage = (MpStage*)MemoryContextAllocZero(cxt, sizeof(MpStage));
     stage->kind = MpStageKind::SetOp;
     stage->key_bits = key_bits;

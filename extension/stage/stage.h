@@ -63,8 +63,7 @@ struct MpStage {
 };
 
 // A closed stage whose C++ objects live as long as `cxt`.
-MpStage* mp_stage_create(MemoryContext cxt, int key_bits, mergepath::SetOp op, bool all,
-                         mergepath::SetOpShape shape);
+MpStage* mp_stage_create(MemoryContext cxt, int key_bits, mergepath::SetOp op, bool all, mergepath::SetOpShape shape);
 // The same for a join (want_b_match: the B keys that match some A key are flagged;
 // keep_b_keys: sorted B's keys are kept for mp_stage_download_b_keys).
 MpStage* mp_stage_create_join(MemoryContext cxt, int key_bits, bool want_b_match, bool keep_b_keys);

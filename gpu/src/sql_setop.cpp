@@ -90,7 +90,8 @@ void SqlSetOp<K>::State::run() {
     }
     timings.sort_ms += clock.lap_ms();
     const Outputs want{!with_rows, with_rows};
-    TaggedResult<K> r = all && op == SetOp::Union ? merge<K>(ctx(), left, right, want) : set_op<K>(ctx(), op, left, right, want);
+    TaggedResult<K> r =
+        all && op == SetOp::Union ? merge<K>(ctx(), left, right, want) : set_op<K>(ctx(), op, left, right, want);
     timings.kernel_ms += clock.lap_ms();
     result_count = r.count;
     if (with_rows) keep_rows_shape(r, distinct_a);
@@ -104,7 +105,8 @@ SqlSetOp<K>::SqlSetOp(Context& ctx, SetOp op, bool all, SetOpShape shape)
     : SqlStage<K>(ctx, shape != SetOpShape::Keys, "SqlSetOp"),
       state_(new State(this->sides(), this->own_timings_, op, all, shape)) {
     if (op != SetOp::Intersection && op != SetOp::Difference && op != SetOp::Union)
-        throw Error("mergepath: SQL set operations are INTERSECT (Intersection), EXCEPT (Difference) and UNION (Union)");
+        throw Error(
+            "mergepath: SQL set operations are INTERSECT (Intersection), EXCEPT (Difference) and UNION (Union)");
     if (op == SetOp::Union && shape == SetOpShape::Rows)
         throw Error("mergepath: UNION has no with-rows shape (its results come from both sides)");
 }

@@ -52,8 +52,9 @@ template <class K>
 template <class K>
 ::testing::AssertionResult check_pipeline(Context& ctx, const Case<K>& c, const std::vector<K>& in_a,
                                           const std::vector<K>& in_b, SetOp op, bool all, SetOpShape shape) {
-    std::string tag = sql_form_name(op, all) +
-                      (shape == SetOpShape::Keys ? " keys_only" : shape == SetOpShape::Rows ? " with_rows" : " sorted_sides");
+    std::string tag = sql_form_name(op, all) + (shape == SetOpShape::Keys   ? " keys_only"
+                                                : shape == SetOpShape::Rows ? " with_rows"
+                                                                            : " sorted_sides");
     std::vector<K> expected = sql_expected(op, all, c.a, c.b);
 
     Rng rng(c.seed ^ 0xba7c4);
