@@ -140,6 +140,92 @@ bool native_intersect_except(SetOpPath* sp, ProjectionPath* projection, MpNative
     out->all = sp->cmd == SETOPCMD_INTERSECT_ALL || sp->cmd == SETOPCMD_EXCEPT_ALL;
     out->native = projection ? &projection->path : &sp->path;
     out->target = sp->path.pathtarget;
+    out->projected = projection ? projection->path.pathtarget : NULL;
+    out->rows = sp->path.rows;
+    out->inputs = list_make2(in.left, in.right);
+    out->first_side = in.first_side;
+    return true;
+}
+
+// ---- UNION -------------------------------------------------------------------------
+
+// The leaves (range-table indexes) of a set-operation subtree, and the UNION node among
+// its nodes whose leaves are `relids` (NULL if none).
+Relids tree_leaves(Node* node, Relids relids, SetOperationStmt** found) {
+    if (IsA(node, RangeTblRef)) return bms_make_singleton(((RangeTblRef*)node)->rtindex);
+    if (!IsA(node, SetOperationStmt)) return NULL;
+    SetOperationStmt* op = (SetOperationStmt*)node;
+    Relids leaves = bms_union(tree_leaves(op->larg, relids, found), tree_leaves(op->rarg, relids, found));
+    if (op->op == SETOP_UNION && *found == NULL && bms_equal(leaves, relids)) *found = op;
+    return leaves;
+}
+
+// The rel of one node of the set-operation tree: a leaf query's, or a set operation's
+// (UPPERREL_SETOP, keyed by its leaves), or NULL when it has none.
+RelOptInfo* tree_node_rel(PlannerInfo* root, Node* node) {
+    if (IsA(node, RangeTblRef)) return find_base_rel(root, ((RangeTblRef*)node)->rtindex);
+    SetOperationStmt* none = NULL;
+    Relids leaves = tree_leaves(node, NULL, &none);
+    ListCell* lc;
+    foreach (lc, root->upper_rels[UPPERREL_SETOP])
+        if (bms_equal(((RelOptInfo*)lfirst(lc))->relids, leaves)) return (RelOptInfo*)lfirst(lc);
+    return NULL;
+}
+
+// The inputs of a UNION node as generate_union_paths appends them: its children, where
+// a child UNION of the same kind or a UNION ALL (and the same column types and
+// collations: the test of plan_union_children) gives its own children instead, in order.
+void union_children(PlannerInfo* root, SetOperationStmt* top, Node* node, List** rels) {
+    if (IsA(node, SetOperationStmt)) {
+        SetOperationStmt* op = (SetOperationStmt*)node;
+        if (op->op == top->op && (op->all == top->all || op->all) && equal(op->colTypes, top->colTypes) &&
+            equal(op->colCollations, top->colCollations)) {
+            union_children(root, top, op->larg, rels);
+            union_children(root, top, op->rarg, rels);
+            return;
+        }
+    }
+    *rels = lappend(*rels, tree_node_rel(root, node));
+}
+
+bool union_columns(SetOperationStmt* op, PathTarget* target, MpSetOpColumns* cols) {
+    cols->ncols = list_length(op->colTypes);
+    if (cols->ncols == 0 || list_length(op->groupClauses) != cols->ncols || list_length(target->exprs) != cols->ncols)
+        return false;
+    cols->types = (Oid*)palloc(sizeof(Oid) * cols->ncols);
+    cols->collations = (Oid*)palloc(sizeof(Oid) * cols->ncols);
+    cols->eqops = (Oid*)palloc(sizeof(Oid) * cols->ncols);
+    cols->hashable = (bool*)palloc(sizeof(bool) * cols->ncols);
+    for (int c = 0; c < cols->ncols; c++) {
+        SortGroupClause* sgc = (SortGroupClause*)list_nth(op->groupClauses, c);
+        Node* expr = (Node*)list_nth(target->exprs, c);
+        if (exprType(expr) != list_nth_oid(op->colTypes, c)) return false;
+        cols->types[c] = exprType(expr);
+        cols->collations[c] = exprCollation(expr);
+        cols->eqops[c] = sgc->eqop;
+        cols->hashable[c] = sgc->hashable;
+    }
+    return true;
+}
+
+bool native_union(PlannerInfo* root, RelOptInfo* rel, MpNativeSetOp* out, const char** why_not) {
+    *why_not = NULL;
+    if (root->hasRecursion || root->parse->setOperations == NULL || rel->pathlist == NIL) return false;
+    SetOperationStmt* op = NULL;
+    tree_leaves(root->parse->setOperations, rel->relids, &op);
+    if (op == NULL || op->all) return false;  // a leaf query, or UNION ALL
+    // the cheapest native path, and the projection over the rel's paths
+    out->native = NULL;
+    ListCell* lc;
+    foreach (lc, rel->pathlist)
+        if (out->native == NULL || ((Path*)lfirst(lc))->total_cost < out->native->total_cost)
+            out->native = (Path*)lfirst(lc);
+    // 15, 17: a UNION under another set operation has the parent's flag column added to
+    // its paths' targets (apply_projection_to_path changes a HashAggregate's or a Unique's
+    // own target; others get a Result)
+    ProjectionPath* projection;
+    Path* unprojected = under_projection(out->native, &projection);
+    out->target = rel->reltarget;
     out->projected = NULL;
     if (projection) out->projected = projection->path.pathtarget;
     else if (!equal(unprojected->pathtarget->exprs, rel->reltarget->exprs)) out->projected = unprojected->pathtarget;
