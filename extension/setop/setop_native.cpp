@@ -227,8 +227,10 @@ bool native_union(PlannerInfo* root, RelOptInfo* rel, MpNativeSetOp* out, const 
     Path* unprojected = under_projection(out->native, &projection);
     out->target = rel->reltarget;
     out->projected = NULL;
-    if (projection) out->projected = projection->path.pathtarget;
-    else if (!equal(unprojected->pathtarget->exprs, rel->reltarget->exprs)) out->projected = unprojected->pathtarget;
+    if (projection)
+        out->projected = projection->path.pathtarget;
+    else if (!equal(unprojected->pathtarget->exprs, rel->reltarget->exprs))
+        out->projected = unprojected->pathtarget;
     out->rows = unprojected->rows;
     // the inputs: each child's cheapest path, as the native Append reads them
     List* child_rels = NIL;
