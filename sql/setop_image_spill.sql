@@ -29,29 +29,6 @@ INSERT INTO isp_r SELECT NULL, NULL, 'NaN', NULL FROM generate_series(1, 2000);
 INSERT INTO isp_r SELECT repeat(md5(g::text), 32768), g FROM generate_series(2, 4) g;
 ANALYZE isp_l, isp_r;
 
--- the answer against the native plan, and whether our node ran
-CREATE FUNCTION isp_check(q text) RETURNS text LANGUAGE sql AS $$
-  SELECT mp_par_check(q) || CASE WHEN mp_uses_node(q) THEN '' ELSE ', native plan' END
-$$;
--- what EXPLAIN ANALYZE says the node spilled (numbers reduced to what the test asserts)
-CREATE FUNCTION isp_spill(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-  line text;
-  m text[];
-  files bigint := 0;
-  ranges bigint := 0;
-  streamed bigint := 0;
-BEGIN
-  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    m := regexp_match(line, 'Spilled: (\d+) kB in (\d+) runs');
-    IF m IS NOT NULL THEN files := m[2]::bigint; END IF;
-    m := regexp_match(line, 'Key Ranges: (\d+) \((\d+) streamed\)');
-    IF m IS NOT NULL THEN ranges := m[1]::bigint; streamed := m[2]::bigint; END IF;
-  END LOOP;
-  RETURN format('files > 1: %s, ranges > 1: %s, streamed ranges: %s', files > 1, ranges > 1,
-                CASE WHEN streamed > 0 THEN 'some' ELSE 'none' END);
-END $$;
-
 -- 128 kB: hundreds of pieces, split again and again (work_mem stays large enough for
 -- the native plan to be the hashed SetOp, whose printed forms ours match)
 SET work_mem = '64MB';
@@ -59,42 +36,42 @@ SET pg_mergepath.memory_limit = '128kB';
 SELECT line FROM mp_explain('SELECT t FROM isp_l INTERSECT ALL SELECT t FROM isp_r',
                             'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF') line
 WHERE line ~ 'Keys|Rows Emitted';
-SELECT isp_spill('SELECT t FROM isp_l INTERSECT ALL SELECT t FROM isp_r');
+SELECT mp_spill_summary('SELECT t FROM isp_l INTERSECT ALL SELECT t FROM isp_r');
 
 -- all four operators, each type, printed as text
-SELECT isp_check('SELECT t FROM isp_l INTERSECT ALL SELECT t FROM isp_r');
-SELECT isp_check('SELECT t FROM isp_l EXCEPT ALL SELECT t FROM isp_r');
-SELECT isp_check('SELECT t FROM isp_l INTERSECT SELECT t FROM isp_r');
-SELECT isp_check('SELECT t FROM isp_r EXCEPT SELECT t FROM isp_l');
-SELECT isp_check('SELECT n::text FROM (SELECT n FROM isp_l INTERSECT ALL SELECT n FROM isp_r) s');
-SELECT isp_check('SELECT n::text FROM (SELECT n FROM isp_r INTERSECT ALL SELECT n FROM isp_l) s');
-SELECT isp_check('SELECT n::text FROM (SELECT n FROM isp_l EXCEPT ALL SELECT n FROM isp_r) s');
-SELECT isp_check('SELECT f::text FROM (SELECT f FROM isp_l INTERSECT ALL SELECT f FROM isp_r) s');
-SELECT isp_check('SELECT c::text FROM (SELECT c FROM isp_l INTERSECT SELECT c FROM isp_r) s');
-SELECT isp_check('SELECT row(t, n, c)::text FROM (SELECT t, n, c FROM isp_l INTERSECT ALL SELECT t, n, c FROM isp_r) s');
-SELECT isp_check('SELECT row(t, n, c)::text FROM (SELECT t, n, c FROM isp_l EXCEPT ALL SELECT t, n, c FROM isp_r) s');
+SELECT mp_node_check('SELECT t FROM isp_l INTERSECT ALL SELECT t FROM isp_r');
+SELECT mp_node_check('SELECT t FROM isp_l EXCEPT ALL SELECT t FROM isp_r');
+SELECT mp_node_check('SELECT t FROM isp_l INTERSECT SELECT t FROM isp_r');
+SELECT mp_node_check('SELECT t FROM isp_r EXCEPT SELECT t FROM isp_l');
+SELECT mp_node_check('SELECT n::text FROM (SELECT n FROM isp_l INTERSECT ALL SELECT n FROM isp_r) s');
+SELECT mp_node_check('SELECT n::text FROM (SELECT n FROM isp_r INTERSECT ALL SELECT n FROM isp_l) s');
+SELECT mp_node_check('SELECT n::text FROM (SELECT n FROM isp_l EXCEPT ALL SELECT n FROM isp_r) s');
+SELECT mp_node_check('SELECT f::text FROM (SELECT f FROM isp_l INTERSECT ALL SELECT f FROM isp_r) s');
+SELECT mp_node_check('SELECT c::text FROM (SELECT c FROM isp_l INTERSECT SELECT c FROM isp_r) s');
+SELECT mp_node_check('SELECT row(t, n, c)::text FROM (SELECT t, n, c FROM isp_l INTERSECT ALL SELECT t, n, c FROM isp_r) s');
+SELECT mp_node_check('SELECT row(t, n, c)::text FROM (SELECT t, n, c FROM isp_l EXCEPT ALL SELECT t, n, c FROM isp_r) s');
 -- the sorted SetOp as the replaced plan: its sort is not stable, so which equal row it
 -- prints is not predictable (README, "Supported types"): compared by value
 SET enable_hashagg = off;
-SELECT isp_check('SELECT n FROM isp_l INTERSECT ALL SELECT n FROM isp_r');
-SELECT isp_check('SELECT c FROM isp_r EXCEPT ALL SELECT c FROM isp_l');
+SELECT mp_node_check('SELECT n FROM isp_l INTERSECT ALL SELECT n FROM isp_r');
+SELECT mp_node_check('SELECT c FROM isp_r EXCEPT ALL SELECT c FROM isp_l');
 RESET enable_hashagg;
 -- an empty input on either side
-SELECT isp_check('SELECT t FROM isp_l INTERSECT ALL SELECT t FROM isp_r WHERE n < 0');
-SELECT isp_check('SELECT t FROM isp_l WHERE n < 0 EXCEPT ALL SELECT t FROM isp_r');
-SELECT isp_check('SELECT t FROM isp_l EXCEPT ALL SELECT t FROM isp_r WHERE n < 0');
+SELECT mp_node_check('SELECT t FROM isp_l INTERSECT ALL SELECT t FROM isp_r WHERE n < 0');
+SELECT mp_node_check('SELECT t FROM isp_l WHERE n < 0 EXCEPT ALL SELECT t FROM isp_r');
+SELECT mp_node_check('SELECT t FROM isp_l EXCEPT ALL SELECT t FROM isp_r WHERE n < 0');
 
 -- hashes kept to 2 bits: four hash values, every piece streamed image by image
 CREATE TABLE isp_small AS SELECT md5((g % 600)::text) AS t FROM generate_series(1, 3000) g;
 CREATE TABLE isp_small2 AS SELECT md5((g % 900)::text) AS t FROM generate_series(1, 2000) g;
 ANALYZE isp_small, isp_small2;
 SET pg_mergepath.debug_hash_bits = 2;
-SELECT isp_spill('SELECT t FROM isp_small INTERSECT ALL SELECT t FROM isp_small2');
-SELECT isp_check('SELECT t FROM isp_small INTERSECT ALL SELECT t FROM isp_small2');
-SELECT isp_check('SELECT t FROM isp_small EXCEPT SELECT t FROM isp_small2');
-SELECT isp_check('SELECT t FROM isp_small2 EXCEPT ALL SELECT t FROM isp_small');
+SELECT mp_spill_summary('SELECT t FROM isp_small INTERSECT ALL SELECT t FROM isp_small2');
+SELECT mp_node_check('SELECT t FROM isp_small INTERSECT ALL SELECT t FROM isp_small2');
+SELECT mp_node_check('SELECT t FROM isp_small EXCEPT SELECT t FROM isp_small2');
+SELECT mp_node_check('SELECT t FROM isp_small2 EXCEPT ALL SELECT t FROM isp_small');
 SET pg_mergepath.debug_hash_bits = 16;
-SELECT isp_check('SELECT t FROM isp_l EXCEPT ALL SELECT t FROM isp_r');
+SELECT mp_node_check('SELECT t FROM isp_l EXCEPT ALL SELECT t FROM isp_r');
 RESET pg_mergepath.debug_hash_bits;
 
 -- rescanned with the same inputs: emitted again from the first partition
@@ -131,13 +108,13 @@ SET max_parallel_workers_per_gather = 2;
 SET pg_mergepath.memory_limit = '1MB';
 SELECT line FROM mp_explain('SELECT t FROM isp_l INTERSECT ALL SELECT t FROM isp_r', 'COSTS OFF') line
 WHERE line ~ 'Parallel';
-SELECT isp_spill('SELECT t FROM isp_l INTERSECT ALL SELECT t FROM isp_r');
-SELECT isp_check('SELECT t FROM isp_l INTERSECT ALL SELECT t FROM isp_r');
-SELECT isp_check('SELECT t FROM isp_l EXCEPT ALL SELECT t FROM isp_r');
-SELECT isp_check('SELECT row(t, n, f)::text FROM (SELECT t, n, f FROM isp_l INTERSECT SELECT t, n, f FROM isp_r) s');
-SELECT isp_check('SELECT n::text FROM (SELECT n FROM isp_r EXCEPT SELECT n FROM isp_l) s');
+SELECT mp_spill_summary('SELECT t FROM isp_l INTERSECT ALL SELECT t FROM isp_r');
+SELECT mp_node_check('SELECT t FROM isp_l INTERSECT ALL SELECT t FROM isp_r');
+SELECT mp_node_check('SELECT t FROM isp_l EXCEPT ALL SELECT t FROM isp_r');
+SELECT mp_node_check('SELECT row(t, n, f)::text FROM (SELECT t, n, f FROM isp_l INTERSECT SELECT t, n, f FROM isp_r) s');
+SELECT mp_node_check('SELECT n::text FROM (SELECT n FROM isp_r EXCEPT SELECT n FROM isp_l) s');
 SET parallel_leader_participation = off;
-SELECT isp_check('SELECT t FROM isp_l EXCEPT ALL SELECT t FROM isp_r');
+SELECT mp_node_check('SELECT t FROM isp_l EXCEPT ALL SELECT t FROM isp_r');
 RESET parallel_leader_participation;
 SELECT count(*) FROM (SELECT t FROM isp_l WHERE 1 / (length(t) - 32) > 0 INTERSECT ALL SELECT t FROM isp_r) s;
 SELECT isp_tmp_entries() AS entries_after_error;
@@ -154,9 +131,9 @@ ANALYZE isp_big;
 UPDATE pg_class SET reltuples = 1e8 WHERE relname = 'isp_big';
 SELECT line FROM mp_explain('SELECT t FROM isp_big INTERSECT ALL SELECT t FROM isp_r', 'COSTS OFF') line
 WHERE line ~ 'Parallel';
-SELECT isp_check('SELECT t FROM isp_big INTERSECT ALL SELECT t FROM isp_r');
-SELECT isp_check('SELECT n::text FROM (SELECT n FROM isp_big INTERSECT SELECT n FROM isp_r) s');
-SELECT isp_check('SELECT t FROM isp_big EXCEPT ALL SELECT t FROM isp_r');
+SELECT mp_node_check('SELECT t FROM isp_big INTERSECT ALL SELECT t FROM isp_r');
+SELECT mp_node_check('SELECT n::text FROM (SELECT n FROM isp_big INTERSECT SELECT n FROM isp_r) s');
+SELECT mp_node_check('SELECT t FROM isp_big EXCEPT ALL SELECT t FROM isp_r');
 -- held in memory when it is smaller, or with no limit
 SELECT line FROM mp_explain('SELECT t FROM isp_l INTERSECT ALL SELECT t FROM isp_r', 'COSTS OFF') line
 WHERE line ~ 'Parallel:';
@@ -172,14 +149,14 @@ DROP TABLE isp_big;
 SET pg_mergepath.memory_limit = '1MB';
 SELECT mp_misled_copy('isp_l', 'isp_sw_l'), mp_misled_copy('isp_r', 'isp_sw_r');
 SELECT mp_memory_lines('SELECT t FROM isp_sw_l INTERSECT ALL SELECT t FROM isp_sw_r');
-SELECT isp_check('SELECT t FROM isp_sw_l INTERSECT ALL SELECT t FROM isp_sw_r');
-SELECT isp_check('SELECT t FROM isp_sw_l EXCEPT ALL SELECT t FROM isp_sw_r');
-SELECT isp_check('SELECT n::text FROM (SELECT n FROM isp_sw_r EXCEPT SELECT n FROM isp_sw_l) s');
+SELECT mp_node_check('SELECT t FROM isp_sw_l INTERSECT ALL SELECT t FROM isp_sw_r');
+SELECT mp_node_check('SELECT t FROM isp_sw_l EXCEPT ALL SELECT t FROM isp_sw_r');
+SELECT mp_node_check('SELECT n::text FROM (SELECT n FROM isp_sw_r EXCEPT SELECT n FROM isp_sw_l) s');
 SET parallel_leader_participation = off;
-SELECT isp_check('SELECT t FROM isp_sw_l INTERSECT ALL SELECT t FROM isp_sw_r');
+SELECT mp_node_check('SELECT t FROM isp_sw_l INTERSECT ALL SELECT t FROM isp_sw_r');
 RESET parallel_leader_participation;
 SET max_parallel_workers = 0;
-SELECT isp_check('SELECT t FROM isp_sw_l EXCEPT ALL SELECT t FROM isp_sw_r');
+SELECT mp_node_check('SELECT t FROM isp_sw_l EXCEPT ALL SELECT t FROM isp_sw_r');
 RESET max_parallel_workers;
 SELECT mp_rescans_twice('SELECT t FROM isp_sw_l INTERSECT ALL SELECT t FROM isp_sw_r');
 SELECT isp_tmp_entries() AS entries_after_switches;
@@ -192,4 +169,4 @@ RESET max_parallel_workers_per_gather;
 RESET pg_mergepath.memory_limit;
 RESET work_mem;
 DROP TABLE isp_l, isp_r, isp_small, isp_small2;
-DROP FUNCTION isp_check(text), isp_spill(text), isp_tmp_entries();
+DROP FUNCTION isp_tmp_entries();

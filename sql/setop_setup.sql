@@ -8,6 +8,10 @@
 --   mp_keys(query)                 the node's "Keys" line, or 'native'
 --   mp_par_check(query)            count + checksum of the query native and ours, and
 --                                  whether the plan had the parallel node
+--   mp_node_check(query)           mp_par_check, and ', native plan' when our node did
+--                                  not run
+--   mp_spill_summary(query)        what EXPLAIN ANALYZE says the node spilled, reduced to
+--                                  what the spill tests assert
 CREATE EXTENSION pg_mergepath;
 SELECT extname, extversion FROM pg_extension WHERE extname = 'pg_mergepath';
 
@@ -149,3 +153,28 @@ CREATE FUNCTION mp_memory_lines(q text) RETURNS SETOF text LANGUAGE sql AS $$
   SELECT line FROM mp_explain(q, 'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF') line
   WHERE line ~ 'Parallel:|Memory Limit'
 $$;
+
+-- mp_node_check(q): mp_par_check, and whether our node ran at all.
+CREATE FUNCTION mp_node_check(q text) RETURNS text LANGUAGE sql AS $$
+  SELECT mp_par_check(q) || CASE WHEN mp_uses_node(q) THEN '' ELSE ', native plan' END
+$$;
+
+-- mp_spill_summary(q): what EXPLAIN ANALYZE says the node spilled (numbers reduced to
+-- what the spill tests assert).
+CREATE FUNCTION mp_spill_summary(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+  m text[];
+  runs bigint := 0;
+  ranges bigint := 0;
+  streamed bigint := 0;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    m := regexp_match(line, 'Spilled: (\d+) kB in (\d+) runs');
+    IF m IS NOT NULL THEN runs := m[2]::bigint; END IF;
+    m := regexp_match(line, 'Key Ranges: (\d+) \((\d+) streamed\)');
+    IF m IS NOT NULL THEN ranges := m[1]::bigint; streamed := m[2]::bigint; END IF;
+  END LOOP;
+  RETURN format('runs > 1: %s, ranges > 1: %s, streamed ranges: %s', runs > 1, ranges > 1,
+                CASE WHEN streamed > 0 THEN 'some' ELSE 'none' END);
+END $$;

@@ -18,52 +18,29 @@ INSERT INTO sp_r SELECT 123456, 1 FROM generate_series(1, 40000);
 INSERT INTO sp_r SELECT NULL, g % 5 FROM generate_series(1, 15000) g;
 ANALYZE sp_l, sp_r;
 
--- the answer against the native plan, and whether our node ran
-CREATE FUNCTION sp_check(q text) RETURNS text LANGUAGE sql AS $$
-  SELECT mp_par_check(q) || CASE WHEN mp_uses_node(q) THEN '' ELSE ', native plan' END
-$$;
--- what EXPLAIN ANALYZE says the node spilled (numbers reduced to what the test asserts)
-CREATE FUNCTION sp_spill(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-  line text;
-  m text[];
-  runs bigint := 0;
-  ranges bigint := 0;
-  streamed bigint := 0;
-BEGIN
-  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    m := regexp_match(line, 'Spilled: (\d+) kB in (\d+) runs');
-    IF m IS NOT NULL THEN runs := m[2]::bigint; END IF;
-    m := regexp_match(line, 'Key Ranges: (\d+) \((\d+) streamed\)');
-    IF m IS NOT NULL THEN ranges := m[1]::bigint; streamed := m[2]::bigint; END IF;
-  END LOOP;
-  RETURN format('runs > 1: %s, ranges > 1: %s, streamed ranges: %s', runs > 1, ranges > 1,
-                CASE WHEN streamed > 0 THEN 'some' ELSE 'none' END);
-END $$;
-
 SET work_mem = '64kB';
 SET pg_mergepath.memory_limit = 0;
 SELECT line FROM mp_explain('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r',
                             'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF') line
 WHERE line ~ 'Keys|Rows Emitted|With NULLs';
-SELECT sp_spill('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r');
+SELECT mp_spill_summary('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r');
 -- 11 and 7 values in m: every range is one key repeated past the limit
-SELECT sp_spill('SELECT m FROM sp_l EXCEPT ALL SELECT m FROM sp_r');
+SELECT mp_spill_summary('SELECT m FROM sp_l EXCEPT ALL SELECT m FROM sp_r');
 
 -- all four operators, 32-, 64- and 128-bit keys
-SELECT sp_check('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r');
-SELECT sp_check('SELECT k FROM sp_l EXCEPT ALL SELECT k FROM sp_r');
-SELECT sp_check('SELECT k FROM sp_l INTERSECT SELECT k FROM sp_r');
-SELECT sp_check('SELECT k FROM sp_r EXCEPT SELECT k FROM sp_l');
-SELECT sp_check('SELECT k FROM sp_r EXCEPT ALL SELECT k FROM sp_l');
-SELECT sp_check('SELECT m FROM sp_l INTERSECT ALL SELECT m FROM sp_r');
-SELECT sp_check('SELECT m FROM sp_l EXCEPT ALL SELECT m FROM sp_r');
-SELECT sp_check('SELECT k, m FROM sp_l INTERSECT ALL SELECT k, m FROM sp_r');
-SELECT sp_check('SELECT k, m FROM sp_l EXCEPT SELECT k, m FROM sp_r');
+SELECT mp_node_check('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r');
+SELECT mp_node_check('SELECT k FROM sp_l EXCEPT ALL SELECT k FROM sp_r');
+SELECT mp_node_check('SELECT k FROM sp_l INTERSECT SELECT k FROM sp_r');
+SELECT mp_node_check('SELECT k FROM sp_r EXCEPT SELECT k FROM sp_l');
+SELECT mp_node_check('SELECT k FROM sp_r EXCEPT ALL SELECT k FROM sp_l');
+SELECT mp_node_check('SELECT m FROM sp_l INTERSECT ALL SELECT m FROM sp_r');
+SELECT mp_node_check('SELECT m FROM sp_l EXCEPT ALL SELECT m FROM sp_r');
+SELECT mp_node_check('SELECT k, m FROM sp_l INTERSECT ALL SELECT k, m FROM sp_r');
+SELECT mp_node_check('SELECT k, m FROM sp_l EXCEPT SELECT k, m FROM sp_r');
 -- an empty input on either side
-SELECT sp_check('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r WHERE m < 0');
-SELECT sp_check('SELECT k FROM sp_l WHERE m < 0 EXCEPT ALL SELECT k FROM sp_r');
-SELECT sp_check('SELECT k FROM sp_l EXCEPT ALL SELECT k FROM sp_r WHERE m < 0');
+SELECT mp_node_check('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r WHERE m < 0');
+SELECT mp_node_check('SELECT k FROM sp_l WHERE m < 0 EXCEPT ALL SELECT k FROM sp_r');
+SELECT mp_node_check('SELECT k FROM sp_l EXCEPT ALL SELECT k FROM sp_r WHERE m < 0');
 
 -- rescanned with the same inputs: emitted again from the first range
 SELECT mp_rescans_twice('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r') AS twice;
@@ -97,21 +74,21 @@ SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
 SELECT line FROM mp_explain('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r', 'COSTS OFF') line
 WHERE line ~ 'Parallel';
-SELECT sp_spill('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r');
+SELECT mp_spill_summary('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r');
 -- sp_par_checks(l, r): operators and key widths against the native plan, then with no
 -- worker started and with the leader not reading (a worker combines, on the CPU backend)
 CREATE FUNCTION sp_par_checks(l text, r text) RETURNS SETOF text LANGUAGE plpgsql AS $$
 BEGIN
-  RETURN NEXT sp_check(format('SELECT k FROM %s INTERSECT ALL SELECT k FROM %s', l, r));
-  RETURN NEXT sp_check(format('SELECT k FROM %s EXCEPT ALL SELECT k FROM %s', l, r));
-  RETURN NEXT sp_check(format('SELECT k FROM %s EXCEPT SELECT k FROM %s', r, l));
-  RETURN NEXT sp_check(format('SELECT m FROM %s INTERSECT SELECT m FROM %s', l, r));
-  RETURN NEXT sp_check(format('SELECT k, m FROM %s EXCEPT ALL SELECT k, m FROM %s', l, r));
+  RETURN NEXT mp_node_check(format('SELECT k FROM %s INTERSECT ALL SELECT k FROM %s', l, r));
+  RETURN NEXT mp_node_check(format('SELECT k FROM %s EXCEPT ALL SELECT k FROM %s', l, r));
+  RETURN NEXT mp_node_check(format('SELECT k FROM %s EXCEPT SELECT k FROM %s', r, l));
+  RETURN NEXT mp_node_check(format('SELECT m FROM %s INTERSECT SELECT m FROM %s', l, r));
+  RETURN NEXT mp_node_check(format('SELECT k, m FROM %s EXCEPT ALL SELECT k, m FROM %s', l, r));
   SET LOCAL max_parallel_workers = 0;
-  RETURN NEXT 'no worker: ' || sp_check(format('SELECT k FROM %s INTERSECT ALL SELECT k FROM %s', l, r));
+  RETURN NEXT 'no worker: ' || mp_node_check(format('SELECT k FROM %s INTERSECT ALL SELECT k FROM %s', l, r));
   RESET max_parallel_workers;
   SET LOCAL parallel_leader_participation = off;
-  RETURN NEXT 'no leader: ' || sp_check(format('SELECT k FROM %s EXCEPT ALL SELECT k FROM %s', l, r));
+  RETURN NEXT 'no leader: ' || mp_node_check(format('SELECT k FROM %s EXCEPT ALL SELECT k FROM %s', l, r));
   RESET parallel_leader_participation;
 END $$;
 SELECT sp_par_checks('sp_l', 'sp_r');
@@ -128,7 +105,7 @@ CREATE FUNCTION sp_error_cancel(l text, r text) RETURNS SETOF text LANGUAGE sql 
          ('SELECT sp_tmp_entries() AS entries_after_cancel')
 $$;
 SELECT sp_error_cancel('sp_l', 'sp_r') \gexec
-SELECT sp_check('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r');
+SELECT mp_node_check('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r');
 -- planned to spill, then run with no limit (a cached generic plan): its runs make one range
 SET plan_cache_mode = force_generic_plan;
 PREPARE sp_q AS SELECT count(*) AS n, sum(hashint8(k)) AS h FROM (SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r) s;
@@ -151,7 +128,7 @@ RESET plan_cache_mode;
 SET pg_mergepath.memory_limit = 0;
 SELECT mp_misled_copy('sp_l', 'sw_l'), mp_misled_copy('sp_r', 'sw_r');
 SELECT mp_memory_lines('SELECT k FROM sw_l INTERSECT ALL SELECT k FROM sw_r');
-SELECT sp_spill('SELECT k FROM sw_l INTERSECT ALL SELECT k FROM sw_r');
+SELECT mp_spill_summary('SELECT k FROM sw_l INTERSECT ALL SELECT k FROM sw_r');
 SELECT sp_par_checks('sw_l', 'sw_r');
 SELECT mp_rescans_twice('SELECT k FROM sw_l INTERSECT ALL SELECT k FROM sw_r');
 SELECT sp_error_cancel('sw_l', 'sw_r') \gexec
@@ -161,23 +138,23 @@ CREATE TABLE sw_small_a AS SELECT (g % 7000)::int8 AS k FROM generate_series(1, 
 CREATE TABLE sw_small_b AS SELECT (g % 9000)::int8 AS k FROM generate_series(1, 50000) g;
 SELECT mp_misled_copy('sw_small_a', 'sw_small_l'), mp_misled_copy('sw_small_b', 'sw_small_r');
 SELECT mp_memory_lines('SELECT k FROM sw_small_l INTERSECT ALL SELECT k FROM sw_small_r');
-SELECT sp_check('SELECT k FROM sw_small_l INTERSECT ALL SELECT k FROM sw_small_r');
+SELECT mp_node_check('SELECT k FROM sw_small_l INTERSECT ALL SELECT k FROM sw_small_r');
 DROP TABLE sw_small_l, sw_small_r, sw_small_a, sw_small_b;
 -- within the limit it stays in memory
 SET pg_mergepath.memory_limit = '1GB';
-SELECT sp_spill('SELECT k FROM sw_l INTERSECT ALL SELECT k FROM sw_r');
+SELECT mp_spill_summary('SELECT k FROM sw_l INTERSECT ALL SELECT k FROM sw_r');
 SET pg_mergepath.memory_limit = 0;
 DROP TABLE sw_l, sw_r;
 -- no limit: the parallel node that shares its chunks, image keys too
 SET pg_mergepath.memory_limit = -1;
 SELECT line FROM mp_explain('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r', 'COSTS OFF') line
 WHERE line ~ 'Parallel';
-SELECT sp_check('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r');
+SELECT mp_node_check('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r');
 SELECT mp_keys('SELECT k::text FROM sp_l INTERSECT SELECT k::text FROM sp_r');
 -- under the limit nothing spills
 SET max_parallel_workers_per_gather = 0;
 SET pg_mergepath.memory_limit = '1GB';
-SELECT sp_spill('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r');
+SELECT mp_spill_summary('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r');
 
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
@@ -186,4 +163,4 @@ RESET max_parallel_workers_per_gather;
 RESET pg_mergepath.memory_limit;
 RESET work_mem;
 DROP TABLE sp_l, sp_r;
-DROP FUNCTION sp_check(text), sp_spill(text), sp_tmp_entries();
+DROP FUNCTION sp_tmp_entries();

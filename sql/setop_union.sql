@@ -124,28 +124,6 @@ RESET parallel_leader_participation;
 
 -- Past pg_mergepath.memory_limit: sorted runs combined key range by key range (a key
 -- repeated past the limit streamed), serial and parallel; image keys in hash partitions.
--- un_check: the answer against the native plan and whether our node ran; un_spill: what
--- EXPLAIN ANALYZE says it spilled (reduced to what the test asserts).
-CREATE FUNCTION un_check(q text) RETURNS text LANGUAGE sql AS $$
-  SELECT mp_par_check(q) || CASE WHEN mp_uses_node(q) THEN '' ELSE ', native plan' END
-$$;
-CREATE FUNCTION un_spill(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-  line text;
-  m text[];
-  files bigint := 0;
-  ranges bigint := 0;
-  streamed bigint := 0;
-BEGIN
-  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    m := regexp_match(line, 'Spilled: (\d+) kB in (\d+) runs');
-    IF m IS NOT NULL THEN files := files + m[2]::bigint; END IF;
-    m := regexp_match(line, 'Key Ranges: (\d+) \((\d+) streamed\)');
-    IF m IS NOT NULL THEN ranges := ranges + m[1]::bigint; streamed := streamed + m[2]::bigint; END IF;
-  END LOOP;
-  RETURN format('files > 1: %s, ranges > 1: %s, streamed ranges: %s', files > 1, ranges > 1,
-                CASE WHEN streamed > 0 THEN 'some' ELSE 'none' END);
-END $$;
 INSERT INTO un_r SELECT 4242, NULL, 'heavy' FROM generate_series(1, 30000);
 INSERT INTO un_l SELECT 4242, NULL, 'heavy' FROM generate_series(1, 20000);
 ANALYZE un_l, un_r;
@@ -155,15 +133,15 @@ SET max_parallel_workers_per_gather = 0;
 SELECT line FROM mp_explain('SELECT k FROM un_l UNION SELECT k FROM un_r',
                             'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF') line
 WHERE line ~ 'Operation|Rows Emitted';
-SELECT cols, un_spill(format('SELECT %s FROM un_l UNION SELECT %s FROM un_r', cols, cols)),
-       un_check(format('SELECT %s FROM un_l UNION SELECT %s FROM un_r', cols, cols))
+SELECT cols, mp_spill_summary(format('SELECT %s FROM un_l UNION SELECT %s FROM un_r', cols, cols)),
+       mp_node_check(format('SELECT %s FROM un_l UNION SELECT %s FROM un_r', cols, cols))
 FROM (VALUES ('k'), ('k, n'), ('t'), ('t, n')) c(cols) ORDER BY cols;
 -- only the right input past the limit, the left one empty
-SELECT un_check('SELECT k FROM un_l WHERE false UNION SELECT k FROM un_r');
-SELECT un_check('SELECT t FROM un_l WHERE false UNION SELECT t FROM un_r');
+SELECT mp_node_check('SELECT k FROM un_l WHERE false UNION SELECT k FROM un_r');
+SELECT mp_node_check('SELECT t FROM un_l WHERE false UNION SELECT t FROM un_r');
 SET max_parallel_workers_per_gather = 4;
-SELECT cols, un_spill(format('SELECT %s FROM un_l UNION SELECT %s FROM un_r', cols, cols)),
-       un_check(format('SELECT %s FROM un_l UNION SELECT %s FROM un_r', cols, cols))
+SELECT cols, mp_spill_summary(format('SELECT %s FROM un_l UNION SELECT %s FROM un_r', cols, cols)),
+       mp_node_check(format('SELECT %s FROM un_l UNION SELECT %s FROM un_r', cols, cols))
 FROM (VALUES ('k'), ('k, n'), ('t')) c(cols) ORDER BY cols;
 RESET work_mem;
 RESET pg_mergepath.memory_limit;
