@@ -18,6 +18,9 @@ struct MpGroupCounts {
 };
 
 static void exact_init(MpSetOpState* st) {
+    // groups are made by the rows of one side only: right for INTERSECT and EXCEPT, not
+    // for UNION (the planner never gives UNION hashed keys)
+    if (mp_setop_results_from_b(st)) elog(ERROR, "pg_mergepath: UNION has no exact recompute");
     TupleDesc desc = st->css.ss.ss_ScanTupleSlot->tts_tupleDescriptor;
     MemoryContext old = MemoryContextSwitchTo(st->run.cxt);
     Oid* eqops = (Oid*)palloc(sizeof(Oid) * st->node.ncols);

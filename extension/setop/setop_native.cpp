@@ -210,10 +210,12 @@ bool union_columns(SetOperationStmt* op, PathTarget* target, MpSetOpColumns* col
 
 bool native_union(PlannerInfo* root, RelOptInfo* rel, MpNativeSetOp* out, const char** why_not) {
     *why_not = NULL;
-    if (root->hasRecursion || root->parse->setOperations == NULL || rel->pathlist == NIL) return false;
+    if (root->parse->setOperations == NULL || rel->pathlist == NIL) return false;
     SetOperationStmt* op = NULL;
     tree_leaves(root->parse->setOperations, rel->relids, &op);
     if (op == NULL || op->all) return false;  // a leaf query, or UNION ALL
+    // a recursive CTE's own UNION (its non-recursive term's set operations are ours)
+    if (root->hasRecursion && op == (SetOperationStmt*)root->parse->setOperations) return false;
     // the cheapest native path, and the projection over the rel's paths
     out->native = NULL;
     ListCell* lc;

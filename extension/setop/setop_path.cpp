@@ -18,7 +18,7 @@
 // only with pg_mergepath.hashed_keys, as that path is measured no faster than the
 // native one. Every reason not to is logged at DEBUG1.
 //
-// Parallel: when both inputs have partial paths (a Parallel Seq Scan of each leaf, say)
+// Parallel: when every input has a partial path (a Parallel Seq Scan of each leaf, say)
 // and the keys are lossless, a partial path is offered too, with a Gather over it:
 // every participant reads its share of both inputs and encodes keys into shared
 // memory, the leader (which holds the GPU) combines, and every participant emits the
@@ -30,7 +30,7 @@
 // only then). Hashed keys keep the serial node (their rows live in one process).
 //
 // Cost: both inputs are read anyway (their total cost); then per input row our tuple
-// handling (what the native plan charges for it: kReadTupleUnits) plus key work in units of
+// handling (what the native plan charges for it: read_tuple_units) plus key work in units of
 // cpu_operator_cost, the unit the native SetOp is charged per column and row
 // (cpu_operator_cost * numCols, a hash probe or a comparison). Our units are
 // calibrated against that native charge from measured speed ratios:
@@ -66,10 +66,12 @@ static create_upper_paths_hook_type prev_create_upper_paths_hook = NULL;
 
 namespace {
 
-// Our cost per input row (see the file comment): reading and encoding it, which the
-// participants of a parallel node share, and the device work, done once.
+// Our cost per input row (see the file comment): reading it (tuple handling) and
+// encoding it, which the participants of a parallel node share, and the device work,
+// done once.
 struct RowCost {
-    Cost read;
+    Cost tuple;
+    Cost encode;
     Cost device;
 };
 
@@ -89,7 +91,7 @@ RowCost cost_per_row(const MpNativeSetOp& native, const MpKeyChoice* keys) {
     double words = std::max(1.0, keys->key_bits / 64.0);
     double device_units = device == MpDevice::Gpu ? 0.1 : 0.1 + 0.4 / mp_cpu_thread_count();
     double encode_units = keys->lossless ? 0.05 * native.cols.ncols : 0.4 * native.cols.ncols + 0.1;
-    return {cpu_tuple_cost * read_tuple_units(native.op) + cpu_operator_cost * encode_units,
+    return {cpu_tuple_cost * read_tuple_units(native.op), cpu_operator_cost * encode_units,
             cpu_operator_cost * words * device_units};
 }
 
@@ -114,6 +116,7 @@ struct Inputs {
     Path* left;
     Path* right;
     double rows;
+    double appended_rows;  // rows of the inputs our own Append reads (its cost has their tuple handling)
     int workers;  // 0: a serial path
     bool spill;   // a partial path whose participants spill (over half of the memory limit)
 };
@@ -152,8 +155,9 @@ CustomPath* make_path(RelOptInfo* rel, const MpNativeSetOp& native, const Inputs
     cp->path.parallel_safe = in.workers > 0 || native.native->parallel_safe;
     cp->path.parallel_workers = in.workers;
     cp->path.rows = native.rows / divisor;
-    cp->path.total_cost =
-        in.left->total_cost + in.right->total_cost + in.rows / divisor * row.read + in.rows * row.device;
+    cp->path.total_cost = in.left->total_cost + in.right->total_cost +
+                          (in.rows - in.appended_rows) / divisor * row.tuple + in.rows / divisor * row.encode +
+                          in.rows * row.device;
     cp->path.startup_cost = native.op == mergepath::SetOp::Union
                                 ? cp->path.total_cost
                                 : Min(native.native->startup_cost, cp->path.total_cost);

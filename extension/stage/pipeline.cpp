@@ -28,11 +28,11 @@ using mergepath::SqlSetOp;
 template <class K>
 class MpKeyPipeline final : public MpSetOpPipeline {
 public:
-  MpKeyPipeline(mergepath::Context* ctx, SetOp op, bool all, mergepath::SetOpShape shape)
-      : MpSetOpPipeline(ctx), op_(op), all_(all) {
-      main_.reset(new SqlSetOp<K>(*ctx, op_, all_, shape));
-      ++mp_live_pipelines;
-  }
+    MpKeyPipeline(mergepath::Context* ctx, SetOp op, bool all, mergepath::SetOpShape shape)
+        : MpSetOpPipeline(ctx), op_(op), all_(all) {
+        main_.reset(new SqlSetOp<K>(*ctx, op_, all_, shape));
+        ++mp_live_pipelines;
+    }
     ~MpKeyPipeline() override { --mp_live_pipelines; }
 
     void add_chunk(MpKeyStream stream, mergepath::Side side, const void* keys, size_t n, bool ascending) override {

@@ -36,25 +36,25 @@ enum class SetOpShape { Keys, Rows, SortedSides };
 template <class K>
 class SqlSetOp : public SqlStage<K> {
 public:
-  // op: SetOp::Intersection, Difference or Union (SQL INTERSECT / EXCEPT / UNION);
-  // Union has no with-rows shape (its results come from both sides).
-  SqlSetOp(Context& ctx, SetOp op, bool all, SetOpShape shape);
-  SqlSetOp(Context& ctx, SetOp op, bool all, bool with_rows)
-      : SqlSetOp(ctx, op, all, with_rows ? SetOpShape::Rows : SetOpShape::Keys) {}
-  ~SqlSetOp() override;
+    // op: SetOp::Intersection, Difference or Union (SQL INTERSECT / EXCEPT / UNION);
+    // Union has no with-rows shape (its results come from both sides).
+    SqlSetOp(Context& ctx, SetOp op, bool all, SetOpShape shape);
+    SqlSetOp(Context& ctx, SetOp op, bool all, bool with_rows)
+        : SqlSetOp(ctx, op, all, with_rows ? SetOpShape::Rows : SetOpShape::Keys) {}
+    ~SqlSetOp() override;
 
-  // keys-only shape: the result keys, sorted. host_result_keys() points at them in
-  // host memory (on the GPU a copy made on first use); download_result_keys() copies
-  // consecutive result keys from `first` on into the host ranges `into`, in order.
-  size_t result_count() const;
-  const K* host_result_keys() const;
-  void download_result_keys(size_t first, const std::vector<View<K>>& into);
-  std::vector<K> result_keys() const;  // a copy, for tests
-  // with-rows and sorted-sides shapes: every key added to the side, sorted (also
-  // for the DISTINCT forms), with its row number
-  const std::vector<K>& sorted_keys(Side side) const;
-  const std::vector<uint64_t>& sorted_rows(Side side) const;
-  const std::vector<uint64_t>& result_positions() const;  // with rows: into sorted A, ascending
+    // keys-only shape: the result keys, sorted. host_result_keys() points at them in
+    // host memory (on the GPU a copy made on first use); download_result_keys() copies
+    // consecutive result keys from `first` on into the host ranges `into`, in order.
+    size_t result_count() const;
+    const K* host_result_keys() const;
+    void download_result_keys(size_t first, const std::vector<View<K>>& into);
+    std::vector<K> result_keys() const;  // a copy, for tests
+    // with-rows and sorted-sides shapes: every key added to the side, sorted (also
+    // for the DISTINCT forms), with its row number
+    const std::vector<K>& sorted_keys(Side side) const;
+    const std::vector<uint64_t>& sorted_rows(Side side) const;
+    const std::vector<uint64_t>& result_positions() const;  // with rows: into sorted A, ascending
 
 private:
     void run() override;
