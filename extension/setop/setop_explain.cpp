@@ -80,6 +80,7 @@ void mp_explain_setop(CustomScanState* node, List* ancestors, ExplainState* es) 
                         psprintf("%d-bit %s%s", st->node.keys.key_bits, kind,
                                  st->node.keys.ranged ? ", ranged by column statistics" : ""),
                         es);
+    if (st->node.info.ordered) ExplainPropertyText("Output Order", "by the key, ascending, NULLs last", es);
     if (st->node.info.parallel) ExplainPropertyText("Parallel", parallel_mode(st), es);
     if (!es->analyze) return;
     explain_counts(st, es);

@@ -39,6 +39,26 @@ extern "C" {
 #include "parser/parsetree.h"
 }
 
+bool mp_setop_columns(List* groups, List* exprs, MpSetOpColumns* cols) {
+    cols->ncols = list_length(groups);
+    if (cols->ncols == 0 || list_length(exprs) < cols->ncols) return false;
+    cols->types = (Oid*)palloc(sizeof(Oid) * cols->ncols);
+    cols->collations = (Oid*)palloc(sizeof(Oid) * cols->ncols);
+    cols->eqops = (Oid*)palloc(sizeof(Oid) * cols->ncols);
+    cols->sortops = (Oid*)palloc(sizeof(Oid) * cols->ncols);
+    cols->hashable = (bool*)palloc(sizeof(bool) * cols->ncols);
+    for (int c = 0; c < cols->ncols; c++) {
+        SortGroupClause* sgc = (SortGroupClause*)list_nth(groups, c);
+        Node* expr = (Node*)list_nth(exprs, c);
+        cols->types[c] = exprType(expr);
+        cols->collations[c] = exprCollation(expr);
+        cols->eqops[c] = sgc->eqop;
+        cols->sortops[c] = sgc->sortop;
+        cols->hashable[c] = sgc->hashable;
+    }
+    return true;
+}
+
 namespace {
 
 // A path with the projection over it (if any) taken off.
@@ -112,21 +132,8 @@ bool setop_inputs(SetOpPath* sp, SetOpInputs* in) {
 
 bool setop_columns(SetOpPath* sp, const SetOpInputs* in, MpSetOpColumns* cols) {
     List* exprs = sp->path.pathtarget->exprs;
-    cols->ncols = list_length(in->groups);
-    if (cols->ncols == 0 || list_length(exprs) != cols->ncols + in->flag_cols) return false;
-    cols->types = (Oid*)palloc(sizeof(Oid) * cols->ncols);
-    cols->collations = (Oid*)palloc(sizeof(Oid) * cols->ncols);
-    cols->eqops = (Oid*)palloc(sizeof(Oid) * cols->ncols);
-    cols->hashable = (bool*)palloc(sizeof(bool) * cols->ncols);
-    for (int c = 0; c < cols->ncols; c++) {
-        SortGroupClause* sgc = (SortGroupClause*)list_nth(in->groups, c);
-        Node* expr = (Node*)list_nth(exprs, c);
-        cols->types[c] = exprType(expr);
-        cols->collations[c] = exprCollation(expr);
-        cols->eqops[c] = sgc->eqop;
-        cols->hashable[c] = sgc->hashable;
-    }
-    return true;
+    if (list_length(exprs) != list_length(in->groups) + in->flag_cols) return false;
+    return mp_setop_columns(in->groups, exprs, cols);
 }
 
 bool native_intersect_except(SetOpPath* sp, ProjectionPath* projection, MpNativeSetOp* out, const char** why_not) {
@@ -189,23 +196,10 @@ void union_children(PlannerInfo* root, SetOperationStmt* top, Node* node, List**
 }
 
 bool union_columns(SetOperationStmt* op, PathTarget* target, MpSetOpColumns* cols) {
-    cols->ncols = list_length(op->colTypes);
-    if (cols->ncols == 0 || list_length(op->groupClauses) != cols->ncols || list_length(target->exprs) != cols->ncols)
-        return false;
-    cols->types = (Oid*)palloc(sizeof(Oid) * cols->ncols);
-    cols->collations = (Oid*)palloc(sizeof(Oid) * cols->ncols);
-    cols->eqops = (Oid*)palloc(sizeof(Oid) * cols->ncols);
-    cols->hashable = (bool*)palloc(sizeof(bool) * cols->ncols);
-    for (int c = 0; c < cols->ncols; c++) {
-        SortGroupClause* sgc = (SortGroupClause*)list_nth(op->groupClauses, c);
-        Node* expr = (Node*)list_nth(target->exprs, c);
-        if (exprType(expr) != list_nth_oid(op->colTypes, c)) return false;
-        cols->types[c] = exprType(expr);
-        cols->collations[c] = exprCollation(expr);
-        cols->eqops[c] = sgc->eqop;
-        cols->hashable[c] = sgc->hashable;
-    }
-    return true;
+    if (list_length(op->colTypes) != list_length(target->exprs)) return false;
+    for (int c = 0; c < list_length(op->colTypes); c++)
+        if (exprType((Node*)list_nth(target->exprs, c)) != list_nth_oid(op->colTypes, c)) return false;
+    return mp_setop_columns(op->groupClauses, target->exprs, cols);
 }
 
 bool native_union(PlannerInfo* root, RelOptInfo* rel, MpNativeSetOp* out, const char** why_not) {

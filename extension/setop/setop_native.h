@@ -10,9 +10,14 @@ struct MpSetOpColumns {
     int ncols;
     Oid* types;
     Oid* collations;
-    Oid* eqops;  // the grouping equality (SortGroupClause.eqop)
+    Oid* eqops;    // the grouping equality (SortGroupClause.eqop)
+    Oid* sortops;  // its ordering operator (SortGroupClause.sortop), InvalidOid if none
     bool* hashable;
 };
+
+// The columns of output expressions `exprs` grouped by `groups` (SortGroupClauses, one
+// per column, in order; exprs may have more: flag columns); false when there are none.
+bool mp_setop_columns(List* groups, List* exprs, MpSetOpColumns* cols);
 
 struct MpNativeSetOp {
     mergepath::SetOp op;  // Intersection, Difference, Union

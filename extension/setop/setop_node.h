@@ -50,6 +50,9 @@ struct MpSetOpInfo {
     bool spill;         // a partial path over half of pg_mergepath.memory_limit: every
                         // participant spills sorted runs (or hash partitions), one plans the
                         // ranges, and every participant claims, combines and emits ranges
+    bool ordered;       // planned with pathkeys: its rows come out in key order (each
+                        // participant's, under a Gather Merge), which every way of running
+                        // gives for the keys mp_setop_keys_ordered accepts
 };
 
 List* mp_setop_info_to_list(const MpSetOpInfo* info);
@@ -200,6 +203,15 @@ struct MpSetOpState {
 inline bool mp_timing_on(MpSetOpState* st) {
     Instrumentation* instr = st->css.ss.ps.instrument;
     return instr != NULL && instr->need_timer;
+}
+
+// Keys whose order is the output's order under the column's sort operator (ASC NULLS
+// LAST): one lossless column at full width. Its codec keeps the type's order, the main
+// stream holds every non-NULL value and is emitted first, the NULL rows after it; every
+// way of running emits results in key order (ranges in order, a participant's batches in
+// order). Ranged keys do not: a value outside its range takes the second stream.
+inline bool mp_setop_keys_ordered(const MpKeyChoice* keys, int ncols) {
+    return keys->lossless && keys->ranges == NULL && ncols == 1;
 }
 
 // Whether a key found in B alone gives result rows (UNION), not only keys of A.

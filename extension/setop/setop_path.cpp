@@ -56,10 +56,12 @@
 #include "column_ranges.h"  // after setop.h: it brings PostgreSQL's headers
 
 extern "C" {
+#include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
 }
 
 static create_upper_paths_hook_type prev_create_upper_paths_hook = NULL;
@@ -142,7 +144,8 @@ double input_rows(List* inputs) {
     return rows;
 }
 
-CustomPath* make_path(RelOptInfo* rel, const MpNativeSetOp& native, const Inputs& in, const MpKeyChoice* keys) {
+CustomPath* make_path(RelOptInfo* rel, const MpNativeSetOp& native, const Inputs& in, const MpKeyChoice* keys,
+                      List* pathkeys) {
     CustomPath* cp = makeNode(CustomPath);
     double divisor = in.workers > 0 ? mp_parallel_divisor(in.workers) : 1.0;
     RowCost row = cost_per_row(native, keys);
@@ -162,7 +165,7 @@ CustomPath* make_path(RelOptInfo* rel, const MpNativeSetOp& native, const Inputs
                                 ? cp->path.total_cost
                                 : Min(native.native->startup_cost, cp->path.total_cost);
     mp_inherit_disabled_nodes(&cp->path, in.left, in.right);
-    cp->path.pathkeys = NIL;
+    cp->path.pathkeys = pathkeys;
     cp->flags = 0;
     cp->custom_paths = list_make2(in.left, in.right);
     MpSetOpInfo info = {native.op,
@@ -172,16 +175,34 @@ CustomPath* make_path(RelOptInfo* rel, const MpNativeSetOp& native, const Inputs
                         oid_list(cols->collations, cols->ncols),
                         native.first_side,
                         in.workers > 0,
-                        in.spill};
+                        in.spill,
+                        pathkeys != NIL};
     cp->custom_private = mp_setop_info_to_list(&info);
     cp->methods = &mp_setop_path_methods;
     return cp;
 }
 
-// Our path over the given inputs, projected like the native one when it is.
+// The pathkeys of our output in key order (see mp_setop_keys_ordered), or NIL: the
+// column's sort operator, ASC NULLS LAST, over the set operation's output column.
+List* key_order_pathkeys(PlannerInfo* root, const MpNativeSetOp& native, const MpKeyChoice* keys) {
+    if (!mp_setop_keys_ordered(keys, native.cols.ncols) || !OidIsValid(native.cols.sortops[0])) return NIL;
+    SortGroupClause* sgc = makeNode(SortGroupClause);
+    sgc->tleSortGroupRef = 1;
+    sgc->eqop = native.cols.eqops[0];
+    sgc->sortop = native.cols.sortops[0];
+    sgc->nulls_first = false;
+    sgc->hashable = native.cols.hashable[0];
+    TargetEntry* tle = makeTargetEntry((Expr*)linitial(native.target->exprs), 1, NULL, false);
+    tle->ressortgroupref = 1;
+    return make_pathkeys_for_sortclauses(root, list_make1(sgc), list_make1(tle));
+}
+
+// Our path over the given inputs, projected like the native one when it is; in key
+// order (pathkeys) when its keys allow.
 Path* setop_path(PlannerInfo* root, RelOptInfo* rel, const MpNativeSetOp& native, const Inputs& in,
                  const MpKeyChoice* keys) {
-    Path* path = &make_path(rel, native, in, keys)->path;
+    List* pathkeys = key_order_pathkeys(root, native, keys);
+    Path* path = &make_path(rel, native, in, keys, pathkeys)->path;
     if (!native.projected) return path;
     return &create_projection_path(root, rel, path, native.projected)->path;
 }
@@ -237,13 +258,23 @@ Path* partial_setop_path(PlannerInfo* root, RelOptInfo* rel, const MpNativeSetOp
     return setop_path(root, rel, native, in, keys);
 }
 
-// Adds the partial path and a Gather over it (the partial path stays for an outer
-// query level's own Gather or Partial Aggregate).
-void add_parallel_paths(PlannerInfo* root, RelOptInfo* rel, Path* partial) {
+// Adds the partial paths, then a Gather over each one add_partial_path kept, or a
+// Gather Merge when it is in key order (the partial paths stay for an outer query
+// level's own Gather or Partial Aggregate). All are added before any Gather is made: a
+// later partial path may push out (and free) an earlier one.
+void add_parallel_paths(PlannerInfo* root, RelOptInfo* rel, Path* const* partials, int n) {
     rel->consider_parallel = true;
-    add_partial_path(rel, partial);
-    if (!list_member_ptr(rel->partial_pathlist, partial)) return;  // rejected (and freed)
-    add_path(rel, &create_gather_path(root, rel, partial, partial->pathtarget, NULL, NULL)->path);
+    for (int i = 0; i < n; i++)
+        if (partials[i]) add_partial_path(rel, partials[i]);
+    for (int i = 0; i < n; i++) {
+        Path* partial = partials[i];
+        if (!partial || !list_member_ptr(rel->partial_pathlist, partial)) continue;  // rejected (and freed)
+        if (partial->pathkeys != NIL)
+            add_path(rel, &create_gather_merge_path(root, rel, partial, partial->pathtarget, partial->pathkeys, NULL,
+                                                    NULL)->path);
+        else
+            add_path(rel, &create_gather_path(root, rel, partial, partial->pathtarget, NULL, NULL)->path);
+    }
 }
 
 // Ranged keys: each column's expected values in every input (statistics of the table
@@ -290,6 +321,7 @@ void consider_setop(PlannerInfo* root, RelOptInfo* rel, const MpNativeSetOp& nat
     }
     if (keys.images)
         for (int c = 0; c < cols.ncols; c++) mp_image_plan_depends(root, cols.types[c]);
+    const MpKeyChoice full_keys = keys;  // before narrowing: a single column keeps its order
     if (keys.lossless && mp_ranged_keys) narrow_to_statistics(root, native.inputs, &cols, &keys, op);
     Inputs serial = {(Path*)linitial(native.inputs), right_side(root, rel, native.inputs, 0), input_rows(native.inputs),
                      0, false};
@@ -306,9 +338,13 @@ void consider_setop(PlannerInfo* root, RelOptInfo* rel, const MpNativeSetOp& nat
              "and hashed keys do not spill", op, bytes / 1024);
         return;
     }
-    // Both paths are made before either is added: add_path may free the native paths.
+    // All paths are made before any is added: add_path may free the native paths. A
+    // single column whose key was narrowed is also offered at full width, in key order.
     Path* path = setop_path(root, rel, native, serial, &keys);
     Path* partial = partial_setop_path(root, rel, native, serial, &keys, op);
+    const bool narrowed = keys.ranges != NULL && mp_setop_keys_ordered(&full_keys, cols.ncols);
+    Path* ordered = narrowed ? setop_path(root, rel, native, serial, &full_keys) : NULL;
+    Path* ordered_partial = narrowed ? partial_setop_path(root, rel, native, serial, &full_keys, op) : NULL;
     elog(DEBUG1, "pg_mergepath: %s: offering MergePath SetOp (%d-bit %s keys), cost %.2f vs %.2f%s", op, keys.key_bits,
          keys.lossless ? "lossless"
          : keys.images ? "image"
@@ -319,7 +355,9 @@ void consider_setop(PlannerInfo* root, RelOptInfo* rel, const MpNativeSetOp& nat
                  : "");
     if (mp_debug_replace_native) rel->pathlist = NIL;  // tests: ours however close the costs
     add_path(rel, path);
-    if (partial) add_parallel_paths(root, rel, partial);
+    if (ordered) add_path(rel, ordered);
+    Path* partials[2] = {partial, ordered_partial};
+    add_parallel_paths(root, rel, partials, 2);
 }
 
 void mp_create_upper_paths(PlannerInfo* root, UpperRelationKind stage, RelOptInfo* input_rel,

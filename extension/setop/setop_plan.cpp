@@ -77,8 +77,8 @@ List* mp_setop_info_to_list(const MpSetOpInfo* info) {
                             makeInteger(info->keys.full_bits));
     List* op = list_make2(makeInteger(int(info->op)), makeInteger(info->all ? 1 : 0));
     return list_make5(op, keys, info->eqops, info->collations,
-                      list_make3(makeInteger(info->first_side), makeInteger(info->parallel ? 1 : 0),
-                                 makeInteger(info->spill ? 1 : 0)));
+                      list_make4(makeInteger(info->first_side), makeInteger(info->parallel ? 1 : 0),
+                                 makeInteger(info->spill ? 1 : 0), makeInteger(info->ordered ? 1 : 0)));
 }
 
 void mp_setop_info_from_list(List* list, MpSetOpInfo* info) {
@@ -97,6 +97,7 @@ void mp_setop_info_from_list(List* list, MpSetOpInfo* info) {
     info->first_side = intVal(list_nth(sides, 0));
     info->parallel = intVal(list_nth(sides, 1)) != 0;
     info->spill = intVal(list_nth(sides, 2)) != 0;
+    info->ordered = intVal(list_nth(sides, 3)) != 0;
 }
 
 // Our scan tuple: one entry per tlist column, same expressions (see the file comment).

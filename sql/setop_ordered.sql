@@ -1,0 +1,129 @@
+-- setop_ordered: the MergePath SetOp node emits in key order when its key is one
+-- lossless column at full width (mp_setop_keys_ordered), and says so with pathkeys: the
+-- Sort under an ORDER BY, a DISTINCT or a merge join disappears, and parallel plans get a
+-- Gather Merge. Every ordered answer is compared with the native plan's, in order, for
+-- every operator, every lossless type's odd values, NULLs, LIMIT, cursors read
+-- backwards, no worker / no leader, and inputs past pg_mergepath.memory_limit. Keys that
+-- do not keep the order (several columns, ranged keys, image keys) keep the Sort.
+SET pg_mergepath.min_rows = 0;
+\set VERBOSITY terse
+
+-- mp_order_check(q): q (which ends in ORDER BY) natively and ours, as arrays in the
+-- order the rows came; whether they are equal, whether our plan still sorts, and
+-- whether it merges parallel participants' rows (Gather Merge).
+CREATE FUNCTION mp_order_check(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  native text[];
+  ours text[];
+  sorts boolean := false;
+  used boolean := false;
+  merged boolean := false;
+  line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+    IF line ~ '(^|\s)(Sort|Incremental Sort)( |$)' THEN sorts := true; END IF;
+    IF line LIKE '%MergePath SetOp%' THEN used := true; END IF;
+    IF line LIKE '%Gather Merge%' THEN merged := true; END IF;
+  END LOOP;
+  PERFORM set_config('pg_mergepath.enabled', 'off', true);
+  EXECUTE format('SELECT array_agg(s::text) FROM (%s) s', q) INTO native;
+  PERFORM set_config('pg_mergepath.enabled', 'on', true);
+  EXECUTE format('SELECT array_agg(s::text) FROM (%s) s', q) INTO ours;
+  RETURN format('%s rows, %s%s%s%s', coalesce(cardinality(native), 0),
+                CASE WHEN native IS NOT DISTINCT FROM ours THEN 'same order' ELSE 'DIFFERENT' END,
+                CASE WHEN sorts THEN ', sorted above' ELSE ', no sort' END,
+                CASE WHEN merged THEN ', gather merge' ELSE '' END,
+                CASE WHEN used THEN '' ELSE ', native plan' END);
+END $$;
+
+-- The plans: no Sort above the node; its EXPLAIN says the order.
+SELECT * FROM mp_explain('SELECT a FROM ta UNION SELECT a FROM tb ORDER BY a');
+SELECT * FROM mp_explain('SELECT b FROM ta INTERSECT ALL SELECT b FROM tb ORDER BY 1 LIMIT 3');
+-- descending, NULLS FIRST, or two columns: sorted above
+SELECT * FROM mp_explain('SELECT a FROM ta EXCEPT SELECT a FROM tb ORDER BY a DESC');
+SELECT * FROM mp_explain('SELECT a, b FROM ta INTERSECT SELECT a, b FROM tb ORDER BY a, b');
+
+-- Every operator over the shared inputs (NULLs included), ascending.
+SELECT op, col, mp_order_check(format('SELECT %s FROM ta %s SELECT %s FROM tb ORDER BY 1', col, op, col))
+FROM (VALUES ('INTERSECT ALL'), ('INTERSECT'), ('EXCEPT ALL'), ('EXCEPT'), ('UNION')) o(op),
+     (VALUES ('a'), ('b')) c(col)
+ORDER BY op, col;
+-- the other orders keep a Sort and the same answer
+SELECT mp_order_check('SELECT a FROM ta UNION SELECT a FROM tb ORDER BY a DESC');
+SELECT mp_order_check('SELECT a FROM ta UNION SELECT a FROM tb ORDER BY a NULLS FIRST');
+SELECT mp_order_check('SELECT a, b FROM ta UNION SELECT a, b FROM tb ORDER BY a, b');
+SELECT mp_order_check('SELECT c FROM ta UNION SELECT c FROM tb ORDER BY c');
+
+-- Every lossless type with its odd values: the key's order is the type's order.
+SELECT typ, mp_order_check(typed_query(typ, 'UNION') || ' ORDER BY 1') AS union_order,
+       mp_order_check(typed_query(typ, 'INTERSECT ALL') || ' ORDER BY 1') AS intersect_all_order
+FROM (VALUES ('bool'), ('"char"'), ('int2'), ('int4'), ('int8'), ('oid'), ('money'), ('date'), ('time'),
+             ('timestamp'), ('timestamptz'), ('uuid'), ('mp_posint')) t(typ)
+ORDER BY typ;
+SELECT mp_order_check('SELECT x FROM (VALUES (''\x80''::"char"), (''a''), (''\xff''), (NULL)) l(x)
+                       UNION SELECT x FROM (VALUES (''\x01''::"char"), (''\x7f'')) r(x) ORDER BY 1');
+SELECT mp_order_check('SELECT x::pg_lsn FROM (VALUES (''0/0''), (''FFFFFFFF/FFFFFFFF''), (''8000000/1'')) l(x)
+                       UNION SELECT ''1/1''::pg_lsn ORDER BY 1');
+
+-- Above the node: DISTINCT, LIMIT / OFFSET, a merge join, a cursor read backwards.
+SELECT * FROM mp_explain('SELECT DISTINCT a FROM (SELECT a FROM ta INTERSECT ALL SELECT a FROM tb) s');
+SELECT mp_order_check('SELECT DISTINCT a FROM (SELECT a FROM ta INTERSECT ALL SELECT a FROM tb) s ORDER BY a');
+SELECT a FROM ta EXCEPT ALL SELECT a FROM tb ORDER BY a LIMIT 4 OFFSET 100;
+SET enable_hashjoin = off;
+SET enable_nestloop = off;
+SELECT * FROM mp_explain('SELECT u.a, tc.c FROM (SELECT a FROM ta UNION SELECT a FROM tb) u
+                          JOIN tc ON tc.a = u.a ORDER BY u.a');
+SELECT count(*), sum(u.a) FROM (SELECT a FROM ta UNION SELECT a FROM tb) u JOIN tc ON tc.a = u.a;
+RESET enable_hashjoin;
+RESET enable_nestloop;
+BEGIN;
+DECLARE ord_cur SCROLL CURSOR FOR SELECT b FROM ta UNION SELECT b FROM tb ORDER BY b;
+FETCH 3 FROM ord_cur;
+FETCH BACKWARD 2 FROM ord_cur;
+MOVE LAST IN ord_cur;
+FETCH BACKWARD 2 FROM ord_cur;
+COMMIT;
+
+-- Parallel: each participant emits its share in key order; a Gather Merge keeps it.
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 4;
+CREATE TABLE ord_l AS SELECT CASE WHEN g % 97 = 0 THEN NULL ELSE g::int8 * 7919 % 40000 - 20000 END AS k
+  FROM generate_series(1, 60000) g;
+CREATE TABLE ord_r AS SELECT CASE WHEN g % 89 = 0 THEN NULL ELSE g::int8 * 104729 % 50000 - 25000 END AS k
+  FROM generate_series(1, 50000) g;
+ANALYZE ord_l, ord_r;
+SELECT * FROM mp_explain('SELECT DISTINCT k FROM (SELECT k FROM ord_l INTERSECT ALL SELECT k FROM ord_r) s');
+SELECT op, mp_order_check(format('SELECT k FROM ord_l %s SELECT k FROM ord_r ORDER BY k', op))
+FROM (VALUES ('INTERSECT ALL'), ('INTERSECT'), ('EXCEPT ALL'), ('EXCEPT'), ('UNION')) o(op) ORDER BY op;
+SELECT mp_order_check('SELECT DISTINCT k FROM (SELECT k FROM ord_l INTERSECT ALL SELECT k FROM ord_r) s ORDER BY k');
+SET max_parallel_workers = 0;
+SELECT mp_order_check('SELECT DISTINCT k FROM (SELECT k FROM ord_l UNION SELECT k + 1 FROM ord_r) s ORDER BY k');
+SELECT mp_order_check('SELECT k FROM ord_l EXCEPT ALL SELECT k FROM ord_r ORDER BY k');
+RESET max_parallel_workers;
+SET parallel_leader_participation = off;
+SELECT mp_order_check('SELECT k FROM ord_l UNION SELECT k FROM ord_r ORDER BY k');
+RESET parallel_leader_participation;
+
+-- Past pg_mergepath.memory_limit: key ranges in order (a key repeated past the limit
+-- streamed), serial and parallel.
+INSERT INTO ord_l SELECT 77 FROM generate_series(1, 30000);
+INSERT INTO ord_r SELECT 77 FROM generate_series(1, 20000);
+ANALYZE ord_l, ord_r;
+SET work_mem = '64kB';
+SET pg_mergepath.memory_limit = 0;
+SELECT op, mp_spill_summary(format('SELECT k FROM ord_l %s SELECT k FROM ord_r', op)),
+       mp_order_check(format('SELECT k FROM ord_l %s SELECT k FROM ord_r ORDER BY k', op))
+FROM (VALUES ('INTERSECT ALL'), ('EXCEPT ALL'), ('UNION')) o(op) ORDER BY op;
+SET max_parallel_workers_per_gather = 0;
+SELECT op, mp_order_check(format('SELECT k FROM ord_l %s SELECT k FROM ord_r ORDER BY k', op))
+FROM (VALUES ('INTERSECT ALL'), ('EXCEPT'), ('UNION')) o(op) ORDER BY op;
+RESET work_mem;
+RESET pg_mergepath.memory_limit;
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+DROP TABLE ord_l, ord_r;
+DROP FUNCTION mp_order_check(text);
