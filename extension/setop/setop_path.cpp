@@ -36,7 +36,8 @@
 // calibrated against that native charge from measured speed ratios:
 //   encoding    0.05 per column (lossless) / 0.4 per column (hashing + verification)
 //               + 0.1 per row to store the row (hashed);
-//   device      per 64-bit key word: GPU 0.1 (transfer + radix sort + merge, linear);
+//   device      per 64-bit key word (a 32-bit key: half a word, half the radix passes
+//               and bytes): GPU 0.1 (transfer + radix sort + merge, linear);
 //               CPU 0.1 + 0.4 / threads (parallel sort).
 // A partial path divides the inputs' and the encoding's cost by PostgreSQL's parallel
 // divisor (get_parallel_divisor's formula); the device work is done once.
@@ -90,7 +91,7 @@ double read_tuple_units(mergepath::SetOp op) {
 
 RowCost cost_per_row(const MpNativeSetOp& native, const MpKeyChoice* keys) {
     MpDevice device = mp_planning_device();
-    double words = std::max(1.0, keys->key_bits / 64.0);
+    double words = std::max(0.5, keys->key_bits / 64.0);
     double device_units = device == MpDevice::Gpu ? 0.1 : 0.1 + 0.4 / mp_cpu_thread_count();
     double encode_units = keys->lossless ? 0.05 * native.cols.ncols : 0.4 * native.cols.ncols + 0.1;
     return {cpu_tuple_cost * read_tuple_units(native.op), cpu_operator_cost * encode_units,
