@@ -19,7 +19,7 @@ SELECT gpu_shared_limit, gpu_shared_in_use <= gpu_shared_limit / 2 AS at_most_ha
 FROM pg_mergepath_status();
 -- an open cursor keeps what its query reserved
 BEGIN;
-DECLARE c CURSOR FOR SELECT k FROM big_l INTERSECT ALL SELECT k FROM big_r ORDER BY 1;
+DECLARE c CURSOR FOR SELECT k FROM big_l INTERSECT ALL SELECT k FROM big_r ORDER BY 1 DESC;
 FETCH 2 FROM c;
 SELECT gpu_shared_in_use > 0 AS reserved FROM pg_mergepath_status();
 -- no room left for another query: in the cursor's context, which holds memory, it does

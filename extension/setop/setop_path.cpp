@@ -259,8 +259,8 @@ Path* partial_setop_path(PlannerInfo* root, RelOptInfo* rel, const MpNativeSetOp
     return setop_path(root, rel, native, in, keys);
 }
 
-// Adds the partial paths, then a Gather over each one add_partial_path kept, or a
-// Gather Merge when it is in key order (the partial paths stay for an outer query
+// Adds the partial paths, then a Gather over each one add_partial_path kept, and a
+// Gather Merge too when it is in key order (the partial paths stay for an outer query
 // level's own Gather or Partial Aggregate). All are added before any Gather is made: a
 // later partial path may push out (and free) an earlier one.
 void add_parallel_paths(PlannerInfo* root, RelOptInfo* rel, Path* const* partials, int n) {
@@ -270,11 +270,10 @@ void add_parallel_paths(PlannerInfo* root, RelOptInfo* rel, Path* const* partial
     for (int i = 0; i < n; i++) {
         Path* partial = partials[i];
         if (!partial || !list_member_ptr(rel->partial_pathlist, partial)) continue;  // rejected (and freed)
+        add_path(rel, &create_gather_path(root, rel, partial, partial->pathtarget, NULL, NULL)->path);
         if (partial->pathkeys != NIL)
             add_path(rel, &create_gather_merge_path(root, rel, partial, partial->pathtarget, partial->pathkeys, NULL,
                                                     NULL)->path);
-        else
-            add_path(rel, &create_gather_path(root, rel, partial, partial->pathtarget, NULL, NULL)->path);
     }
 }
 
