@@ -37,6 +37,7 @@ inline const std::vector<QueryDef>& query_table() {
         {"intersect", "INTERSECT", "SELECT {COLS} FROM {A} INTERSECT SELECT {COLS} FROM {B}", false, true, "setops"},
         {"except", "EXCEPT", "SELECT {COLS} FROM {A} EXCEPT SELECT {COLS} FROM {B}", false, true, "setops"},
         {"union", "UNION", "SELECT {COLS} FROM {A} UNION SELECT {COLS} FROM {B}", false, true, "setops"},
+        {"union_ordered", "UNION ORDER BY", "SELECT {COLS} FROM {A} UNION SELECT {COLS} FROM {B} ORDER BY {COLS}", true, false, "setops"},
         {"union_all_ordered", "UNION ALL ORDER BY", "SELECT {COLS} FROM {A} UNION ALL SELECT {COLS} FROM {B} ORDER BY {COLS}", true, false},
         // joins: the MergePath Join node (pg_mergepath.enable_join) against stock's hash /
         // merge joins; a pg_mergepath variant whose plan keeps a native join is timed and
