@@ -85,10 +85,13 @@ FETCH BACKWARD 2 FROM ord_cur;
 COMMIT;
 
 -- Parallel: each participant emits its share in key order; a Gather Merge keeps it.
+-- (parallel_tuple_cost not 0: a serial node over Gathers of the same scans would cost
+-- the same; full-width keys: ranged ones would be cheaper, unordered, and win)
 SET parallel_setup_cost = 0;
-SET parallel_tuple_cost = 0;
+SET parallel_tuple_cost = 0.01;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 4;
+SET pg_mergepath.ranged_keys = off;
 CREATE TABLE ord_l AS SELECT CASE WHEN g % 97 = 0 THEN NULL ELSE g::int8 * 7919 % 40000 - 20000 END AS k
   FROM generate_series(1, 60000) g;
 CREATE TABLE ord_r AS SELECT CASE WHEN g % 89 = 0 THEN NULL ELSE g::int8 * 104729 % 50000 - 25000 END AS k
@@ -97,7 +100,9 @@ ANALYZE ord_l, ord_r;
 SELECT * FROM mp_explain('SELECT DISTINCT k FROM (SELECT k FROM ord_l INTERSECT ALL SELECT k FROM ord_r) s');
 SELECT op, mp_order_check(format('SELECT k FROM ord_l %s SELECT k FROM ord_r ORDER BY k', op))
 FROM (VALUES ('INTERSECT ALL'), ('INTERSECT'), ('EXCEPT ALL'), ('EXCEPT'), ('UNION')) o(op) ORDER BY op;
-SELECT mp_order_check('SELECT DISTINCT k FROM (SELECT k FROM ord_l INTERSECT ALL SELECT k FROM ord_r) s ORDER BY k');
+-- under a DISTINCT (a Unique in each participant, then a Gather Merge)
+SELECT op, mp_order_check(format('SELECT DISTINCT k FROM (SELECT k FROM ord_l %s SELECT k FROM ord_r) s ORDER BY k', op))
+FROM (VALUES ('INTERSECT ALL'), ('EXCEPT ALL'), ('UNION')) o(op) ORDER BY op;
 SET max_parallel_workers = 0;
 SELECT mp_order_check('SELECT DISTINCT k FROM (SELECT k FROM ord_l UNION SELECT k + 1 FROM ord_r) s ORDER BY k');
 SELECT mp_order_check('SELECT k FROM ord_l EXCEPT ALL SELECT k FROM ord_r ORDER BY k');
@@ -114,7 +119,7 @@ ANALYZE ord_l, ord_r;
 SET work_mem = '64kB';
 SET pg_mergepath.memory_limit = 0;
 SELECT op, mp_spill_summary(format('SELECT k FROM ord_l %s SELECT k FROM ord_r', op)),
-       mp_order_check(format('SELECT k FROM ord_l %s SELECT k FROM ord_r ORDER BY k', op))
+       mp_order_check(format('SELECT DISTINCT k FROM (SELECT k FROM ord_l %s SELECT k FROM ord_r) s ORDER BY k', op))
 FROM (VALUES ('INTERSECT ALL'), ('EXCEPT ALL'), ('UNION')) o(op) ORDER BY op;
 SET max_parallel_workers_per_gather = 0;
 SELECT op, mp_order_check(format('SELECT k FROM ord_l %s SELECT k FROM ord_r ORDER BY k', op))
@@ -125,5 +130,6 @@ RESET max_parallel_workers_per_gather;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
+RESET pg_mergepath.ranged_keys;
 DROP TABLE ord_l, ord_r;
 DROP FUNCTION mp_order_check(text);

@@ -69,7 +69,9 @@ CREATE FUNCTION sp_tmp_entries() RETURNS bigint LANGUAGE sql AS $$
   SELECT count(*) FROM pg_ls_dir('base/pgsql_tmp', true, false)
 $$;
 SET parallel_setup_cost = 0;
-SET parallel_tuple_cost = 0;
+-- not 0: a serial node over Gathers of the same Parallel Seq Scans would cost the same
+-- and win on its key order (pathkeys)
+SET parallel_tuple_cost = 0.01;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
 SELECT line FROM mp_explain('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r', 'COSTS OFF') line
@@ -127,7 +129,7 @@ RESET plan_cache_mode;
 -- rescanned; an error and a cancel leave no file
 SET pg_mergepath.memory_limit = 0;
 SELECT mp_misled_copy('sp_l', 'sw_l'), mp_misled_copy('sp_r', 'sw_r');
-SELECT mp_memory_lines('SELECT k FROM sw_l INTERSECT ALL SELECT k FROM sw_r');
+SELECT mp_memory_lines('SELECT count(*) FROM (SELECT k FROM sw_l INTERSECT ALL SELECT k FROM sw_r) s');
 SELECT mp_spill_summary('SELECT k FROM sw_l INTERSECT ALL SELECT k FROM sw_r');
 SELECT sp_par_checks('sw_l', 'sw_r');
 SELECT mp_rescans_twice('SELECT k FROM sw_l INTERSECT ALL SELECT k FROM sw_r');
