@@ -124,12 +124,6 @@ FROM (VALUES ('INTERSECT ALL'), ('EXCEPT ALL'), ('UNION')) o(op) ORDER BY op;
 SET max_parallel_workers_per_gather = 0;
 SELECT op, mp_order_check(format('SELECT k FROM ord_l %s SELECT k FROM ord_r ORDER BY k', op))
 FROM (VALUES ('INTERSECT ALL'), ('EXCEPT'), ('UNION')) o(op) ORDER BY op;
-RESET work_mem;
-RESET pg_mergepath.memory_limit;
-RESET max_parallel_workers_per_gather;
-RESET parallel_setup_cost;
-RESET parallel_tuple_cost;
-RESET min_parallel_table_scan_size;
-RESET pg_mergepath.ranged_keys;
+RESET ALL;
 DROP TABLE ord_l, ord_r;
 DROP FUNCTION mp_order_check(text);

@@ -82,18 +82,11 @@ SELECT mp_check('SELECT a FROM ta EXCEPT ALL (SELECT a FROM tb UNION SELECT a FR
 SELECT mp_check('SELECT c FROM ta INTERSECT SELECT c FROM tb UNION SELECT c FROM tc');
 SELECT mp_check('(SELECT a, b FROM ta EXCEPT SELECT a, b FROM tb) UNION (SELECT a, b FROM tc INTERSECT SELECT a, b FROM ta)');
 
--- Above the node: ORDER BY, LIMIT, aggregates, a CTE, IN, a cursor read backwards.
+-- Above the node: ORDER BY, LIMIT, aggregates, a CTE, IN (a cursor: setop_ordered).
 SELECT a FROM ta UNION SELECT a FROM tb ORDER BY a DESC LIMIT 3;
 SELECT count(*), sum(a) FROM (SELECT a FROM ta UNION SELECT a FROM tb) s;
 WITH u AS (SELECT a, c FROM ta UNION SELECT a, c FROM tb) SELECT count(*) FROM u WHERE c IS NULL;
 SELECT count(*) FROM tc WHERE a IN (SELECT a FROM ta UNION SELECT a + 10 FROM tb);
-BEGIN;
-DECLARE un_cur SCROLL CURSOR FOR SELECT a FROM ta UNION SELECT a FROM tb;
-FETCH 3 FROM un_cur;
-FETCH BACKWARD 2 FROM un_cur;
-MOVE LAST IN un_cur;
-FETCH BACKWARD 1 FROM un_cur;
-COMMIT;
 
 -- Parallel: every participant reads its share of both inputs, one combines, all emit.
 SET parallel_setup_cost = 0;

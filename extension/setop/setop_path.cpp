@@ -271,9 +271,10 @@ void add_parallel_paths(PlannerInfo* root, RelOptInfo* rel, Path* const* partial
         Path* partial = partials[i];
         if (!partial || !list_member_ptr(rel->partial_pathlist, partial)) continue;  // rejected (and freed)
         add_path(rel, &create_gather_path(root, rel, partial, partial->pathtarget, NULL, NULL)->path);
-        if (partial->pathkeys != NIL)
-            add_path(rel, &create_gather_merge_path(root, rel, partial, partial->pathtarget, partial->pathkeys, NULL,
-                                                    NULL)->path);
+        if (partial->pathkeys == NIL) continue;
+        GatherMergePath* merge =
+            create_gather_merge_path(root, rel, partial, partial->pathtarget, partial->pathkeys, NULL, NULL);
+        add_path(rel, &merge->path);
     }
 }
 
