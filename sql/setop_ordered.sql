@@ -1,10 +1,11 @@
 -- setop_ordered: the MergePath SetOp node emits in key order when its key is one
 -- lossless column at full width (mp_setop_keys_ordered), and says so with pathkeys: the
 -- Sort under an ORDER BY, a DISTINCT or a merge join disappears, and parallel plans get a
--- Gather Merge. Every ordered answer is compared with the native plan's, in order, for
--- every operator, every lossless type's odd values, NULLs, LIMIT, cursors read
--- backwards, no worker / no leader, and inputs past pg_mergepath.memory_limit. Keys that
--- do not keep the order (several columns, ranged keys, image keys) keep the Sort.
+-- Gather Merge. UNION ALL ... ORDER BY is ours too (in key order only). Every ordered
+-- answer is compared with the native plan's, in order, for every operator, every
+-- lossless type's odd values, NULLs, LIMIT, cursors read backwards, no worker / no
+-- leader, and inputs past pg_mergepath.memory_limit. Keys that do not keep the order
+-- (several columns, ranged keys, image keys) keep the Sort.
 SET pg_mergepath.min_rows = 0;
 \set VERBOSITY terse
 
@@ -84,6 +85,22 @@ MOVE LAST IN ord_cur;
 FETCH BACKWARD 2 FROM ord_cur;
 COMMIT;
 
+-- UNION ALL ... ORDER BY (PostgreSQL makes a simple UNION ALL an appendrel): ours in key
+-- order, each input sorted and merged (Merge Path); unordered it stays an Append, and
+-- so do keys that keep no order.
+SELECT * FROM mp_explain('SELECT b FROM ta UNION ALL SELECT b FROM tb ORDER BY b');
+SELECT * FROM mp_explain('SELECT b FROM ta UNION ALL SELECT b FROM tb');
+SELECT * FROM mp_explain('SELECT c FROM ta UNION ALL SELECT c FROM tb ORDER BY c');
+SELECT col, mp_order_check(format('SELECT %s FROM ta UNION ALL SELECT %s FROM tb ORDER BY 1', col, col))
+FROM (VALUES ('a'), ('b'), ('c'), ('a, b')) c(col) ORDER BY col;
+SELECT typ, mp_order_check(typed_query(typ, 'UNION ALL') || ' ORDER BY 1') AS union_all_order
+FROM (VALUES ('bool'), ('"char"'), ('int2'), ('int8'), ('oid'), ('money'), ('date'), ('timestamptz'), ('uuid')) t(typ)
+ORDER BY typ;
+-- three inputs (the first and an Append of the others), in a subquery, under LIMIT
+SELECT mp_order_check('SELECT a FROM ta UNION ALL SELECT a FROM tb UNION ALL SELECT a + 3 FROM ta ORDER BY a');
+SELECT mp_order_check('SELECT * FROM (SELECT b FROM ta UNION ALL SELECT b FROM tb) s WHERE b IS NOT NULL ORDER BY b');
+SELECT mp_order_check('SELECT a FROM ta UNION ALL SELECT a FROM tb ORDER BY a LIMIT 7');
+
 -- Parallel: each participant emits its share in key order; a Gather Merge keeps it.
 -- (parallel_tuple_cost not 0: a serial node over Gathers of the same scans would cost
 -- the same; full-width keys: ranged ones would be cheaper, unordered, and win)
@@ -100,6 +117,7 @@ ANALYZE ord_l, ord_r;
 SELECT * FROM mp_explain('SELECT DISTINCT k FROM (SELECT k FROM ord_l INTERSECT ALL SELECT k FROM ord_r) s');
 SELECT op, mp_order_check(format('SELECT k FROM ord_l %s SELECT k FROM ord_r ORDER BY k', op))
 FROM (VALUES ('INTERSECT ALL'), ('INTERSECT'), ('EXCEPT ALL'), ('EXCEPT'), ('UNION')) o(op) ORDER BY op;
+SELECT mp_order_check('SELECT k FROM ord_l UNION ALL SELECT k FROM ord_r ORDER BY k');
 -- under a DISTINCT (a Unique in each participant, then a Gather Merge)
 SELECT op, mp_order_check(format('SELECT DISTINCT k FROM (SELECT k FROM ord_l %s SELECT k FROM ord_r) s ORDER BY k', op))
 FROM (VALUES ('INTERSECT ALL'), ('EXCEPT ALL'), ('UNION')) o(op) ORDER BY op;
@@ -121,9 +139,11 @@ SET pg_mergepath.memory_limit = 0;
 SELECT op, mp_spill_summary(format('SELECT k FROM ord_l %s SELECT k FROM ord_r', op)),
        mp_order_check(format('SELECT DISTINCT k FROM (SELECT k FROM ord_l %s SELECT k FROM ord_r) s ORDER BY k', op))
 FROM (VALUES ('INTERSECT ALL'), ('EXCEPT ALL'), ('UNION')) o(op) ORDER BY op;
+SELECT mp_spill_summary('SELECT k FROM ord_l UNION ALL SELECT k FROM ord_r ORDER BY k'),
+       mp_order_check('SELECT k FROM ord_l UNION ALL SELECT k FROM ord_r ORDER BY k');
 SET max_parallel_workers_per_gather = 0;
 SELECT op, mp_order_check(format('SELECT k FROM ord_l %s SELECT k FROM ord_r ORDER BY k', op))
-FROM (VALUES ('INTERSECT ALL'), ('EXCEPT'), ('UNION')) o(op) ORDER BY op;
+FROM (VALUES ('INTERSECT ALL'), ('EXCEPT'), ('UNION'), ('UNION ALL')) o(op) ORDER BY op;
 RESET ALL;
 DROP TABLE ord_l, ord_r;
 DROP FUNCTION mp_order_check(text);

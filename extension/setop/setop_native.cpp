@@ -27,6 +27,13 @@
 // Sort + Unique emits whichever row the sort puts first. UNION ALL is an Append, not
 // ours here; a recursive UNION neither.
 //
+// UNION ALL (simple ones: flatten_simple_union_all makes them an appendrel, a subquery
+// rel whose children are the inputs; set_rel_pathlist_hook): ours only in key order (one
+// lossless column), where it replaces a Sort over the Append, or a Merge Append of
+// sorted inputs, by a sort of each input on the device and Merge Path merges. Its
+// inputs: each live child's cheapest path, in the Append's order; its column: the
+// type's default btree operators, as the parser gives a set operation's column.
+//
 // A set operation under another one has its paths projected (15, 17: the flag column of
 // the parent level; any version: coerced column types) before the hook runs, by a
 // Result over them or (a HashAggregate, a Unique) in their own targets: then we offer
@@ -37,6 +44,7 @@ extern "C" {
 #include "nodes/nodeFuncs.h"
 #include "optimizer/pathnode.h"
 #include "parser/parsetree.h"
+#include "utils/typcache.h"
 }
 
 bool mp_setop_columns(List* groups, List* exprs, MpSetOpColumns* cols) {
@@ -252,6 +260,59 @@ bool native_union(PlannerInfo* root, RelOptInfo* rel, MpNativeSetOp* out, const 
 }
 
 }  // namespace
+
+bool mp_native_union_all(PlannerInfo* root, RelOptInfo* rel, RangeTblEntry* rte, MpNativeSetOp* out,
+                         const char** why_not) {
+    *why_not = NULL;
+    if (rel->reloptkind != RELOPT_BASEREL || rte->rtekind != RTE_SUBQUERY || !rte->inh || rel->pathlist == NIL)
+        return false;
+    if (rel->baserestrictinfo != NIL || !bms_is_empty(rel->lateral_relids)) {
+        *why_not = "UNION ALL with restriction clauses or lateral references";
+        return false;
+    }
+    if (list_length(rel->reltarget->exprs) != 1) {
+        *why_not = "UNION ALL is only ours in key order, of one column";
+        return false;
+    }
+    ListCell* lc;
+    out->inputs = NIL;
+    foreach (lc, root->append_rel_list) {
+        AppendRelInfo* appinfo = (AppendRelInfo*)lfirst(lc);
+        if (appinfo->parent_relid != rel->relid) continue;
+        RelOptInfo* child = root->simple_rel_array[appinfo->child_relid];
+        if (child == NULL || IS_DUMMY_REL(child)) continue;  // excluded, as the Append skips it
+        if (child->cheapest_total_path == NULL) {
+            *why_not = "unexpected input paths";
+            return false;
+        }
+        out->inputs = lappend(out->inputs, child->cheapest_total_path);
+    }
+    if (list_length(out->inputs) < 2) return false;
+    // the grouping columns the parser would make: the type's default btree operators
+    Node* expr = (Node*)linitial(rel->reltarget->exprs);
+    TypeCacheEntry* tc = lookup_type_cache(exprType(expr), TYPECACHE_EQ_OPR | TYPECACHE_LT_OPR | TYPECACHE_HASH_PROC);
+    if (!OidIsValid(tc->eq_opr) || !OidIsValid(tc->lt_opr)) {
+        *why_not = "UNION ALL's column has no default ordering";
+        return false;
+    }
+    SortGroupClause* sgc = makeNode(SortGroupClause);
+    sgc->tleSortGroupRef = 1;
+    sgc->eqop = tc->eq_opr;
+    sgc->sortop = tc->lt_opr;
+    sgc->nulls_first = false;
+    sgc->hashable = OidIsValid(tc->hash_proc);
+    mp_setop_columns(list_make1(sgc), rel->reltarget->exprs, &out->cols);
+    out->op = mergepath::SetOp::Union;
+    out->all = true;
+    out->native = rel->cheapest_total_path ? rel->cheapest_total_path : (Path*)linitial(rel->pathlist);
+    foreach (lc, rel->pathlist)
+        if (((Path*)lfirst(lc))->total_cost < out->native->total_cost) out->native = (Path*)lfirst(lc);
+    out->target = rel->reltarget;
+    out->projected = NULL;
+    out->rows = rel->rows;
+    out->first_side = 0;
+    return true;
+}
 
 bool mp_native_setop(PlannerInfo* root, RelOptInfo* rel, MpNativeSetOp* native, const char** why_not) {
     ProjectionPath* projection;

@@ -38,3 +38,8 @@ struct MpNativeSetOp {
 // then the reason to log, or NULL (a leaf query, a UNION ALL, a recursive union: nothing
 // to say).
 bool mp_native_setop(PlannerInfo* root, RelOptInfo* rel, MpNativeSetOp* native, const char** why_not);
+
+// The same for a UNION ALL flattened into an appendrel (set_rel_pathlist_hook): false
+// when the rel is not one, or (*why_not) not one ours can give in key order.
+bool mp_native_union_all(PlannerInfo* root, RelOptInfo* rel, RangeTblEntry* rte, MpNativeSetOp* native,
+                         const char** why_not);

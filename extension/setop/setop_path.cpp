@@ -66,6 +66,7 @@ extern "C" {
 }
 
 static create_upper_paths_hook_type prev_create_upper_paths_hook = NULL;
+static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
 
 namespace {
 
@@ -233,6 +234,8 @@ Path* partial_setop_path(PlannerInfo* root, RelOptInfo* rel, const MpNativeSetOp
         partial_inputs = lappend(partial_inputs, linitial(input_rel->partial_pathlist));
     }
     if (max_parallel_workers_per_gather <= 0) why_not = "max_parallel_workers_per_gather is 0";
+    else if (native.op == mergepath::SetOp::Union && native.all && !rel->consider_parallel)
+        why_not = "the UNION ALL is not parallel-safe";
     else if (!keys->lossless && !keys->images)
         why_not = "its keys need hashing and verification (their rows stay in one process)";
     else if (list_length(partial_inputs) != list_length(native.inputs))
@@ -259,18 +262,21 @@ Path* partial_setop_path(PlannerInfo* root, RelOptInfo* rel, const MpNativeSetOp
     return setop_path(root, rel, native, in, keys);
 }
 
-// Adds the partial paths, then a Gather over each one add_partial_path kept, and a
-// Gather Merge too when it is in key order (the partial paths stay for an outer query
+// Adds the partial paths, then a Gather over each one add_partial_path kept (not when
+// ordered_only: a UNION ALL's, which an Append always beats unordered), and a Gather
+// Merge too when it is in key order (the partial paths stay for an outer query
 // level's own Gather or Partial Aggregate). All are added before any Gather is made: a
 // later partial path may push out (and free) an earlier one.
-void add_parallel_paths(PlannerInfo* root, RelOptInfo* rel, Path* const* partials, int n) {
-    rel->consider_parallel = true;
-    for (int i = 0; i < n; i++)
-        if (partials[i]) add_partial_path(rel, partials[i]);
+void add_parallel_paths(PlannerInfo* root, RelOptInfo* rel, Path* const* partials, int n, bool ordered_only) {
+    for (int i = 0; i < n; i++) {
+        if (!partials[i]) continue;
+        rel->consider_parallel = true;
+        add_partial_path(rel, partials[i]);
+    }
     for (int i = 0; i < n; i++) {
         Path* partial = partials[i];
         if (!partial || !list_member_ptr(rel->partial_pathlist, partial)) continue;  // rejected (and freed)
-        add_path(rel, &create_gather_path(root, rel, partial, partial->pathtarget, NULL, NULL)->path);
+        if (!ordered_only) add_path(rel, &create_gather_path(root, rel, partial, partial->pathtarget, NULL, NULL)->path);
         if (partial->pathkeys == NIL) continue;
         GatherMergePath* merge =
             create_gather_merge_path(root, rel, partial, partial->pathtarget, partial->pathkeys, NULL, NULL);
@@ -320,10 +326,15 @@ void consider_setop(PlannerInfo* root, RelOptInfo* rel, const MpNativeSetOp& nat
         elog(DEBUG1, "pg_mergepath: %s not replaced: its keys need hashing and pg_mergepath.hashed_keys is off", op);
         return;
     }
+    const bool union_all = native.op == mergepath::SetOp::Union && native.all;
+    if (union_all && !mp_setop_keys_ordered(&keys, cols.ncols)) {
+        elog(DEBUG1, "pg_mergepath: %s not replaced: ours only in key order (one column with lossless keys)", op);
+        return;
+    }
     if (keys.images)
         for (int c = 0; c < cols.ncols; c++) mp_image_plan_depends(root, cols.types[c]);
     const MpKeyChoice full_keys = keys;  // before narrowing: a single column keeps its order
-    if (keys.lossless && mp_ranged_keys) narrow_to_statistics(root, native.inputs, &cols, &keys, op);
+    if (keys.lossless && mp_ranged_keys && !union_all) narrow_to_statistics(root, native.inputs, &cols, &keys, op);
     Inputs serial = {(Path*)linitial(native.inputs), right_side(root, rel, native.inputs, 0), input_rows(native.inputs),
                      0, false};
     double min_rows = min_input_rows(&keys);
@@ -358,7 +369,17 @@ void consider_setop(PlannerInfo* root, RelOptInfo* rel, const MpNativeSetOp& nat
     add_path(rel, path);
     if (ordered) add_path(rel, ordered);
     Path* partials[2] = {partial, ordered_partial};
-    add_parallel_paths(root, rel, partials, 2);
+    add_parallel_paths(root, rel, partials, 2, union_all);
+}
+
+// A UNION ALL that PostgreSQL flattened into an appendrel: our path in key order.
+void mp_set_rel_pathlist(PlannerInfo* root, RelOptInfo* rel, Index rti, RangeTblEntry* rte) {
+    if (prev_set_rel_pathlist_hook) prev_set_rel_pathlist_hook(root, rel, rti, rte);
+    if (!mp_enabled) return;
+    MpNativeSetOp native;
+    const char* why_not;
+    if (mp_native_union_all(root, rel, rte, &native, &why_not)) consider_setop(root, rel, native);
+    else if (why_not) elog(DEBUG1, "pg_mergepath: Union All not replaced: %s", why_not);
 }
 
 void mp_create_upper_paths(PlannerInfo* root, UpperRelationKind stage, RelOptInfo* input_rel,
@@ -378,4 +399,6 @@ void mp_create_upper_paths(PlannerInfo* root, UpperRelationKind stage, RelOptInf
 void mp_install_setop_path_hook(void) {
     prev_create_upper_paths_hook = create_upper_paths_hook;
     create_upper_paths_hook = mp_create_upper_paths;
+    prev_set_rel_pathlist_hook = set_rel_pathlist_hook;
+    set_rel_pathlist_hook = mp_set_rel_pathlist;
 }
