@@ -10,8 +10,8 @@ SET pg_mergepath.min_rows = 0;
 \set VERBOSITY terse
 
 -- mp_order_check(q): q (which ends in ORDER BY) natively and ours, as arrays in the
--- order the rows came; whether they are equal, whether our plan still sorts, and
--- whether it merges parallel participants' rows (Gather Merge).
+-- order the rows came; whether they are equal, and whether the plan that made them
+-- still sorts and merges parallel participants' rows (Gather Merge).
 CREATE FUNCTION mp_order_check(q text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
   native text[];
@@ -21,7 +21,7 @@ DECLARE
   merged boolean := false;
   line text;
 BEGIN
-  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+  FOR line IN EXECUTE format('EXPLAIN (COSTS OFF) SELECT array_agg(s::text) FROM (%s) s', q) LOOP
     IF line ~ '(^|\s)(Sort|Incremental Sort)( |$)' THEN sorts := true; END IF;
     IF line LIKE '%MergePath SetOp%' THEN used := true; END IF;
     IF line LIKE '%Gather Merge%' THEN merged := true; END IF;
@@ -61,8 +61,9 @@ SELECT typ, mp_order_check(typed_query(typ, 'UNION') || ' ORDER BY 1') AS union_
 FROM (VALUES ('bool'), ('"char"'), ('int2'), ('int4'), ('int8'), ('oid'), ('money'), ('date'), ('time'),
              ('timestamp'), ('timestamptz'), ('uuid'), ('mp_posint')) t(typ)
 ORDER BY typ;
-SELECT mp_order_check('SELECT x FROM (VALUES (''\x80''::"char"), (''a''), (''\xff''), (NULL)) l(x)
-                       UNION SELECT x FROM (VALUES (''\x01''::"char"), (''\x7f'')) r(x) ORDER BY 1');
+-- "char" bytes past 0x7f (from integers: -128 is 0x80, -1 is 0xff) sort after the others
+SELECT mp_order_check('SELECT x::"char" FROM (VALUES (-128), (97), (-1), (NULL), (1)) l(x)
+                       UNION SELECT x::"char" FROM (VALUES (127), (-2), (0)) r(x) ORDER BY 1');
 SELECT mp_order_check('SELECT x::pg_lsn FROM (VALUES (''0/0''), (''FFFFFFFF/FFFFFFFF''), (''8000000/1'')) l(x)
                        UNION SELECT ''1/1''::pg_lsn ORDER BY 1');
 

@@ -335,8 +335,10 @@ void consider_setop(PlannerInfo* root, RelOptInfo* rel, const MpNativeSetOp& nat
         for (int c = 0; c < cols.ncols; c++) mp_image_plan_depends(root, cols.types[c]);
     const MpKeyChoice full_keys = keys;  // before narrowing: a single column keeps its order
     if (keys.lossless && mp_ranged_keys && !union_all) narrow_to_statistics(root, native.inputs, &cols, &keys, op);
-    Inputs serial = {(Path*)linitial(native.inputs), right_side(root, rel, native.inputs, 0), input_rows(native.inputs),
-                     0, false};
+    // with more than two inputs, the ones after the first are read through our own Append
+    const double rows = input_rows(native.inputs);
+    const double appended = list_length(native.inputs) > 2 ? rows - ((Path*)linitial(native.inputs))->rows : 0.0;
+    Inputs serial = {(Path*)linitial(native.inputs), right_side(root, rel, native.inputs, 0), rows, appended, 0, false};
     double min_rows = min_input_rows(&keys);
     if (serial.rows < min_rows) {
         elog(DEBUG1, "pg_mergepath: %s not replaced: %.0f estimated input rows < %spg_mergepath.min_rows (%d)%s", op,
