@@ -1,7 +1,8 @@
 -- setop_ordered: the MergePath SetOp node emits in key order when its key is one
 -- lossless column at full width (mp_setop_keys_ordered), and says so with pathkeys: the
--- Sort under an ORDER BY, a DISTINCT or a merge join disappears, and parallel plans get a
--- Gather Merge. UNION ALL ... ORDER BY is ours too (in key order only). Every ordered
+-- Sort under an ORDER BY, a DISTINCT or a merge join disappears (serial nodes: a parallel
+-- node claims no order, see setop_path.cpp). UNION ALL ... ORDER BY is ours too (in key
+-- order only). Every ordered
 -- answer is compared with the native plan's, in order, for every operator, every
 -- lossless type's odd values, NULLs, LIMIT, cursors read backwards, no worker / no
 -- leader, and inputs past pg_mergepath.memory_limit. Keys that do not keep the order
@@ -102,7 +103,9 @@ SELECT mp_order_check('SELECT a FROM ta UNION ALL SELECT a FROM tb UNION ALL SEL
 SELECT mp_order_check('SELECT * FROM (SELECT b FROM ta UNION ALL SELECT b FROM tb) s WHERE b IS NOT NULL ORDER BY b');
 SELECT mp_order_check('SELECT a FROM ta UNION ALL SELECT a FROM tb ORDER BY a LIMIT 7');
 
--- Parallel: each participant emits its share in key order; a Gather Merge keeps it.
+-- Parallel plans: answers in order whatever the plan (the parallel node claims no order;
+-- a Gather Merge straight over it, rescanned and read further, gave rows out of order:
+-- the last query below is that case).
 -- (parallel_tuple_cost not 0: a serial node over Gathers of the same scans would cost
 -- the same; full-width keys: ranged ones would be cheaper, unordered, and win)
 SET parallel_setup_cost = 0;
@@ -129,6 +132,11 @@ RESET max_parallel_workers;
 SET parallel_leader_participation = off;
 SELECT mp_order_check('SELECT k FROM ord_l UNION SELECT k FROM ord_r ORDER BY k');
 RESET parallel_leader_participation;
+-- a LIMIT under a correlated subquery: each rescan reads further than the one before
+SELECT mp_order_check('SELECT x, (SELECT array_agg(k) FROM (SELECT k FROM ord_l UNION ALL SELECT k FROM ord_r
+                        ORDER BY k LIMIT 199 + x) s)[199:] FROM generate_series(1, 3) x ORDER BY x');
+SELECT mp_order_check('SELECT x, (SELECT array_agg(k) FROM (SELECT k FROM ord_l INTERSECT ALL SELECT k FROM ord_r
+                        ORDER BY k OFFSET 150 LIMIT 3 * x) s) FROM generate_series(1, 3) x ORDER BY x');
 
 -- Past pg_mergepath.memory_limit: key ranges in order (a key repeated past the limit
 -- streamed), serial and parallel.

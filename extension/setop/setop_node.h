@@ -50,9 +50,9 @@ struct MpSetOpInfo {
     bool spill;         // a partial path over half of pg_mergepath.memory_limit: every
                         // participant spills sorted runs (or hash partitions), one plans the
                         // ranges, and every participant claims, combines and emits ranges
-    bool ordered;       // planned with pathkeys: its rows come out in key order (each
-                        // participant's, under a Gather Merge), which every way of running
-                        // gives for the keys mp_setop_keys_ordered accepts
+    bool ordered;       // planned with pathkeys (serial paths only): its rows come out in
+                        // key order, which every way of running gives for the keys
+                        // mp_setop_keys_ordered accepts
 };
 
 List* mp_setop_info_to_list(const MpSetOpInfo* info);

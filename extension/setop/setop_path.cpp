@@ -200,10 +200,13 @@ List* key_order_pathkeys(PlannerInfo* root, const MpNativeSetOp& native, const M
 }
 
 // Our path over the given inputs, projected like the native one when it is; in key
-// order (pathkeys) when its keys allow.
+// order (pathkeys) when its keys allow and it is serial. A partial path claims no order:
+// under a Gather Merge that a rescan re-runs and reads further than before (a LIMIT
+// under a correlated subquery), its rows came out of order (found in review,
+// 2026-11-29, not yet understood), so parallel plans sort above it as before.
 Path* setop_path(PlannerInfo* root, RelOptInfo* rel, const MpNativeSetOp& native, const Inputs& in,
                  const MpKeyChoice* keys) {
-    List* pathkeys = key_order_pathkeys(root, native, keys);
+    List* pathkeys = in.workers == 0 ? key_order_pathkeys(root, native, keys) : NIL;
     Path* path = &make_path(rel, native, in, keys, pathkeys)->path;
     if (!native.projected) return path;
     return &create_projection_path(root, rel, path, native.projected)->path;
@@ -234,8 +237,6 @@ Path* partial_setop_path(PlannerInfo* root, RelOptInfo* rel, const MpNativeSetOp
         partial_inputs = lappend(partial_inputs, linitial(input_rel->partial_pathlist));
     }
     if (max_parallel_workers_per_gather <= 0) why_not = "max_parallel_workers_per_gather is 0";
-    else if (native.op == mergepath::SetOp::Union && native.all && !rel->consider_parallel)
-        why_not = "the UNION ALL is not parallel-safe";
     else if (!keys->lossless && !keys->images)
         why_not = "its keys need hashing and verification (their rows stay in one process)";
     else if (list_length(partial_inputs) != list_length(native.inputs))
@@ -262,26 +263,13 @@ Path* partial_setop_path(PlannerInfo* root, RelOptInfo* rel, const MpNativeSetOp
     return setop_path(root, rel, native, in, keys);
 }
 
-// Adds the partial paths, then a Gather over each one add_partial_path kept (not when
-// ordered_only: a UNION ALL's, which an Append always beats unordered), and a Gather
-// Merge too when it is in key order (the partial paths stay for an outer query
-// level's own Gather or Partial Aggregate). All are added before any Gather is made: a
-// later partial path may push out (and free) an earlier one.
-void add_parallel_paths(PlannerInfo* root, RelOptInfo* rel, Path* const* partials, int n, bool ordered_only) {
-    for (int i = 0; i < n; i++) {
-        if (!partials[i]) continue;
-        rel->consider_parallel = true;
-        add_partial_path(rel, partials[i]);
-    }
-    for (int i = 0; i < n; i++) {
-        Path* partial = partials[i];
-        if (!partial || !list_member_ptr(rel->partial_pathlist, partial)) continue;  // rejected (and freed)
-        if (!ordered_only) add_path(rel, &create_gather_path(root, rel, partial, partial->pathtarget, NULL, NULL)->path);
-        if (partial->pathkeys == NIL) continue;
-        GatherMergePath* merge =
-            create_gather_merge_path(root, rel, partial, partial->pathtarget, partial->pathkeys, NULL, NULL);
-        add_path(rel, &merge->path);
-    }
+// Adds the partial path and a Gather over it (the partial path stays for an outer
+// query level's own Gather or Partial Aggregate).
+void add_parallel_paths(PlannerInfo* root, RelOptInfo* rel, Path* partial) {
+    rel->consider_parallel = true;
+    add_partial_path(rel, partial);
+    if (!list_member_ptr(rel->partial_pathlist, partial)) return;  // rejected (and freed)
+    add_path(rel, &create_gather_path(root, rel, partial, partial->pathtarget, NULL, NULL)->path);
 }
 
 // Ranged keys: each column's expected values in every input (statistics of the table
@@ -354,11 +342,11 @@ void consider_setop(PlannerInfo* root, RelOptInfo* rel, const MpNativeSetOp& nat
     }
     // All paths are made before any is added: add_path may free the native paths. A
     // single column whose key was narrowed is also offered at full width, in key order.
+    // A UNION ALL is ours only in key order, so serial (see setop_path).
     Path* path = setop_path(root, rel, native, serial, &keys);
-    Path* partial = partial_setop_path(root, rel, native, serial, &keys, op);
+    Path* partial = union_all ? NULL : partial_setop_path(root, rel, native, serial, &keys, op);
     const bool narrowed = keys.ranges != NULL && mp_setop_keys_ordered(&full_keys, cols.ncols);
     Path* ordered = narrowed ? setop_path(root, rel, native, serial, &full_keys) : NULL;
-    Path* ordered_partial = narrowed ? partial_setop_path(root, rel, native, serial, &full_keys, op) : NULL;
     elog(DEBUG1, "pg_mergepath: %s: offering MergePath SetOp (%d-bit %s keys), cost %.2f vs %.2f%s", op, keys.key_bits,
          keys.lossless ? "lossless"
          : keys.images ? "image"
@@ -370,8 +358,7 @@ void consider_setop(PlannerInfo* root, RelOptInfo* rel, const MpNativeSetOp& nat
     if (mp_debug_replace_native) rel->pathlist = NIL;  // tests: ours however close the costs
     add_path(rel, path);
     if (ordered) add_path(rel, ordered);
-    Path* partials[2] = {partial, ordered_partial};
-    add_parallel_paths(root, rel, partials, 2, union_all);
+    if (partial) add_parallel_paths(root, rel, partial);
 }
 
 // A UNION ALL that PostgreSQL flattened into an appendrel: our path in key order.
