@@ -12,29 +12,26 @@ SET pg_mergepath.min_rows = 0;
 
 -- mp_order_check(q): q (which ends in ORDER BY) natively and ours, as arrays in the
 -- order the rows came; whether they are equal, and whether the plan that made them
--- still sorts and merges parallel participants' rows (Gather Merge).
+-- still sorts.
 CREATE FUNCTION mp_order_check(q text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
   native text[];
   ours text[];
   sorts boolean := false;
   used boolean := false;
-  merged boolean := false;
   line text;
 BEGIN
   FOR line IN EXECUTE format('EXPLAIN (COSTS OFF) SELECT array_agg(s::text) FROM (%s) s', q) LOOP
     IF line ~ '(^|\s)(Sort|Incremental Sort)( |$)' THEN sorts := true; END IF;
     IF line LIKE '%MergePath SetOp%' THEN used := true; END IF;
-    IF line LIKE '%Gather Merge%' THEN merged := true; END IF;
   END LOOP;
   PERFORM set_config('pg_mergepath.enabled', 'off', true);
   EXECUTE format('SELECT array_agg(s::text) FROM (%s) s', q) INTO native;
   PERFORM set_config('pg_mergepath.enabled', 'on', true);
   EXECUTE format('SELECT array_agg(s::text) FROM (%s) s', q) INTO ours;
-  RETURN format('%s rows, %s%s%s%s', coalesce(cardinality(native), 0),
+  RETURN format('%s rows, %s%s%s', coalesce(cardinality(native), 0),
                 CASE WHEN native IS NOT DISTINCT FROM ours THEN 'same order' ELSE 'DIFFERENT' END,
                 CASE WHEN sorts THEN ', sorted above' ELSE ', no sort' END,
-                CASE WHEN merged THEN ', gather merge' ELSE '' END,
                 CASE WHEN used THEN '' ELSE ', native plan' END);
 END $$;
 
