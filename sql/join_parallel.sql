@@ -68,6 +68,13 @@ SELECT jt, mp_join_check(mp_pj_sql(jt, 'a.n = b.n')) FROM (VALUES ('inner'), ('r
 SELECT regexp_replace(e, 'worker \d+', 'worker N') AS e FROM mp_explain('SELECT count(*) FROM pj_a a RIGHT JOIN pj_b b ON a.k = b.k',
                          'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF') e
   WHERE e ~ 'Join Type|Input Rows|Pairs|Combined By';
+-- ... under a LIMIT that reads further on each rescan (a correlated subquery): the
+-- rescanned Gather's workers once kept the first execution's tuple bound and stopped
+-- inside the batches they claimed (rescan_bound.h); the counts are the LIMIT's
+SELECT * FROM mp_explain('SELECT (SELECT count(*) FROM (SELECT a.p FROM pj_a a JOIN pj_b b ON a.k = b.k
+                          LIMIT 1000 * x * x * x) s) FROM generate_series(1, 3) x');
+SELECT x, (SELECT count(*) FROM (SELECT a.p FROM pj_a a JOIN pj_b b ON a.k = b.k LIMIT 1000 * x * x * x) s) AS n
+FROM generate_series(1, 3) x;
 RESET parallel_leader_participation;
 
 -- an ERROR in a worker's input: no leak, and the session goes on

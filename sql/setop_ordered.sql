@@ -1,9 +1,9 @@
 -- setop_ordered: the MergePath SetOp node emits in key order when its key is one
 -- lossless column at full width (mp_setop_keys_ordered), and says so with pathkeys: the
--- Sort under an ORDER BY, a DISTINCT or a merge join disappears (serial nodes: a parallel
--- node claims no order, see setop_path.cpp). UNION ALL ... ORDER BY is ours too (in key
--- order only). Every ordered
--- answer is compared with the native plan's, in order, for every operator, every
+-- Sort under an ORDER BY, a DISTINCT or a merge join disappears (parallel: a Gather over
+-- the node whose combiner emits all, or a Gather Merge over the node whose participants
+-- each emit in order). UNION ALL ... ORDER BY is ours too (in key order only). Every
+-- ordered answer is compared with the native plan's, in order, for every operator, every
 -- lossless type's odd values, NULLs, LIMIT, cursors read backwards, no worker / no
 -- leader, and inputs past pg_mergepath.memory_limit. Keys that do not keep the order
 -- (several columns, ranged keys, image keys) keep the Sort.
@@ -11,28 +11,31 @@ SET pg_mergepath.min_rows = 0;
 \set VERBOSITY terse
 
 -- mp_order_check(q): q (which ends in ORDER BY) natively and ours, as arrays in the
--- order the rows came; whether they are equal, and whether the plan that made them
--- still sorts.
+-- order the rows came; whether they are equal, whether the plan that made them still
+-- sorts, and how a parallel node gave them (one emitter, or a Gather Merge).
 CREATE FUNCTION mp_order_check(q text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
   native text[];
   ours text[];
   sorts boolean := false;
   used boolean := false;
+  how text := '';
   line text;
 BEGIN
   FOR line IN EXECUTE format('EXPLAIN (COSTS OFF) SELECT array_agg(s::text) FROM (%s) s', q) LOOP
     IF line ~ '(^|\s)(Sort|Incremental Sort)( |$)' THEN sorts := true; END IF;
     IF line LIKE '%MergePath SetOp%' THEN used := true; END IF;
+    IF line LIKE '%one combines and emits%' THEN how := ', one emitter'; END IF;
+    IF line LIKE '%Gather Merge%' THEN how := ', Gather Merge'; END IF;
   END LOOP;
   PERFORM set_config('pg_mergepath.enabled', 'off', true);
   EXECUTE format('SELECT array_agg(s::text) FROM (%s) s', q) INTO native;
   PERFORM set_config('pg_mergepath.enabled', 'on', true);
   EXECUTE format('SELECT array_agg(s::text) FROM (%s) s', q) INTO ours;
-  RETURN format('%s rows, %s%s%s', coalesce(cardinality(native), 0),
+  RETURN format('%s rows, %s%s%s%s', coalesce(cardinality(native), 0),
                 CASE WHEN native IS NOT DISTINCT FROM ours THEN 'same order' ELSE 'DIFFERENT' END,
                 CASE WHEN sorts THEN ', sorted above' ELSE ', no sort' END,
-                CASE WHEN used THEN '' ELSE ', native plan' END);
+                CASE WHEN used THEN '' ELSE ', native plan' END, how);
 END $$;
 
 -- The plans: no Sort above the node; its EXPLAIN says the order.
@@ -100,11 +103,13 @@ SELECT mp_order_check('SELECT a FROM ta UNION ALL SELECT a FROM tb UNION ALL SEL
 SELECT mp_order_check('SELECT * FROM (SELECT b FROM ta UNION ALL SELECT b FROM tb) s WHERE b IS NOT NULL ORDER BY b');
 SELECT mp_order_check('SELECT a FROM ta UNION ALL SELECT a FROM tb ORDER BY a LIMIT 7');
 
--- Parallel plans: answers in order whatever the plan (the parallel node claims no order;
--- a Gather Merge straight over it, rescanned and read further, gave rows out of order:
--- the last query below is that case).
--- (parallel_tuple_cost not 0: a serial node over Gathers of the same scans would cost
--- the same; full-width keys: ranged ones would be cheaper, unordered, and win)
+-- Parallel plans in key order, two ways. Usually a Gather over the node whose combiner
+-- emits every result: read in parallel, emitted in order by one process (no tuple
+-- queue when the leader combines). Or, where tuple queues cost little against emitting
+-- (parallel_tuple_cost 0 below), a Gather Merge over the node whose participants each
+-- emit the batches they claim, in order.
+-- (parallel_setup_cost 0: the parallel paths win on these small tables; full-width
+-- keys: ranged ones would be cheaper, unordered, and win)
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0.01;
 SET min_parallel_table_scan_size = 0;
@@ -115,25 +120,58 @@ CREATE TABLE ord_l AS SELECT CASE WHEN g % 97 = 0 THEN NULL ELSE g::int8 * 7919 
 CREATE TABLE ord_r AS SELECT CASE WHEN g % 89 = 0 THEN NULL ELSE g::int8 * 104729 % 50000 - 25000 END AS k
   FROM generate_series(1, 50000) g;
 ANALYZE ord_l, ord_r;
+-- one emitter
+SELECT * FROM mp_explain('SELECT k FROM ord_l UNION ALL SELECT k FROM ord_r ORDER BY k');
 SELECT * FROM mp_explain('SELECT DISTINCT k FROM (SELECT k FROM ord_l INTERSECT ALL SELECT k FROM ord_r) s');
 SELECT op, mp_order_check(format('SELECT k FROM ord_l %s SELECT k FROM ord_r ORDER BY k', op))
-FROM (VALUES ('INTERSECT ALL'), ('INTERSECT'), ('EXCEPT ALL'), ('EXCEPT'), ('UNION')) o(op) ORDER BY op;
-SELECT mp_order_check('SELECT k FROM ord_l UNION ALL SELECT k FROM ord_r ORDER BY k');
--- under a DISTINCT (a Unique in each participant, then a Gather Merge)
+FROM (VALUES ('INTERSECT ALL'), ('INTERSECT'), ('EXCEPT ALL'), ('EXCEPT'), ('UNION'), ('UNION ALL')) o(op) ORDER BY op;
 SELECT op, mp_order_check(format('SELECT DISTINCT k FROM (SELECT k FROM ord_l %s SELECT k FROM ord_r) s ORDER BY k', op))
 FROM (VALUES ('INTERSECT ALL'), ('EXCEPT ALL'), ('UNION')) o(op) ORDER BY op;
 SET max_parallel_workers = 0;
 SELECT mp_order_check('SELECT DISTINCT k FROM (SELECT k FROM ord_l UNION SELECT k + 1 FROM ord_r) s ORDER BY k');
 SELECT mp_order_check('SELECT k FROM ord_l EXCEPT ALL SELECT k FROM ord_r ORDER BY k');
 RESET max_parallel_workers;
+-- the leader does not take part: a worker combines and emits through its tuple queue
 SET parallel_leader_participation = off;
-SELECT mp_order_check('SELECT k FROM ord_l UNION SELECT k FROM ord_r ORDER BY k');
+SELECT regexp_replace(e, 'worker \d+', 'worker N') AS e
+FROM mp_explain('SELECT k FROM ord_l UNION ALL SELECT k FROM ord_r ORDER BY k',
+                'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF') e WHERE e ~ 'Gather|Parallel:|Emitted|Combined By';
+SELECT op, mp_order_check(format('SELECT k FROM ord_l %s SELECT k FROM ord_r ORDER BY k', op))
+FROM (VALUES ('UNION'), ('UNION ALL')) o(op) ORDER BY op;
 RESET parallel_leader_participation;
--- a LIMIT under a correlated subquery: each rescan reads further than the one before
+-- every participant emits, under a Gather Merge
+SET parallel_tuple_cost = 0;
+SET cpu_tuple_cost = 0.05;
+SELECT * FROM mp_explain('SELECT k FROM ord_l UNION ALL SELECT k FROM ord_r ORDER BY k');
+SELECT op, mp_order_check(format('SELECT k FROM ord_l %s SELECT k FROM ord_r ORDER BY k', op))
+FROM (VALUES ('INTERSECT ALL'), ('EXCEPT'), ('UNION'), ('UNION ALL')) o(op) ORDER BY op;
+SET parallel_leader_participation = off;
+SELECT op, mp_order_check(format('SELECT k FROM ord_l %s SELECT k FROM ord_r ORDER BY k', op))
+FROM (VALUES ('INTERSECT'), ('UNION ALL')) o(op) ORDER BY op;
+RESET parallel_leader_participation;
+-- A LIMIT under a correlated subquery: each rescan reads further than the one before.
+-- PostgreSQL re-launches the workers of a rescanned Gather with the first execution's
+-- tuple bound (rescan_bound.h): a worker stopped inside the batch it claimed, and the
+-- rest of that batch was lost (rows out of order under a Gather Merge, too few under
+-- a Gather). The rescanned workers now run unbounded. Under a Gather Merge ...
 SELECT mp_order_check('SELECT x, (SELECT array_agg(k) FROM (SELECT k FROM ord_l UNION ALL SELECT k FROM ord_r
-                        ORDER BY k LIMIT 199 + x) s)[199:] FROM generate_series(1, 3) x ORDER BY x');
+                        ORDER BY k LIMIT 199 + x) s)[199:] FROM generate_series(1, 3) x');
 SELECT mp_order_check('SELECT x, (SELECT array_agg(k) FROM (SELECT k FROM ord_l INTERSECT ALL SELECT k FROM ord_r
-                        ORDER BY k OFFSET 150 LIMIT 3 * x) s) FROM generate_series(1, 3) x ORDER BY x');
+                        ORDER BY k OFFSET 150 LIMIT 3 * x) s) FROM generate_series(1, 3) x');
+SET parallel_leader_participation = off;
+SELECT mp_order_check('SELECT x, (SELECT array_agg(k) FROM (SELECT k FROM ord_l UNION SELECT k FROM ord_r
+                        ORDER BY k LIMIT 3 * x) s) FROM generate_series(1, 3) x');
+-- ... under a Gather, unordered: the count is the LIMIT's
+SELECT * FROM mp_explain('SELECT (SELECT count(*) FROM (SELECT k FROM ord_l EXCEPT ALL SELECT k FROM ord_r
+                          LIMIT 1000 * x * x) s) FROM generate_series(1, 3) x');
+SELECT x, (SELECT count(*) FROM (SELECT k FROM ord_l EXCEPT ALL SELECT k FROM ord_r LIMIT 1000 * x * x) s) AS n
+FROM generate_series(1, 3) x;
+RESET parallel_leader_participation;
+-- ... and with one emitter
+RESET cpu_tuple_cost;
+SET parallel_tuple_cost = 0.01;
+SELECT mp_order_check('SELECT x, (SELECT array_agg(k) FROM (SELECT k FROM ord_l UNION ALL SELECT k FROM ord_r
+                        ORDER BY k LIMIT 199 + x) s)[199:] FROM generate_series(1, 3) x');
 
 -- Past pg_mergepath.memory_limit: key ranges in order (a key repeated past the limit
 -- streamed), serial and parallel.

@@ -11,6 +11,7 @@
 // writes hash partitions instead, and each participant joins the partitions it claims
 // (join_spill_parallel.cpp).
 #include "join_node.h"
+#include "rescan_bound.h"
 
 Size mp_join_estimate_dsm(CustomScanState*, ParallelContext*) { return MAXALIGN(sizeof(MpJoinShared)); }
 
@@ -66,8 +67,10 @@ static void harvest_counts(MpJoinState* st) {
     st->stats.counts.filtered += pg_atomic_exchange_u64(&sh->filtered, 0);
 }
 
-// A rescan of the Gather above: every worker of the last execution has exited.
-void mp_join_reinitialize_dsm(CustomScanState* node, ParallelContext*, void*) {
+// A rescan of the Gather above: every worker of the last execution has exited; the new
+// ones run with no tuple bound (rescan_bound.h).
+void mp_join_reinitialize_dsm(CustomScanState* node, ParallelContext* pcxt, void*) {
+    mp_unbound_rescanned_workers(pcxt);  // PostgreSQL keeps the last execution's bound
     MpJoinState* st = (MpJoinState*)node;
     if (!st->dsm) return;  // a leader that joins alone (no DSM segment)
     MpChunkSpace space = {node->ss.ps.state->es_query_dsa, NULL, NULL};

@@ -187,6 +187,7 @@ static void mp_reset_run(MpSetOpState* st) {
     memset(&st->run.exact, 0, sizeof(st->run.exact));
     memset(st->run.writers, 0, sizeof(st->run.writers));
     st->emitter.hash_collision = false;
+    st->emitter.silent = false;
     st->emitter.emit_pos = st->emitter.emit_end = 0;
     for (int s = 0; s < 2; ++s) {
         st->emitter.runs[s] = NULL;

@@ -64,6 +64,9 @@ static void explain_times(MpSetOpState* st, ExplainState* es) {
 
 // How the participants of a parallel plan share the work.
 static const char* parallel_mode(const MpSetOpState* st) {
+    if (st->node.info.one_emitter)
+        return st->node.info.spill ? "every participant reads and spills, one combines and emits key ranges in order"
+                                   : "every participant reads, one combines and emits in order";
     if (!st->node.info.spill) return "every participant reads, one combines, all emit";
     if (st->node.info.keys.images)  // image_ranges.cpp: the leader only gathers once a worker took part
         return "every participant reads and spills, the workers (else the leader) combine and emit hash "

@@ -40,7 +40,7 @@
 // The plan information of one MergePath SetOp node (CustomScan.custom_private).
 struct MpSetOpInfo {
     mergepath::SetOp op;  // Intersection, Difference or Union (SQL INTERSECT / EXCEPT / UNION)
-    bool all;             // ... ALL (INTERSECT and EXCEPT only; UNION ALL is not ours)
+    bool all;             // ... ALL (UNION ALL: ours only in key order)
     MpKeyChoice keys;
     List* eqops;        // OID list: the grouping equality operator of each column
     List* collations;   // OID list: the collation of each column
@@ -50,9 +50,12 @@ struct MpSetOpInfo {
     bool spill;         // a partial path over half of pg_mergepath.memory_limit: every
                         // participant spills sorted runs (or hash partitions), one plans the
                         // ranges, and every participant claims, combines and emits ranges
-    bool ordered;       // planned with pathkeys (serial paths only): its rows come out in
-                        // key order, which every way of running gives for the keys
-                        // mp_setop_keys_ordered accepts
+    bool ordered;       // planned with pathkeys: its rows come out in key order, which
+                        // every way of running gives for the keys mp_setop_keys_ordered
+                        // accepts (a parallel node: each participant's rows, for a
+                        // Gather Merge)
+    bool one_emitter;   // a partial path under a Gather that keeps its order: the
+                        // combiner emits every result, the others only read
 };
 
 List* mp_setop_info_to_list(const MpSetOpInfo* info);
@@ -153,6 +156,7 @@ struct MpSetOpRun {
 // current range; the cursor says where emit_pos is ...
 struct MpSetOpEmitter {
     MpPhase phase;
+    bool silent;  // a participant of a one-emitter node that did not combine: emits nothing
     bool hash_collision;
     MpResultRun* runs[2];
     int run_count[2];

@@ -14,8 +14,11 @@
 // reads an Append of flagged inputs) the resjunk flag column (0).
 #include "setop_node.h"
 
-// The next range of results for this process: a serial node's is all of them.
+// The next range of results for this process: a serial node's is all of them, and so
+// is a one-emitter node's combiner's (claimed batch by batch, or range by range, in
+// key order, with no one else claiming).
 static bool next_range(MpSetOpState* st) {
+    if (st->emitter.silent) return false;  // the combiner emits every result (one_emitter)
     if (st->strategy.way == MpSetOpWay::SharedInMemory) {
         if (!mp_shared_claim(st->shared, mp_result_total(st), &st->emitter.emit_pos, &st->emitter.emit_end))
             return false;

@@ -8,6 +8,7 @@
 // half of pg_mergepath.memory_limit spills instead, and its participants claim key
 // ranges (spill_compute).
 #include "setop_node.h"
+#include "rescan_bound.h"
 
 // The node's DSM: the parallel state (MpParallelState), then (a node that spills) the spill's file set.
 static MpSharedSpill* spill_after(MpParallelState* s) {
@@ -59,8 +60,10 @@ static void harvest_counts(MpSetOpState* st) {
     if (st->files) mp_spill_report_add(&st->stats.spilled, &st->files->report);
 }
 
-// A rescan of the Gather above: every worker of the last execution has exited.
-void mp_setop_reinitialize_dsm(CustomScanState* node, ParallelContext*, void*) {
+// A rescan of the Gather above: every worker of the last execution has exited; the new
+// ones run with no tuple bound (rescan_bound.h).
+void mp_setop_reinitialize_dsm(CustomScanState* node, ParallelContext* pcxt, void*) {
+    mp_unbound_rescanned_workers(pcxt);  // PostgreSQL keeps the last execution's bound
     MpSetOpState* st = (MpSetOpState*)node;
     if (!st->shared) return;  // a node that spills alone (no DSM segment)
     MpChunkSpace space = {node->ss.ps.state->es_query_dsa, NULL, NULL};
@@ -144,6 +147,7 @@ static void spill_compute(MpSetOpState* st) {
         return mp_shared_publish(s);
     }
     mp_shared_wait_results(s);  // its runs are exported: the plan lists them
+    st->emitter.silent = st->node.info.one_emitter;
     mp_ranges_join_shared(st);
 }
 
@@ -181,7 +185,8 @@ void mp_parallel_compute(MpSetOpState* st) {
     }
     if (combines && mp_switch_due_after_read(st)) return switched_combine(st);  // reading is over: final
     if (combines) combine_for_all(st);
-    else mp_shared_wait_results(s);
+    else mp_shared_wait_results(s);  // also for a silent one: the combiner holds its chunks now
+    st->emitter.silent = st->node.info.one_emitter && !combines;
     if (!combines && mp_spill_switched(st)) {
         mp_switch_to_spilling(st);
         ranges_in_own_memory(st);  // its chunks in shared memory are written

@@ -23,7 +23,7 @@
 // every participant reads its share of both inputs and encodes keys into shared
 // memory, the leader (which holds the GPU) combines, and every participant emits the
 // result batches it claims (setop_parallel.cpp), so that a Partial Aggregate above can
-// run in every process. Its workers: the two inputs' workers together (the node reads
+// run in every process (or, in key order, only the combiner emits: one_emitter_gather). Its workers: the two inputs' workers together (the node reads
 // both inputs in full), up to max_parallel_workers_per_gather. The rel is marked
 // consider_parallel so that an outer query level can put its own Gather or Partial
 // Aggregate over the partial path (grouping_planner copies a subquery's partial paths
@@ -48,8 +48,12 @@
 // Startup cost: INTERSECT / EXCEPT copy the SetOpPath's (PostgreSQL charges a hashed set
 // operation as if it streamed) so that LIMIT above compares like with like; UNION's
 // native paths charge their input before the first row (HashAggregate, Sort) except a
-// Unique over sorted inputs, so ours charges its total, which is what it does. No
-// pathkeys: a sorted SetOp (which has them) keeps winning cost ties, e.g. on tiny inputs.
+// Unique over sorted inputs, so ours charges its total, which is what it does.
+//
+// Ordered output: one lossless column at full width comes out in key order in every
+// way of running (mp_setop_keys_ordered), so those paths have pathkeys (ASC NULLS
+// LAST) and a Sort above goes: serial; partial (each participant's batches in order,
+// for a Gather Merge); and a Gather over the one-emitter variant (one_emitter_gather).
 #include <algorithm>
 
 #include "partial_paths.h"
@@ -121,8 +125,10 @@ struct Inputs {
     Path* right;
     double rows;
     double appended_rows;  // rows of the inputs our own Append reads (its cost has their tuple handling)
-    int workers;  // 0: a serial path
-    bool spill;   // a partial path whose participants spill (over half of the memory limit)
+    int workers;       // 0: a serial path
+    bool spill;        // a partial path whose participants spill (over half of the memory limit)
+    bool one_emitter;  // a partial path whose combiner emits every result (under a Gather
+                       // that keeps its order: one_emitter_gather)
 };
 
 // The right side of our node over `inputs` (all but the first): the second input, or
@@ -178,7 +184,8 @@ CustomPath* make_path(RelOptInfo* rel, const MpNativeSetOp& native, const Inputs
                         native.first_side,
                         in.workers > 0,
                         in.spill,
-                        pathkeys != NIL};
+                        pathkeys != NIL,
+                        in.one_emitter};
     cp->custom_private = mp_setop_info_to_list(&info);
     cp->methods = &mp_setop_path_methods;
     return cp;
@@ -200,13 +207,10 @@ List* key_order_pathkeys(PlannerInfo* root, const MpNativeSetOp& native, const M
 }
 
 // Our path over the given inputs, projected like the native one when it is; in key
-// order (pathkeys) when its keys allow and it is serial. A partial path claims no order:
-// under a Gather Merge that a rescan re-runs and reads further than before (a LIMIT
-// under a correlated subquery), its rows came out of order (found in review,
-// 2026-11-29, not yet understood), so parallel plans sort above it as before.
+// order (pathkeys) when its keys allow (a partial path: each participant's rows).
 Path* setop_path(PlannerInfo* root, RelOptInfo* rel, const MpNativeSetOp& native, const Inputs& in,
                  const MpKeyChoice* keys) {
-    List* pathkeys = in.workers == 0 ? key_order_pathkeys(root, native, keys) : NIL;
+    List* pathkeys = key_order_pathkeys(root, native, keys);
     Path* path = &make_path(rel, native, in, keys, pathkeys)->path;
     if (!native.projected) return path;
     return &create_projection_path(root, rel, path, native.projected)->path;
@@ -225,9 +229,10 @@ double estimated_input_bytes(const Inputs& in, const MpKeyChoice* keys) {
     return in.rows * per_row;
 }
 
-// The partial path, or NULL (with the reason at DEBUG1).
+// The partial path, or NULL (with the reason at DEBUG1); one_emitter: the variant whose
+// combiner emits every result.
 Path* partial_setop_path(PlannerInfo* root, RelOptInfo* rel, const MpNativeSetOp& native, const Inputs& serial,
-                         const MpKeyChoice* keys, const char* op) {
+                         const MpKeyChoice* keys, const char* op, bool one_emitter = false) {
     const char* why_not = NULL;
     List* partial_inputs = NIL;
     ListCell* lc;
@@ -237,6 +242,8 @@ Path* partial_setop_path(PlannerInfo* root, RelOptInfo* rel, const MpNativeSetOp
         partial_inputs = lappend(partial_inputs, linitial(input_rel->partial_pathlist));
     }
     if (max_parallel_workers_per_gather <= 0) why_not = "max_parallel_workers_per_gather is 0";
+    else if (native.op == mergepath::SetOp::Union && native.all && !rel->consider_parallel)
+        why_not = "the UNION ALL is not parallel-safe";
     else if (!keys->lossless && !keys->images)
         why_not = "its keys need hashing and verification (their rows stay in one process)";
     else if (list_length(partial_inputs) != list_length(native.inputs))
@@ -251,6 +258,7 @@ Path* partial_setop_path(PlannerInfo* root, RelOptInfo* rel, const MpNativeSetOp
         return NULL;
     }
     Inputs in = serial;
+    in.one_emitter = one_emitter;
     in.left = (Path*)linitial(partial_inputs);
     in.right = right_side(root, rel, partial_inputs, 1);
     in.workers = mp_partial_workers(in.left, in.right);
@@ -263,13 +271,44 @@ Path* partial_setop_path(PlannerInfo* root, RelOptInfo* rel, const MpNativeSetOp
     return setop_path(root, rel, native, in, keys);
 }
 
-// Adds the partial path and a Gather over it (the partial path stays for an outer
-// query level's own Gather or Partial Aggregate).
-void add_parallel_paths(PlannerInfo* root, RelOptInfo* rel, Path* partial) {
-    rel->consider_parallel = true;
-    add_partial_path(rel, partial);
-    if (!list_member_ptr(rel->partial_pathlist, partial)) return;  // rejected (and freed)
-    add_path(rel, &create_gather_path(root, rel, partial, partial->pathtarget, NULL, NULL)->path);
+// Adds the partial paths, then a Gather over each one add_partial_path kept (not when
+// ordered_only: a UNION ALL's, which an Append always beats unordered), and a Gather
+// Merge too when it is in key order (the partial paths stay for an outer query
+// level's own Gather or Partial Aggregate). All are added before any Gather is made: a
+// later partial path may push out (and free) an earlier one.
+void add_parallel_paths(PlannerInfo* root, RelOptInfo* rel, Path* const* partials, int n, bool ordered_only) {
+    for (int i = 0; i < n; i++) {
+        if (!partials[i]) continue;
+        rel->consider_parallel = true;
+        add_partial_path(rel, partials[i]);
+    }
+    for (int i = 0; i < n; i++) {
+        Path* partial = partials[i];
+        if (!partial || !list_member_ptr(rel->partial_pathlist, partial)) continue;  // rejected (and freed)
+        if (!ordered_only) add_path(rel, &create_gather_path(root, rel, partial, partial->pathtarget, NULL, NULL)->path);
+        if (partial->pathkeys == NIL) continue;
+        GatherMergePath* merge =
+            create_gather_merge_path(root, rel, partial, partial->pathtarget, partial->pathkeys, NULL, NULL);
+        add_path(rel, &merge->path);
+    }
+}
+
+// Read in parallel, emitted in key order by one process: a Gather over the one-emitter
+// variant of an ordered partial path, with the partial path's pathkeys. Only the
+// combiner emits (the others stop once it has their chunks), so the Gather gets every
+// row from one source, in order; with the leader taking part (it combines, as it holds
+// the GPU) the rows do not cross a tuple queue either. A Gather Merge over the partial
+// path (every participant emits its batches) pays the queues and the merge in the
+// leader for every row. Cost: the Gather's, but per row what emitting costs in the
+// leader (cpu_tuple_cost), or a tuple queue's (parallel_tuple_cost) when a worker
+// combines because the leader does not take part.
+Path* one_emitter_gather(PlannerInfo* root, RelOptInfo* rel, Path* partial) {
+    if (!partial || partial->pathkeys == NIL) return NULL;
+    GatherPath* gather = create_gather_path(root, rel, partial, partial->pathtarget, NULL, NULL);
+    Cost per_row = parallel_leader_participation ? cpu_tuple_cost : parallel_tuple_cost;
+    gather->path.total_cost += (per_row - parallel_tuple_cost) * gather->path.rows;
+    gather->path.pathkeys = partial->pathkeys;
+    return &gather->path;
 }
 
 // Ranged keys: each column's expected values in every input (statistics of the table
@@ -326,7 +365,8 @@ void consider_setop(PlannerInfo* root, RelOptInfo* rel, const MpNativeSetOp& nat
     // with more than two inputs, the ones after the first are read through our own Append
     const double rows = input_rows(native.inputs);
     const double appended = list_length(native.inputs) > 2 ? rows - ((Path*)linitial(native.inputs))->rows : 0.0;
-    Inputs serial = {(Path*)linitial(native.inputs), right_side(root, rel, native.inputs, 0), rows, appended, 0, false};
+    Inputs serial = {(Path*)linitial(native.inputs), right_side(root, rel, native.inputs, 0), rows, appended, 0, false,
+                     false};
     double min_rows = min_input_rows(&keys);
     if (serial.rows < min_rows) {
         elog(DEBUG1, "pg_mergepath: %s not replaced: %.0f estimated input rows < %spg_mergepath.min_rows (%d)%s", op,
@@ -342,11 +382,16 @@ void consider_setop(PlannerInfo* root, RelOptInfo* rel, const MpNativeSetOp& nat
     }
     // All paths are made before any is added: add_path may free the native paths. A
     // single column whose key was narrowed is also offered at full width, in key order.
-    // A UNION ALL is ours only in key order, so serial (see setop_path).
     Path* path = setop_path(root, rel, native, serial, &keys);
-    Path* partial = union_all ? NULL : partial_setop_path(root, rel, native, serial, &keys, op);
+    Path* partial = partial_setop_path(root, rel, native, serial, &keys, op);
     const bool narrowed = keys.ranges != NULL && mp_setop_keys_ordered(&full_keys, cols.ncols);
     Path* ordered = narrowed ? setop_path(root, rel, native, serial, &full_keys) : NULL;
+    Path* ordered_partial = narrowed ? partial_setop_path(root, rel, native, serial, &full_keys, op) : NULL;
+    const MpKeyChoice* ordered_keys = mp_setop_keys_ordered(&keys, cols.ncols) ? &keys : narrowed ? &full_keys : NULL;
+    Path* in_order = ordered_keys && (partial || ordered_partial)
+                         ? one_emitter_gather(root, rel,
+                                              partial_setop_path(root, rel, native, serial, ordered_keys, op, true))
+                         : NULL;
     elog(DEBUG1, "pg_mergepath: %s: offering MergePath SetOp (%d-bit %s keys), cost %.2f vs %.2f%s", op, keys.key_bits,
          keys.lossless ? "lossless"
          : keys.images ? "image"
@@ -358,7 +403,9 @@ void consider_setop(PlannerInfo* root, RelOptInfo* rel, const MpNativeSetOp& nat
     if (mp_debug_replace_native) rel->pathlist = NIL;  // tests: ours however close the costs
     add_path(rel, path);
     if (ordered) add_path(rel, ordered);
-    if (partial) add_parallel_paths(root, rel, partial);
+    if (in_order) add_path(rel, in_order);
+    Path* partials[2] = {partial, ordered_partial};
+    add_parallel_paths(root, rel, partials, 2, union_all);
 }
 
 // A UNION ALL that PostgreSQL flattened into an appendrel: our path in key order.

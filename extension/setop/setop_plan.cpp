@@ -76,9 +76,9 @@ List* mp_setop_info_to_list(const MpSetOpInfo* info) {
                             ranges_to_list(info->keys.ranges, list_length(info->eqops)),
                             makeInteger(info->keys.full_bits));
     List* op = list_make2(makeInteger(int(info->op)), makeInteger(info->all ? 1 : 0));
-    return list_make5(op, keys, info->eqops, info->collations,
-                      list_make4(makeInteger(info->first_side), makeInteger(info->parallel ? 1 : 0),
-                                 makeInteger(info->spill ? 1 : 0), makeInteger(info->ordered ? 1 : 0)));
+    List* ways = list_make4(makeInteger(info->first_side), makeInteger(info->parallel ? 1 : 0),
+                            makeInteger(info->spill ? 1 : 0), makeInteger(info->ordered ? 1 : 0));
+    return list_make5(op, keys, info->eqops, info->collations, lappend(ways, makeInteger(info->one_emitter ? 1 : 0)));
 }
 
 void mp_setop_info_from_list(List* list, MpSetOpInfo* info) {
@@ -98,6 +98,7 @@ void mp_setop_info_from_list(List* list, MpSetOpInfo* info) {
     info->parallel = intVal(list_nth(sides, 1)) != 0;
     info->spill = intVal(list_nth(sides, 2)) != 0;
     info->ordered = intVal(list_nth(sides, 3)) != 0;
+    info->one_emitter = intVal(list_nth(sides, 4)) != 0;
 }
 
 // Our scan tuple: one entry per tlist column, same expressions (see the file comment).
