@@ -37,8 +37,6 @@ extern "C" {
 
 namespace {
 
-constexpr uint64_t kSign64 = uint64_t(1) << 63;
-constexpr uint32_t kSign32 = uint32_t(1) << 31;
 constexpr uint64_t kNullHash = 0x6a09e667f3bcc909ULL;  // a NULL column's contribution to the row hash
 
 int key_class_bits(int value_bits) { return value_bits <= 32 ? 32 : value_bits <= 64 ? 64 : 128; }
@@ -273,21 +271,6 @@ uint64_t mp_encode_column(MpCodec codec, Datum value) {
         case MpCodec::Float4As8: return float_key(double(DatumGetFloat4(value)));
         case MpCodec::Uuid:
         case MpCodec::Hashed: break;
-    }
-    elog(ERROR, "pg_mergepath: codec %d is not a 64-bit lossless codec", int(codec));
-    return 0;
-}
-
-Datum mp_decode_column(MpCodec codec, uint64_t bits) {
-    switch (codec) {
-        case MpCodec::Bool: return BoolGetDatum(bits != 0);
-        case MpCodec::Char: return CharGetDatum(char(uint8_t(bits)));
-        case MpCodec::Int16: return Int16GetDatum(int16(uint16_t(bits ^ 0x8000u)));
-        case MpCodec::Int32: return Int32GetDatum(int32(uint32_t(bits) ^ kSign32));
-        case MpCodec::UInt32: return ObjectIdGetDatum(Oid(bits));
-        case MpCodec::Int64: return Int64GetDatum(int64(bits ^ kSign64));
-        case MpCodec::UInt64: return Int64GetDatum(int64(bits));
-        default: break;
     }
     elog(ERROR, "pg_mergepath: codec %d is not a 64-bit lossless codec", int(codec));
     return 0;

@@ -114,7 +114,6 @@ MpCodec mp_lossless_codec(Oid type, Oid eqop);
 int mp_codec_bits(MpCodec codec);
 
 uint64_t mp_encode_column(MpCodec codec, Datum value);          // codecs up to 64 bits
-Datum mp_decode_column(MpCodec codec, uint64_t bits);           // idem
 mp_u128 mp_encode_uuid(Datum value);
 Datum mp_decode_uuid(mp_u128 bits, pg_uuid_t* into);            // writes the uuid into `into`
 
@@ -181,6 +180,26 @@ inline mergepath::Key128 mp_encode_null_row(const MpKeyPlan* plan, const Datum* 
 }
 
 // A column's value from its bits (uuid: into `uuid_buf`, which the caller keeps).
+// The sign bits the signed integer codecs flip (so that keys order as unsigned).
+constexpr uint64_t kSign64 = uint64_t(1) << 63;
+constexpr uint32_t kSign32 = uint32_t(1) << 31;
+
+// The value of a lossless key of up to 64 bits (inline: it runs once per emitted value).
+inline Datum mp_decode_column(MpCodec codec, uint64_t bits) {
+    switch (codec) {
+        case MpCodec::Bool: return BoolGetDatum(bits != 0);
+        case MpCodec::Char: return CharGetDatum(char(uint8_t(bits)));
+        case MpCodec::Int16: return Int16GetDatum(int16(uint16_t(bits ^ 0x8000u)));
+        case MpCodec::Int32: return Int32GetDatum(int32(uint32_t(bits) ^ kSign32));
+        case MpCodec::UInt32: return ObjectIdGetDatum(Oid(bits));
+        case MpCodec::Int64: return Int64GetDatum(int64(bits ^ kSign64));
+        case MpCodec::UInt64: return Int64GetDatum(int64(bits));
+        default: break;
+    }
+    elog(ERROR, "pg_mergepath: codec %d is not a 64-bit lossless codec", int(codec));
+    return 0;
+}
+
 inline Datum mp_decode_value(const MpKeyColumn& col, mp_u128 bits, pg_uuid_t* uuid_buf) {
     if (col.codec == MpCodec::Uuid) return mp_decode_uuid(bits, uuid_buf);
     return mp_decode_column(col.codec, uint64_t(bits));

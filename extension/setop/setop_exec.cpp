@@ -154,7 +154,7 @@ static TupleTableSlot* mp_exec(CustomScanState* node) {
     if (st->emitter.phase == MpPhase::Init) mp_compute(st);
 
     ExprContext* econtext = node->ss.ps.ps_ExprContext;
-    ResetExprContext(econtext);
+    if (node->ss.ps.ps_ProjInfo) ResetExprContext(econtext);  // only a projection allocates there
     TupleTableSlot* slot = node->ss.ss_ScanTupleSlot;
     bool timing = mp_timing_on(st);
     instr_time start, elapsed;

@@ -44,7 +44,7 @@ static void seek(MpSetOpState* st, uint64 pos) {
 }
 
 // Moves the cursor on by one result.
-static void advance_cursor(MpSetOpState* st) {
+static inline void advance_cursor(MpSetOpState* st) {
     const MpResultRun& run = st->emitter.runs[st->emitter.cursor_stream][st->emitter.cursor_run];
     if (++st->emitter.cursor_offset < run.count) return;
     st->emitter.cursor_offset = 0;
@@ -131,7 +131,9 @@ static bool next_hashed(MpSetOpState* st, TupleTableSlot* out) {
 
 template <class K>
 static bool next_of_width(MpSetOpState* st, TupleTableSlot* out) {
-    return st->node.keys.lossless ? next_from_runs(st, out, decode_at_cursor<K>) : next_hashed<K>(st, out);
+    // a lambda, not the function's address: the decoding is inlined into the row loop
+    auto decode = [](MpSetOpState* s, TupleTableSlot* o) { decode_at_cursor<K>(s, o); };
+    return st->node.keys.lossless ? next_from_runs(st, out, decode) : next_hashed<K>(st, out);
 }
 
 static bool next_from_library(MpSetOpState* st, TupleTableSlot* out) {
