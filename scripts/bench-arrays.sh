@@ -7,10 +7,12 @@
 # (bash ../shared/device/prepare CUDA_ARCH=90 here first), from the repo root:
 #     bash scripts/bench-arrays.sh
 # ARRAY_ELEMENTS (10000000) per array, two bigint arrays sorted ascending with repeats
-# (about 2 copies per value); ARRAY_REPS (3) timed runs each, the best reported. Each
-# function's answer is checked equal to the SQL one (the arrays compared whole) before
-# timing. Prints a markdown table; the functions run on the CPU backend
-# (pg_mergepath.cpu_threads, default all cores).
+# (about 2 copies per value); ARRAY_REPS (3) timed runs each after an untimed one, in one
+# session (a long-lived connection), the best reported. Each function's answer is
+# checked equal to the SQL one (the arrays compared whole; the SQL runs with
+# pg_mergepath.enabled = off) before timing. Prints a markdown table. Ours runs on each
+# of ARRAY_DEVICES (default: cpu, and gpu where nvidia-smi sees a GPU) through
+# pg_mergepath.device; the CPU backend uses pg_mergepath.cpu_threads (all cores).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -38,30 +40,40 @@ queries=(
   "except_all|SELECT $schema.except_all(a, b) FROM mp_arrays|SELECT array_agg(x ORDER BY x) FROM (SELECT unnest(a) x FROM mp_arrays EXCEPT ALL SELECT unnest(b) FROM mp_arrays) s"
   "sorted_search|SELECT $schema.sorted_search(a, b) FROM mp_arrays|"
 )
-best_ms() {  # the best of $reps runs of the query (its result's cardinality returned, not the array)
-  local q=$1 best=
-  for _ in $(seq "$reps"); do
-    local t
-    t=$(sql -c "SET work_mem = '1GB'; SET max_parallel_workers_per_gather = 0" \
-            -c "\\timing on" -c "SELECT cardinality(r) FROM ($q) s(r)" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | tail -1)
-    if [ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$t; fi
-  done
-  echo "$best"
+# the devices ours runs on: the CPU backend, and the GPU where there is one
+devices=${ARRAY_DEVICES:-cpu$(nvidia-smi -L >/dev/null 2>&1 && echo " gpu" || true)}
+best_ms() {  # best_ms DEVICE QUERY: the best of $reps runs after one untimed run, in one
+  local dev=$1 q=$2     # session (a long-lived connection: the GPU started, the TOAST pages cached)
+  { echo "SET work_mem = '1GB'; SET max_parallel_workers_per_gather = 0;"
+    if [ "$dev" = - ]; then echo "SET pg_mergepath.enabled = off;"; else echo "SET pg_mergepath.device = '$dev';"; fi
+    echo "SELECT cardinality(r) FROM ($q) s(r);"
+    echo "\\timing on"
+    for _ in $(seq "$reps"); do echo "SELECT cardinality(r) FROM ($q) s(r);"; done
+  } | psql -X -v ON_ERROR_STOP=1 -qAt | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | sort -n | head -1
 }
-echo "| function | elements per array | result elements | ours ms | SQL over unnest ms | speed-up |"
-echo "|---|---:|---:|---:|---:|---:|"
+header="| function | elements per array | result elements |"
+rule="|---|---:|---:|"
+for dev in $devices; do header="$header ours ($dev) ms |"; rule="$rule---:|"; done
+echo "$header SQL over unnest ms | speed-up (ours at best) |"
+echo "$rule---:|---:|"
 for entry in "${queries[@]}"; do
   IFS='|' read -r name ours theirs <<< "$entry"
-  if [ "$name" = sorted_search ]; then
-    # no set-based SQL computes every needle's position cheaply; time ours alone
-    count=$(sql -c "SELECT cardinality(r) FROM ($ours) s(r)")
-    echo "| $name | $n | $count | $(best_ms "$ours") | n/a | n/a |"
+  count=$(sql -c "SELECT cardinality(r) FROM ($ours) s(r)")
+  if [ -n "$theirs" ]; then
+    same=$(sql -c "SET work_mem = '1GB'" -c "SELECT (SELECT r FROM ($ours) s(r)) = (SELECT r FROM ($theirs) s(r))")
+    [ "$same" = t ] || { echo "bench-arrays: $name differs from SQL over unnest" >&2; exit 1; }
+  fi
+  row="| $name | $n | $count |"
+  best=
+  for dev in $devices; do
+    o=$(best_ms "$dev" "$ours")
+    row="$row $o |"
+    if [ -z "$best" ] || awk -v a="$o" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$o; fi
+  done
+  if [ -z "$theirs" ]; then  # no set-based SQL computes every needle's position cheaply
+    echo "$row n/a | n/a |"
     continue
   fi
-  same=$(sql -c "SET work_mem = '1GB'" -c "SELECT (SELECT r FROM ($ours) s(r)) = (SELECT r FROM ($theirs) s(r))")
-  count=$(sql -c "SELECT cardinality(r) FROM ($ours) s(r)")
-  [ "$same" = t ] || { echo "bench-arrays: $name differs from SQL over unnest" >&2; exit 1; }
-  o=$(best_ms "$ours")
-  t=$(best_ms "$theirs")
-  echo "| $name | $n | $count | $o | $t | $(awk -v a="$t" -v b="$o" 'BEGIN { printf "%.1fx", a / b }') |"
+  t=$(best_ms - "$theirs")
+  echo "$row $t | $(awk -v a="$t" -v b="$best" 'BEGIN { printf "%.1fx", a / b }') |"
 done

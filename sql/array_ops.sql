@@ -36,6 +36,21 @@ SELECT count(*) AS pairs,
        count(*) FILTER (WHERE sorted_search(a, b, 'upper') = (SELECT coalesce(array_agg((SELECT count(*) FROM unnest(a) x WHERE x <= n) ORDER BY o), '{}')
                                                      FROM unnest(b) WITH ORDINALITY u(n, o))) AS upper_ok
 FROM ao_pairs;
+-- ... again with pg_mergepath.min_rows = 0: every call goes to the device that
+-- pg_mergepath.device picks (the GPU in the device run: keys uploaded, indices
+-- downloaded; the CPU backend here)
+SET pg_mergepath.min_rows = 0;
+SELECT count(*) AS pairs,
+       count(*) FILTER (WHERE merge(a, b) = ao_sql(a, b, 'UNION ALL')) AS merge_ok,
+       count(*) FILTER (WHERE intersect_all(a, b) = ao_sql(a, b, 'INTERSECT ALL')) AS intersect_all_ok,
+       count(*) FILTER (WHERE except_all(a, b) = ao_sql(a, b, 'EXCEPT ALL')) AS except_all_ok,
+       count(*) FILTER (WHERE multiset_union(a, b) = ao_sql(ao_sql(a, b, 'EXCEPT ALL'), b, 'UNION ALL')) AS multiset_union_ok,
+       count(*) FILTER (WHERE sorted_search(a, b, 'upper') = (SELECT coalesce(array_agg((SELECT count(*) FROM unnest(a) x WHERE x <= n) ORDER BY o), '{}')
+                                                     FROM unnest(b) WITH ORDINALITY u(n, o))) AS upper_ok
+FROM ao_pairs;
+SELECT merge('{1.5,2.5}'::float4[], '{2}'::float4[]), except_all('{a,b,b,c}'::"char"[], '{b}'),
+       merge('{-32768,-1,5}'::int2[], '{-2,32767}'), intersect_all('{f,t,t}'::bool[], '{t}');
+RESET pg_mergepath.min_rows;
 -- small answers, as the user reads them
 SELECT merge('{1,3,5}'::int[], '{2,3,4}'), intersect_all('{1,1,2,2,2}'::int8[], '{1,2,2,3}'),
        except_all('{1,1,2,2,2}'::int8[], '{1,2,2,3}'), multiset_union('{1,1,2}'::int8[], '{1,2,2,3}'),

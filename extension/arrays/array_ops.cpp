@@ -1,8 +1,7 @@
-// array_ops.cpp — SQL functions over sorted arrays, on the library's CPU backend (the
-// GPU for large arrays is still to come: issue 31). Each element is mapped to an order-preserving 64-bit key
-// (keys.h codecs: equal elements give equal keys, order kept; float -0 as 0, NaNs as
-// one value, largest), the library runs the seed algorithm over the keys, and the
-// result is built from the input elements its indices name:
+// array_ops.cpp — SQL functions over sorted arrays. Each element is mapped to an
+// order-preserving 64-bit key (keys.h codecs: equal elements give equal keys, order
+// kept; float -0 as 0, NaNs as one value, largest), the library runs the seed algorithm
+// over the keys, and the result is built from the input elements its indices name:
 //   merge(a, b)           Merge Path: every element of both, in order (A's first on ties)
 //   intersect_all(a, b)   Balanced Path: min(m, n) copies of an element found m and n times
 //   except_all(a, b)      max(m - n, 0) copies
@@ -12,20 +11,32 @@
 //                         the equal ones; 'upper': after them)
 // Inputs must be one-dimensional, sorted ascending and without NULLs (an ERROR names the
 // first offending position); both arrays share one element type (anyarray).
+//
+// Every supported element type is fixed-width and passed by value, so the elements are
+// read in place (no Datum per element) and the result array is written straight from
+// the library's indices. Where: arrays of at least pg_mergepath.min_rows elements (both
+// together) go to the device pg_mergepath.device picks (auto: the GPU once started in
+// this backend, see device.h; the keys are uploaded and the indices downloaded), smaller
+// ones to the CPU backend; a GPU out of memory redoes the call on the CPU backend.
+#include <atomic>
 #include <cstring>
+#include <vector>
 
 #include "device.h"
 #include "guard.h"
 #include "keys.h"
+#include "threads.h"
 #include "mergepath/context.h"
 #include "mergepath/ops.h"
 
 extern "C" {
+#include "access/tupmacs.h"
 #include "catalog/pg_type_d.h"
 #include "fmgr.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/typcache.h"
 
 PG_FUNCTION_INFO_V1(mp_array_merge);
@@ -37,13 +48,14 @@ PG_FUNCTION_INFO_V1(mp_array_sorted_search);
 
 namespace {
 
-// An array argument: its elements and their keys.
+// An array argument: its elements in place and their keys.
 struct SortedArray {
     Oid type;
     int16 typlen;
     bool typbyval;
     char typalign;
-    Datum* values;
+    const char* data;  // element i at data + i * stride
+    int stride;
     int count;
     uint64* keys;
 };
@@ -64,7 +76,18 @@ MpCodec element_codec(Oid type, const char* fn) {
     return MpCodec::Hashed;
 }
 
-// Argument `arg` (1-based) deconstructed, checked (one dimension, no NULL, sorted) and keyed.
+// ERROR at the first NULL element, if the array has any.
+void reject_nulls(ArrayType* array, int count, int arg, const char* fn) {
+    const bits8* bitmap = ARR_NULLBITMAP(array);
+    if (!bitmap) return;
+    for (int i = 0; i < count; i++)
+        if (!(bitmap[i / 8] & (1 << (i % 8))))
+            ereport(ERROR,
+                    (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+                     errmsg("pg_mergepath: %s(): argument %d has a NULL element at position %d", fn, arg, i + 1)));
+}
+
+// Argument `arg` (1-based) detoasted, checked (one dimension, no NULL, sorted) and keyed.
 SortedArray read_sorted(FunctionCallInfo fcinfo, int arg, const char* fn) {
     ArrayType* array = PG_GETARG_ARRAYTYPE_P(arg - 1);
     SortedArray a;
@@ -75,16 +98,16 @@ SortedArray read_sorted(FunctionCallInfo fcinfo, int arg, const char* fn) {
                                ARR_NDIM(array))));
     const MpCodec codec = element_codec(a.type, fn);
     get_typlenbyvalalign(a.type, &a.typlen, &a.typbyval, &a.typalign);
-    bool* nulls;
-    deconstruct_array(array, a.type, a.typlen, a.typbyval, a.typalign, &a.values, &nulls, &a.count);
-    a.keys = (uint64*)palloc(sizeof(uint64) * Max(a.count, 1));
+    if (a.typlen <= 0 || !a.typbyval)  // every type with a codec above is fixed-width and by value
+        elog(ERROR, "pg_mergepath: %s(): elements of %s are not fixed-width values", fn, format_type_be(a.type));
+    a.count = ArrayGetNItems(ARR_NDIM(array), ARR_DIMS(array));
+    reject_nulls(array, a.count, arg, fn);
+    a.data = ARR_DATA_PTR(array);
+    a.stride = att_align_nominal(a.typlen, a.typalign);
+    a.keys = (uint64*)MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint64) * Max(a.count, 1));
     for (int i = 0; i < a.count; i++) {
         if ((i & 0xFFFF) == 0) CHECK_FOR_INTERRUPTS();
-        if (nulls[i])
-            ereport(ERROR,
-                    (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-                     errmsg("pg_mergepath: %s(): argument %d has a NULL element at position %d", fn, arg, i + 1)));
-        a.keys[i] = mp_encode_column(codec, a.values[i]);
+        a.keys[i] = mp_encode_column(codec, fetch_att(a.data + size_t(i) * a.stride, true, a.typlen));
         if (i > 0 && a.keys[i] < a.keys[i - 1])
             ereport(ERROR,
                     (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -94,24 +117,114 @@ SortedArray read_sorted(FunctionCallInfo fcinfo, int arg, const char* fn) {
     return a;
 }
 
-// The library on this process's CPU, pg_mergepath.cpu_threads threads (made and gone
-// inside mp_try()).
-mergepath::Options cpu_options() {
-    mergepath::Options options;
-    options.backend = mergepath::Backend::Cpu;
-    options.cpu_threads = mp_cpu_thread_count();
-    options.interrupt_requested = mp_interrupt_requested;
-    return options;
+// The device for `elements` elements in all: see the file comment.
+MpDevice array_device(uint64 elements) {
+    if (elements < uint64(Max(mp_min_rows, 1))) return MpDevice::Cpu;
+    return mp_choose_device(elements);
 }
 
-// The elements the tagged indices name (positions in A, or in B with kFromB), as an array.
-ArrayType* gather(const SortedArray& a, const SortedArray& b, const uint64* tagged, uint64 count) {
-    Datum* out = (Datum*)MemoryContextAllocHuge(CurrentMemoryContext, sizeof(Datum) * Max(count, uint64(1)));
-    for (uint64 i = 0; i < count; i++) {
-        if ((i & 0xFFFF) == 0) CHECK_FOR_INTERRUPTS();
-        out[i] = mergepath::is_from_b(tagged[i]) ? b.values[mergepath::untag(tagged[i])] : a.values[tagged[i]];
+// The backend's context for the device, released when the calling memory context is
+// reset or deleted (an ERROR in between included).
+struct HeldContext {
+    mergepath::Context* ctx;
+    MemoryContextCallback callback;
+};
+
+void release_held(void* arg) {
+    HeldContext* held = (HeldContext*)arg;
+    if (held->ctx) mp_context_release(held->ctx);
+    held->ctx = nullptr;
+}
+
+HeldContext* hold_context(MpDevice device, MpDevice* used) {
+    HeldContext* held = (HeldContext*)palloc0(sizeof(HeldContext));
+    MpError err;
+    held->ctx = mp_context_acquire(device, false, used, &err);
+    if (!held->ctx) mp_raise(&err, "opening the device");
+    held->callback.func = release_held;
+    held->callback.arg = held;
+    MemoryContextRegisterResetCallback(CurrentMemoryContext, &held->callback);
+    return held;
+}
+
+// Runs op(ctx, a_keys, b_keys) -> a result with .indices (a Buffer<uint64_t>) and
+// .count on the device, and hands the indices (host memory) and their count to
+// take(), all inside one mp_try. On the GPU the keys are uploaded and the indices
+// downloaded; a GPU out of memory is redone on the CPU backend (with a NOTICE).
+template <class Op, class Take>
+void run_on_device(const SortedArray& a, const SortedArray& b, const char* fn, Op op, Take take) {
+    MpDevice used;
+    HeldContext* held = hold_context(array_device(uint64(a.count) + uint64(b.count)), &used);
+    MpError err;
+    auto run = [&](mergepath::Context& ctx) {
+        if (ctx.host_memory()) {
+            auto r = op(ctx, mergepath::View<const uint64_t>((const uint64_t*)a.keys, size_t(a.count)),
+                        mergepath::View<const uint64_t>((const uint64_t*)b.keys, size_t(b.count)));
+            take(r.indices.data(), uint64(r.count));
+            return;
+        }
+        mergepath::Buffer<uint64_t> da = ctx.upload((const uint64_t*)a.keys, size_t(a.count));
+        mergepath::Buffer<uint64_t> db = ctx.upload((const uint64_t*)b.keys, size_t(b.count));
+        auto r = op(ctx, mergepath::View<const uint64_t>(da), mergepath::View<const uint64_t>(db));
+        std::vector<uint64_t> host(r.count);
+        ctx.download(mergepath::View<const uint64_t>(r.indices, r.count), host.data());
+        take(host.data(), uint64(r.count));
+    };
+    if (mp_try(&err, [&] { run(*held->ctx); })) return;
+    if (err.kind != MpErrorKind::DeviceOutOfMemory || used != MpDevice::Gpu) mp_raise(&err, psprintf("computing %s()", fn));
+    ereport(NOTICE, (errmsg("pg_mergepath: out of memory on the GPU, computing %s() on the CPU backend", fn)));
+    release_held(held);
+    held = hold_context(MpDevice::Cpu, &used);
+    if (!mp_try(&err, [&] { run(*held->ctx); })) mp_raise(&err, psprintf("computing %s()", fn));
+}
+
+// A one-dimensional array of `most` elements of a's type, its header filled in; its
+// size is set by finish_result.
+ArrayType* new_result(const SortedArray& a, uint64 most) {
+    const Size header = ARR_OVERHEAD_NONULLS(1);
+    ArrayType* r = (ArrayType*)MemoryContextAllocHuge(CurrentMemoryContext, header + Size(most) * a.stride);
+    memset(r, 0, header);
+    r->ndim = 1;
+    r->dataoffset = 0;
+    r->elemtype = a.type;
+    ARR_LBOUND(r)[0] = 1;
+    return r;
+}
+
+Datum finish_result(ArrayType* r, const SortedArray& a, uint64 count) {
+    if (count == 0) return PointerGetDatum(construct_empty_array(a.type));
+    ARR_DIMS(r)[0] = int(count);
+    SET_VARSIZE(r, ARR_OVERHEAD_NONULLS(1) + Size(count) * a.stride);
+    return PointerGetDatum(r);
+}
+
+// out[i] = the element tagged[i] names (a position in A, or in B with kFromB), copied
+// on helper threads (pure memory work: no PostgreSQL call).
+template <class T>
+void gather_as(const SortedArray& a, const SortedArray& b, const uint64_t* tagged, uint64 count, char* out) {
+    const T* from_a = (const T*)a.data;
+    const T* from_b = (const T*)b.data;
+    T* to = (T*)out;
+    constexpr uint64 kPiece = 1 << 16;
+    std::atomic<uint64> next{0};
+    mp_run_on_threads(uint64(mp_cpu_thread_count()), [&] {
+        for (uint64 begin; (begin = next.fetch_add(kPiece)) < count;) {
+            const uint64 end = Min(begin + kPiece, count);
+            for (uint64 i = begin; i < end; i++) {
+                const uint64_t t = tagged[i];
+                to[i] = mergepath::is_from_b(t) ? from_b[mergepath::untag(t)] : from_a[t];
+            }
+        }
+    });
+}
+
+void gather(const SortedArray& a, const SortedArray& b, const uint64_t* tagged, uint64 count, char* out) {
+    switch (a.stride) {
+        case 1: return gather_as<uint8_t>(a, b, tagged, count, out);
+        case 2: return gather_as<uint16_t>(a, b, tagged, count, out);
+        case 4: return gather_as<uint32_t>(a, b, tagged, count, out);
+        default: return gather_as<uint64_t>(a, b, tagged, count, out);  // 8: every wider type is refused
     }
-    return construct_array(out, int(count), a.type, a.typlen, a.typbyval, a.typalign);
 }
 
 // merge (op < 0) or a multiset operation of the two arguments.
@@ -122,26 +235,26 @@ Datum combine(FunctionCallInfo fcinfo, int op, const char* fn) {
     const uint64 most = op == int(mergepath::SetOp::Intersection) ? Min(a.count, b.count)
                         : op == int(mergepath::SetOp::Difference) ? uint64(a.count)
                                                                   : uint64(a.count) + uint64(b.count);
-    if (most > MaxArraySize && op != int(mergepath::SetOp::Intersection) && op != int(mergepath::SetOp::Difference))
+    if (most > MaxArraySize)
         ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
                         errmsg("array size exceeds the maximum allowed (%d)", int(MaxArraySize))));
-    uint64* tagged = (uint64*)MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint64) * (most + 1));
+    if (a.stride > 8) elog(ERROR, "pg_mergepath: %s(): elements wider than 8 bytes", fn);
+    ArrayType* result = new_result(a, most);
     uint64 count = 0;
-    MpError err;
-    bool ok = mp_try(&err, [&] {
-        mergepath::Context ctx(cpu_options());
-        mergepath::View<const uint64_t> ka((const uint64_t*)a.keys, size_t(a.count)),
-            kb((const uint64_t*)b.keys, size_t(b.count));
-        mergepath::Outputs want;
-        want.keys = false;
-        mergepath::TaggedResult<uint64_t> r =
-            op < 0 ? mergepath::merge<uint64_t>(ctx, ka, kb, want)
-                   : mergepath::set_op<uint64_t>(ctx, mergepath::SetOp(op), ka, kb, want);
-        count = r.count;
-        memcpy(tagged, r.indices.data(), sizeof(uint64) * count);
-    });
-    if (!ok) mp_raise(&err, psprintf("computing %s()", fn));
-    PG_RETURN_ARRAYTYPE_P(gather(a, b, tagged, count));
+    mergepath::Outputs want;
+    want.keys = false;
+    run_on_device(
+        a, b, fn,
+        [&](mergepath::Context& ctx, mergepath::View<const uint64_t> ka, mergepath::View<const uint64_t> kb) {
+            return op < 0 ? mergepath::merge<uint64_t>(ctx, ka, kb, want)
+                          : mergepath::set_op<uint64_t>(ctx, mergepath::SetOp(op), ka, kb, want);
+        },
+        [&](const uint64_t* tagged, uint64 n) {
+            count = n;
+            gather(a, b, tagged, n, ARR_DATA_PTR(result));
+        });
+    CHECK_FOR_INTERRUPTS();
+    return finish_result(result, a, count);
 }
 
 }  // namespace
@@ -165,24 +278,27 @@ Datum mp_array_sorted_search(PG_FUNCTION_ARGS) {
     if (!lower && strcmp(side, "upper") != 0)
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("pg_mergepath: sorted_search(): side must be 'lower' or 'upper', not '%s'", side)));
-    uint64* positions = (uint64*)palloc(sizeof(uint64) * Max(needles.count, 1));
-    MpError err;
-    bool ok = mp_try(&err, [&] {
-        mergepath::Context ctx(cpu_options());
-        mergepath::SearchOutputs want;
-        want.lower = lower;
-        want.upper = !lower;
-        want.a_match = want.b_match = false;
-        mergepath::SearchResult r = mergepath::sorted_search<uint64_t>(
-            ctx, mergepath::View<const uint64_t>((const uint64_t*)needles.keys, size_t(needles.count)),
-            mergepath::View<const uint64_t>((const uint64_t*)haystack.keys, size_t(haystack.count)), want);
-        memcpy(positions, lower ? r.a_lower.data() : r.a_upper.data(), sizeof(uint64) * needles.count);
-    });
-    if (!ok) mp_raise(&err, psprintf("computing %s()", fn));
-    Datum* out = (Datum*)palloc(sizeof(Datum) * Max(needles.count, 1));
-    for (int i = 0; i < needles.count; i++) out[i] = Int64GetDatum(int64(positions[i]));
-    PG_RETURN_ARRAYTYPE_P(
-        construct_array(out, needles.count, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+    // the result: one bigint per needle, written straight into the array
+    SortedArray positions = needles;
+    positions.type = INT8OID;
+    positions.stride = sizeof(int64);
+    ArrayType* result = new_result(positions, uint64(needles.count));
+    mergepath::SearchOutputs want;
+    want.lower = lower;
+    want.upper = !lower;
+    want.a_match = want.b_match = false;
+    struct Found {
+        mergepath::Buffer<uint64_t> indices;
+        size_t count;
+    };
+    run_on_device(
+        needles, haystack, fn,
+        [&](mergepath::Context& ctx, mergepath::View<const uint64_t> kn, mergepath::View<const uint64_t> kh) {
+            mergepath::SearchResult r = mergepath::sorted_search<uint64_t>(ctx, kn, kh, want);
+            return Found{std::move(lower ? r.a_lower : r.a_upper), kn.size};
+        },
+        [&](const uint64_t* found, uint64 n) { memcpy(ARR_DATA_PTR(result), found, sizeof(uint64_t) * n); });
+    return finish_result(result, positions, uint64(needles.count));
 }
 
 }  // extern "C"
