@@ -20,7 +20,7 @@
 // ones to the CPU backend; a GPU out of memory redoes the call on the CPU backend.
 #include <atomic>
 #include <cstring>
-#include <vector>
+#include <memory>
 
 #include "device.h"
 #include "guard.h"
@@ -87,6 +87,38 @@ void reject_nulls(ArrayType* array, int count, int arg, const char* fn) {
                      errmsg("pg_mergepath: %s(): argument %d has a NULL element at position %d", fn, arg, i + 1)));
 }
 
+// Pieces of elements the helper threads take one at a time (keys, gathering).
+constexpr uint64 kPiece = 1 << 16;
+
+// Writes a.keys from a's elements on helper threads, and returns the first position
+// whose key is below the one before it (a.count when the array is sorted). Pure
+// memory work: the codec is one element_codec accepted, so mp_encode_column never
+// reaches its ERROR.
+uint64 encode_keys(const SortedArray& a, MpCodec codec) {
+    const uint64 count = uint64(a.count);
+    std::atomic<uint64> next{0}, first_unsorted{count};
+    mp_run_on_threads(uint64(mp_cpu_thread_count()), [&] {
+        for (uint64 begin; (begin = next.fetch_add(kPiece)) < count;) {
+            const uint64 end = Min(begin + kPiece, count);
+            for (uint64 i = begin; i < end; i++)
+                a.keys[i] = mp_encode_column(codec, fetch_att(a.data + i * a.stride, true, a.typlen));
+        }
+    });
+    next = 1;  // then each piece's order, its first key against the one before the piece too
+    mp_run_on_threads(uint64(mp_cpu_thread_count()), [&] {
+        for (uint64 begin; (begin = next.fetch_add(kPiece)) < count;) {
+            const uint64 end = Min(begin + kPiece, count);
+            for (uint64 i = begin; i < end; i++) {
+                if (a.keys[i] >= a.keys[i - 1]) continue;
+                for (uint64 seen = first_unsorted.load(); i < seen && !first_unsorted.compare_exchange_weak(seen, i);) {
+                }
+                break;
+            }
+        }
+    });
+    return first_unsorted.load();
+}
+
 // Argument `arg` (1-based) detoasted, checked (one dimension, no NULL, sorted) and keyed.
 SortedArray read_sorted(FunctionCallInfo fcinfo, int arg, const char* fn) {
     ArrayType* array = PG_GETARG_ARRAYTYPE_P(arg - 1);
@@ -105,15 +137,14 @@ SortedArray read_sorted(FunctionCallInfo fcinfo, int arg, const char* fn) {
     a.data = ARR_DATA_PTR(array);
     a.stride = att_align_nominal(a.typlen, a.typalign);
     a.keys = (uint64*)MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint64) * Max(a.count, 1));
-    for (int i = 0; i < a.count; i++) {
-        if ((i & 0xFFFF) == 0) CHECK_FOR_INTERRUPTS();
-        a.keys[i] = mp_encode_column(codec, fetch_att(a.data + size_t(i) * a.stride, true, a.typlen));
-        if (i > 0 && a.keys[i] < a.keys[i - 1])
-            ereport(ERROR,
-                    (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                     errmsg("pg_mergepath: %s(): argument %d is not sorted ascending at position %d", fn, arg, i + 1),
-                     errdetail("Element %d is less than element %d.", i + 1, i)));
-    }
+    const uint64 unsorted = encode_keys(a, codec);
+    CHECK_FOR_INTERRUPTS();
+    if (unsorted < uint64(a.count))
+        ereport(ERROR,
+                (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                 errmsg("pg_mergepath: %s(): argument %d is not sorted ascending at position %d", fn, arg,
+                        int(unsorted) + 1),
+                 errdetail("Element %d is less than element %d.", int(unsorted) + 1, int(unsorted))));
     return a;
 }
 
@@ -150,9 +181,11 @@ HeldContext* hold_context(MpDevice device, MpDevice* used) {
 // Runs op(ctx, a_keys, b_keys) -> a result with .indices (a Buffer<uint64_t>) and
 // .count on the device, and hands the indices (host memory) and their count to
 // take(), all inside one mp_try. On the GPU the keys are uploaded and the indices
-// downloaded; a GPU out of memory is redone on the CPU backend (with a NOTICE).
-template <class Op, class Take>
-void run_on_device(const SortedArray& a, const SortedArray& b, const char* fn, Op op, Take take) {
+// downloaded, to landing(count) when it gives memory for them (take() may then read
+// and rewrite them in place), else to a buffer of its own; a GPU out of memory is
+// redone on the CPU backend (with a NOTICE).
+template <class Op, class Landing, class Take>
+void run_on_device(const SortedArray& a, const SortedArray& b, const char* fn, Op op, Landing landing, Take take) {
     MpDevice used;
     HeldContext* held = hold_context(array_device(uint64(a.count) + uint64(b.count)), &used);
     MpError err;
@@ -166,9 +199,13 @@ void run_on_device(const SortedArray& a, const SortedArray& b, const char* fn, O
         mergepath::Buffer<uint64_t> da = ctx.upload((const uint64_t*)a.keys, size_t(a.count));
         mergepath::Buffer<uint64_t> db = ctx.upload((const uint64_t*)b.keys, size_t(b.count));
         auto r = op(ctx, mergepath::View<const uint64_t>(da), mergepath::View<const uint64_t>(db));
-        std::vector<uint64_t> host(r.count);
-        ctx.download(mergepath::View<const uint64_t>(r.indices, r.count), host.data());
-        take(host.data(), uint64(r.count));
+        // downloaded where take() wants them (the result array itself when it can be
+        // rewritten in place), else into memory of our own (not zeroed)
+        uint64_t* into = landing(uint64(r.count));
+        std::unique_ptr<uint64_t[]> own(into ? nullptr : new uint64_t[Max(r.count, size_t(1))]);
+        if (!into) into = own.get();
+        ctx.download(mergepath::View<const uint64_t>(r.indices, r.count), into);
+        take(into, uint64(r.count));
     };
     if (mp_try(&err, [&] { run(*held->ctx); })) return;
     if (err.kind != MpErrorKind::DeviceOutOfMemory || used != MpDevice::Gpu) mp_raise(&err, psprintf("computing %s()", fn));
@@ -205,7 +242,6 @@ void gather_as(const SortedArray& a, const SortedArray& b, const uint64_t* tagge
     const T* from_a = (const T*)a.data;
     const T* from_b = (const T*)b.data;
     T* to = (T*)out;
-    constexpr uint64 kPiece = 1 << 16;
     std::atomic<uint64> next{0};
     mp_run_on_threads(uint64(mp_cpu_thread_count()), [&] {
         for (uint64 begin; (begin = next.fetch_add(kPiece)) < count;) {
@@ -249,6 +285,8 @@ Datum combine(FunctionCallInfo fcinfo, int op, const char* fn) {
             return op < 0 ? mergepath::merge<uint64_t>(ctx, ka, kb, want)
                           : mergepath::set_op<uint64_t>(ctx, mergepath::SetOp(op), ka, kb, want);
         },
+        // 8-byte elements: the indices land in the result, each rewritten by its element
+        [&](uint64 n) { return a.stride == 8 && n <= most ? (uint64_t*)ARR_DATA_PTR(result) : nullptr; },
         [&](const uint64_t* tagged, uint64 n) {
             count = n;
             gather(a, b, tagged, n, ARR_DATA_PTR(result));
@@ -297,7 +335,10 @@ Datum mp_array_sorted_search(PG_FUNCTION_ARGS) {
             mergepath::SearchResult r = mergepath::sorted_search<uint64_t>(ctx, kn, kh, want);
             return Found{std::move(lower ? r.a_lower : r.a_upper), kn.size};
         },
-        [&](const uint64_t* found, uint64 n) { memcpy(ARR_DATA_PTR(result), found, sizeof(uint64_t) * n); });
+        [&](uint64 n) { return n <= uint64(needles.count) ? (uint64_t*)ARR_DATA_PTR(result) : nullptr; },
+        [&](const uint64_t* found, uint64 n) {
+            if ((const char*)found != ARR_DATA_PTR(result)) memcpy(ARR_DATA_PTR(result), found, sizeof(uint64_t) * n);
+        });
     return finish_result(result, positions, uint64(needles.count));
 }
 
