@@ -36,9 +36,8 @@ SELECT count(*) AS pairs,
        count(*) FILTER (WHERE sorted_search(a, b, 'upper') = (SELECT coalesce(array_agg((SELECT count(*) FROM unnest(a) x WHERE x <= n) ORDER BY o), '{}')
                                                      FROM unnest(b) WITH ORDINALITY u(n, o))) AS upper_ok
 FROM ao_pairs;
--- ... again with pg_mergepath.min_rows = 0: every call goes to the device that
--- pg_mergepath.device picks (the GPU in the device run: keys uploaded, indices
--- downloaded; the CPU backend here)
+-- ... again with pg_mergepath.min_rows = 0: with pg_mergepath.device = gpu (the device
+-- run) every call goes to the GPU (keys uploaded, indices downloaded); here, the CPU
 SET pg_mergepath.min_rows = 0;
 SELECT count(*) AS pairs,
        count(*) FILTER (WHERE merge(a, b) = ao_sql(a, b, 'UNION ALL')) AS merge_ok,

@@ -14,10 +14,12 @@
 //
 // Every supported element type is fixed-width and passed by value, so the elements are
 // read in place (no Datum per element) and the result array is written straight from
-// the library's indices. Where: arrays of at least pg_mergepath.min_rows elements (both
-// together) go to the device pg_mergepath.device picks (auto: the GPU once started in
-// this backend, see device.h; the keys are uploaded and the indices downloaded), smaller
-// ones to the CPU backend; a GPU out of memory redoes the call on the CPU backend.
+// the library's indices. Where: with pg_mergepath.device = gpu, arrays of at least
+// pg_mergepath.min_rows elements (both together) go to the GPU (the keys uploaded, the
+// indices downloaded; out of memory: redone on the CPU backend); otherwise, auto
+// included, the CPU backend's threads: the arrays are in host memory already, and on
+// the H200 host the transfers cost what the CPU's 16 threads take (10M-element arrays:
+// merge 306 ms on the CPU, 414 ms on the GPU; bench/RESULTS.md).
 #include <atomic>
 #include <cstring>
 #include <memory>
@@ -150,7 +152,7 @@ SortedArray read_sorted(FunctionCallInfo fcinfo, int arg, const char* fn) {
 
 // The device for `elements` elements in all: see the file comment.
 MpDevice array_device(uint64 elements) {
-    if (elements < uint64(Max(mp_min_rows, 1))) return MpDevice::Cpu;
+    if (mp_device_setting != MP_DEVICE_SETTING_GPU || elements < uint64(Max(mp_min_rows, 1))) return MpDevice::Cpu;
     return mp_choose_device(elements);
 }
 
