@@ -70,8 +70,12 @@
 // join wins only where the native plan's cost is not linear (a nested loop over an
 // index on a side estimated tiny, which PostgreSQL then prefers for either estimate).
 // pg_mergepath.min_rows (both inputs' estimated rows) keeps tiny joins native, where
-// the fixed costs (device start, launches, shared memory) dominate.
+// the fixed costs (device start, launches, shared memory) dominate. Every decision from
+// an input's size (min_rows, streaming the outer side, the memory limit) takes the
+// larger of its relation's estimate and its cheapest path's rows (mp_input_rows: Citus
+// corrects the path only).
 #include "join_node.h"
+#include "input_rows.h"
 #include "partial_paths.h"
 
 extern "C" {
@@ -371,9 +375,9 @@ CustomPath* own_inner_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* o
 double estimated_input_bytes(RelOptInfo* joinrel, RelOptInfo* outerrel, RelOptInfo* innerrel,
                              const JoinClauses* jc) {
     const double per_row = mp_join_key_bits(jc->columns, jc->nkeys) / 8.0 + sizeof(uint64);
-    double bytes = outerrel->rows * kMpRangeSize;  // each A key's room for its B range
+    double bytes = mp_input_rows(outerrel) * kMpRangeSize;  // each A key's room for its B range
     for (RelOptInfo* side : {outerrel, innerrel})
-        bytes += side->rows * (per_row + (side_stores(joinrel, side) ? side->reltarget->width + 16.0 : 0.0));
+        bytes += mp_input_rows(side) * (per_row + (side_stores(joinrel, side) ? side->reltarget->width + 16.0 : 0.0));
     return bytes;
 }
 
@@ -385,7 +389,7 @@ double estimated_probe_bytes(RelOptInfo* joinrel, RelOptInfo* outerrel, RelOptIn
     const double key_bytes = mp_join_key_bits(jc->columns, jc->nkeys) / 8.0;
     double per_row = 2.0 * key_bytes + sizeof(uint64) + 2.0 * sizeof(uint64);
     if (side_stores(joinrel, innerrel)) per_row += innerrel->reltarget->width + 16.0;
-    return innerrel->rows * per_row + kMpProbeBatch * (outerrel->reltarget->width + 16.0);
+    return mp_input_rows(innerrel) * per_row + kMpProbeBatch * (outerrel->reltarget->width + 16.0);
 }
 
 // Whether the outer side may stream past the sorted inner one (see the file comment):
@@ -394,7 +398,7 @@ double estimated_probe_bytes(RelOptInfo* joinrel, RelOptInfo* outerrel, RelOptIn
 bool may_stream_outer(JoinType jointype, RelOptInfo* outerrel, RelOptInfo* innerrel, bool over_limit) {
     bool per_outer_row = jointype == JOIN_INNER || jointype == JOIN_LEFT || jointype == JOIN_SEMI ||
                          jointype == JOIN_ANTI;
-    return mp_stream_outer && per_outer_row && (over_limit || innerrel->rows * 4.0 <= outerrel->rows);
+    return mp_stream_outer && per_outer_row && (over_limit || mp_input_rows(innerrel) * 4.0 <= mp_input_rows(outerrel));
 }
 
 void consider_join(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel, RelOptInfo* innerrel,
@@ -407,7 +411,7 @@ void consider_join(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel,
     double probe_bytes = 0;
     if (early) why_not = pstrdup(early);
     else if (split_clauses(joinrel, outerrel, innerrel, jointype, extra->restrictlist, &jc, &why_not)) {
-        double rows = outerrel->rows + innerrel->rows;
+        double rows = mp_input_rows(outerrel) + mp_input_rows(innerrel);
         double bytes = estimated_input_bytes(joinrel, outerrel, innerrel, &jc);
         const double limit = mp_memory_limit_bytes() > 0 ? double(mp_memory_limit_bytes()) : -1;
         if (rows < mp_min_rows)
