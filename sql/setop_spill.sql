@@ -69,9 +69,10 @@ CREATE FUNCTION sp_tmp_entries() RETURNS bigint LANGUAGE sql AS $$
   SELECT count(*) FROM pg_ls_dir('base/pgsql_tmp', true, false)
 $$;
 SET parallel_setup_cost = 0;
--- not 0: a serial node over Gathers of the same Parallel Seq Scans would cost the same
--- and win on its key order (pathkeys)
-SET parallel_tuple_cost = 0.01;
+-- 0: tuple queues cost nothing against emitting from one process (cpu_tuple_cost), so
+-- the plans below are a Gather over the node whose participants all emit (the one-
+-- emitter plan, where only the combiner emits, is tested at the end)
+SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
 SELECT line FROM mp_explain('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r', 'COSTS OFF') line
@@ -146,6 +147,19 @@ DROP TABLE sw_small_l, sw_small_r, sw_small_a, sw_small_b;
 SET pg_mergepath.memory_limit = '1GB';
 SELECT mp_spill_summary('SELECT k FROM sw_l INTERSECT ALL SELECT k FROM sw_r');
 SET pg_mergepath.memory_limit = 0;
+-- one emitter (parallel_tuple_cost above 0: a Gather over the node whose combiner alone
+-- emits every result, range after range in key order; the others only read and spill):
+-- planned to spill, and switched while reading; with and without the leader
+SET parallel_tuple_cost = 0.01;
+SELECT mp_memory_lines('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r');
+SELECT mp_node_check('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r');
+SELECT mp_memory_lines('SELECT k FROM sw_l EXCEPT ALL SELECT k FROM sw_r');
+SELECT mp_node_check('SELECT k FROM sw_l EXCEPT ALL SELECT k FROM sw_r');
+SET parallel_leader_participation = off;
+SELECT mp_node_check('SELECT k FROM sp_l UNION SELECT k FROM sp_r');
+SELECT mp_node_check('SELECT k FROM sw_l INTERSECT ALL SELECT k FROM sw_r');
+RESET parallel_leader_participation;
+SET parallel_tuple_cost = 0;
 DROP TABLE sw_l, sw_r;
 -- no limit: the parallel node that shares its chunks, image keys too
 SET pg_mergepath.memory_limit = -1;

@@ -38,6 +38,8 @@ static void explain_counts(MpSetOpState* st, ExplainState* es) {
         ExplainPropertyText("Memory Limit",
                             st->node.info.keys.images
                                 ? "passed at run time: spilled, the participants combined hash partitions"
+                            : st->node.info.one_emitter
+                                ? "passed at run time: spilled, the combiner combined key ranges"
                                 : "passed at run time: spilled, the participants combined key ranges",
                             es);
     mp_spill_explain(&spilled, es);
