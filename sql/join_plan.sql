@@ -94,6 +94,21 @@ MOVE FORWARD ALL FROM cj2;
 FETCH BACKWARD ALL FROM cj2;
 COMMIT;
 
+-- Citus sets the scan path of an intermediate result to the file's row count and leaves
+-- its relation's estimate at 1000 rows: the join decides from the larger of the two
+-- (plan/input_rows.h; pg_mergepath.debug_scan_rows imitates the correction). Relations
+-- estimated at 1000 rows each stay native under min_rows; the same with paths of 300000.
+RESET pg_mergepath.min_rows;
+RESET enable_hashjoin;
+SELECT mp_misled_copy('ja', 'ci_a'), mp_misled_copy('jb', 'ci_b');
+SELECT * FROM mp_explain('SELECT ci_a.p, ci_b.q FROM ci_a JOIN ci_b ON ci_a.k = ci_b.k');
+SET pg_mergepath.debug_scan_rows = 300000;
+SELECT * FROM mp_explain('SELECT ci_a.p, ci_b.q FROM ci_a JOIN ci_b ON ci_a.k = ci_b.k');
+SELECT mp_join_check('SELECT ci_a.p, ci_b.q FROM ci_a JOIN ci_b ON ci_a.k = ci_b.k');
+RESET pg_mergepath.debug_scan_rows;
+DROP TABLE ci_a, ci_b;
+SET pg_mergepath.min_rows = 0;
+
 RESET enable_hashjoin;
 RESET enable_mergejoin;
 RESET enable_nestloop;

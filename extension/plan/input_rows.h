@@ -17,3 +17,8 @@ inline double mp_input_rows(const RelOptInfo* rel) {
     const Path* cheapest = rel->cheapest_total_path;
     return Max(rel->rows, cheapest ? cheapest->rows : 0.0);
 }
+
+// pg_mergepath.debug_scan_rows (tests): a plain table's unparameterized serial paths
+// claim that many rows and its relation keeps its estimate, as Citus leaves an
+// intermediate result's. Called from the set_rel_pathlist hook.
+void mp_debug_claim_scan_rows(RelOptInfo* rel, RangeTblEntry* rte);

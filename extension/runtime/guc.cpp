@@ -38,6 +38,9 @@
 //                                        pieces of about this many rows and pauses 2 ms
 //                                        after each, so that small tests have
 //                                        participants wait for pieces
+//   pg_mergepath.debug_scan_rows         a table's scan paths claim this many rows while the
+//                                        relation keeps its estimate, as Citus corrects
+//                                        the scan of an intermediate result
 #include <climits>
 
 #include "pg_mergepath.h"
@@ -62,6 +65,7 @@ int mp_debug_hash_bits = 0;
 bool mp_debug_replace_native = false;
 int mp_debug_cpu_memory_kb = 0;
 int mp_debug_piece_rows = 0;
+int mp_debug_scan_rows = 0;
 int mp_gpu_shared_memory_mb = 0;
 int mp_gpu_wait_timeout_ms = 10000;
 int mp_debug_cpu_shared_budget_kb = 0;
@@ -154,6 +158,9 @@ static void define_debug_gucs(void) {
     DefineCustomIntVariable("pg_mergepath.debug_piece_rows",
                             "Rows per piece of results a parallel node's combiner announces (testing; 0: ~8 MB).", NULL,
                             &mp_debug_piece_rows, 0, 0, INT_MAX, PGC_USERSET, hidden, NULL, NULL, NULL);
+    DefineCustomIntVariable("pg_mergepath.debug_scan_rows",
+                            "Rows a table's scan paths claim, its relation's estimate unchanged (testing; 0: off).",
+                            NULL, &mp_debug_scan_rows, 0, 0, INT_MAX, PGC_USERSET, hidden, NULL, NULL, NULL);
     DefineCustomIntVariable("pg_mergepath.debug_cpu_memory_limit", "Memory budget of the CPU backend (testing).",
                             NULL, &mp_debug_cpu_memory_kb, 0, 0, INT_MAX, PGC_USERSET, hidden | GUC_UNIT_KB,
                             NULL, NULL, NULL);

@@ -56,6 +56,7 @@
 // for a Gather Merge); and a Gather over the one-emitter variant (one_emitter_gather).
 #include <algorithm>
 
+#include "input_rows.h"
 #include "partial_paths.h"
 #include "setop_native.h"
 #include "column_ranges.h"  // after setop.h: it brings PostgreSQL's headers
@@ -408,9 +409,11 @@ void consider_setop(PlannerInfo* root, RelOptInfo* rel, const MpNativeSetOp& nat
     add_parallel_paths(root, rel, partials, 2, union_all);
 }
 
-// A UNION ALL that PostgreSQL flattened into an appendrel: our path in key order.
+// A UNION ALL that PostgreSQL flattened into an appendrel: our path in key order. (First
+// the tests' scan rows setting, input_rows.h.)
 void mp_set_rel_pathlist(PlannerInfo* root, RelOptInfo* rel, Index rti, RangeTblEntry* rte) {
     if (prev_set_rel_pathlist_hook) prev_set_rel_pathlist_hook(root, rel, rti, rte);
+    mp_debug_claim_scan_rows(rel, rte);
     if (!mp_enabled) return;
     MpNativeSetOp native;
     const char* why_not;
