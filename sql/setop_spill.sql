@@ -69,10 +69,12 @@ CREATE FUNCTION sp_tmp_entries() RETURNS bigint LANGUAGE sql AS $$
   SELECT count(*) FROM pg_ls_dir('base/pgsql_tmp', true, false)
 $$;
 SET parallel_setup_cost = 0;
--- 0: tuple queues cost nothing against emitting from one process (cpu_tuple_cost), so
--- the plans below are a Gather over the node whose participants all emit (the one-
--- emitter plan, where only the combiner emits, is tested at the end)
-SET parallel_tuple_cost = 0;
+-- tuple queues cheap against emitting from one process (cpu_tuple_cost), so that the
+-- plans below are a Gather over the node whose participants all emit (the one-emitter
+-- plan, where only the combiner emits, is tested at the end); not 0: a serial node
+-- over Gathers of the same Parallel Seq Scans would cost the same and win
+SET parallel_tuple_cost = 0.01;
+SET cpu_tuple_cost = 0.05;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
 SELECT line FROM mp_explain('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r', 'COSTS OFF') line
@@ -150,7 +152,8 @@ SET pg_mergepath.memory_limit = 0;
 -- one emitter (parallel_tuple_cost above 0: a Gather over the node whose combiner alone
 -- emits every result, range after range in key order; the others only read and spill):
 -- planned to spill, and switched while reading; with and without the leader
-SET parallel_tuple_cost = 0.01;
+SET parallel_tuple_cost = 0.1;
+RESET cpu_tuple_cost;
 SELECT mp_memory_lines('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r');
 SELECT mp_node_check('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r');
 SELECT mp_memory_lines('SELECT k FROM sw_l EXCEPT ALL SELECT k FROM sw_r');
@@ -159,7 +162,8 @@ SET parallel_leader_participation = off;
 SELECT mp_node_check('SELECT k FROM sp_l UNION SELECT k FROM sp_r');
 SELECT mp_node_check('SELECT k FROM sw_l INTERSECT ALL SELECT k FROM sw_r');
 RESET parallel_leader_participation;
-SET parallel_tuple_cost = 0;
+SET parallel_tuple_cost = 0.01;
+SET cpu_tuple_cost = 0.05;
 DROP TABLE sw_l, sw_r;
 -- no limit: the parallel node that shares its chunks, image keys too
 SET pg_mergepath.memory_limit = -1;
@@ -174,6 +178,7 @@ SELECT mp_spill_summary('SELECT k FROM sp_l INTERSECT ALL SELECT k FROM sp_r');
 
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
+RESET cpu_tuple_cost;
 RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
 RESET pg_mergepath.memory_limit;
