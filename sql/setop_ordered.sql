@@ -152,8 +152,8 @@ RESET parallel_leader_participation;
 -- A LIMIT under a correlated subquery: each rescan reads further than the one before.
 -- PostgreSQL re-launches the workers of a rescanned Gather with the first execution's
 -- tuple bound (rescan_bound.h): a worker stopped inside the batch it claimed, and the
--- rest of that batch was lost (rows out of order under a Gather Merge, too few under
--- a Gather). The rescanned workers now run unbounded. Under a Gather Merge ...
+-- rest of that batch was lost (rows skipped under a Gather Merge, too few under a
+-- Gather). The rescanned workers now run unbounded. Under a Gather Merge ...
 SELECT mp_order_check('SELECT x, (SELECT array_agg(k) FROM (SELECT k FROM ord_l UNION ALL SELECT k FROM ord_r
                         ORDER BY k LIMIT 199 + x) s)[199:] FROM generate_series(1, 3) x');
 SELECT mp_order_check('SELECT x, (SELECT array_agg(k) FROM (SELECT k FROM ord_l INTERSECT ALL SELECT k FROM ord_r
@@ -165,6 +165,11 @@ SELECT mp_order_check('SELECT x, (SELECT array_agg(k) FROM (SELECT k FROM ord_l 
 SELECT * FROM mp_explain('SELECT (SELECT count(*) FROM (SELECT k FROM ord_l EXCEPT ALL SELECT k FROM ord_r
                           LIMIT 1000 * x * x) s) FROM generate_series(1, 3) x');
 SELECT x, (SELECT count(*) FROM (SELECT k FROM ord_l EXCEPT ALL SELECT k FROM ord_r LIMIT 1000 * x * x) s) AS n
+FROM generate_series(1, 3) x;
+-- ... with every participant emitting (two columns: no order, so no one-emitter plan)
+SELECT * FROM mp_explain('SELECT (SELECT count(*) FROM (SELECT k, k FROM ord_l EXCEPT ALL SELECT k, k FROM ord_r
+                          LIMIT 1000 * x * x) s) FROM generate_series(1, 3) x');
+SELECT x, (SELECT count(*) FROM (SELECT k, k FROM ord_l EXCEPT ALL SELECT k, k FROM ord_r LIMIT 1000 * x * x) s) AS n
 FROM generate_series(1, 3) x;
 RESET parallel_leader_participation;
 -- ... and with one emitter

@@ -78,19 +78,44 @@ MpCodec element_codec(Oid type, const char* fn) {
     return MpCodec::Hashed;
 }
 
-// ERROR at the first NULL element, if the array has any.
-void reject_nulls(ArrayType* array, int count, int arg, const char* fn) {
-    const bits8* bitmap = ARR_NULLBITMAP(array);
-    if (!bitmap) return;
-    for (int i = 0; i < count; i++)
-        if (!(bitmap[i / 8] & (1 << (i % 8))))
+[[noreturn]] void report_unsorted(int arg, const char* fn, int position) {
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("pg_mergepath: %s(): argument %d is not sorted ascending at position %d", fn, arg,
+                           position + 1),
+                    errdetail("Element %d is less than element %d.", position + 1, position)));
+    pg_unreachable();
+}
+
+// An array with a NULL bitmap: ERROR at its first offending position, a NULL or an
+// element out of order, whichever comes first (the elements after a NULL are not in
+// place, so this walks them one by one).
+void reject_with_nulls(ArrayType* array, const SortedArray& a, MpCodec codec, int arg, const char* fn) {
+    Datum* values;
+    bool* nulls;
+    int count;
+    deconstruct_array(array, a.type, a.typlen, a.typbyval, a.typalign, &values, &nulls, &count);
+    uint64 last = 0;
+    for (int i = 0; i < count; i++) {
+        if (nulls[i])
             ereport(ERROR,
                     (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
                      errmsg("pg_mergepath: %s(): argument %d has a NULL element at position %d", fn, arg, i + 1)));
+        uint64 key = mp_encode_column(codec, values[i]);
+        if (i > 0 && key < last) report_unsorted(arg, fn, i);
+        last = key;
+    }
+    pfree(values);  // a NULL bitmap without a NULL: the elements are in place after all
+    pfree(nulls);
 }
 
-// Pieces of elements the helper threads take one at a time (keys, gathering).
+// Pieces of elements the helper threads take one at a time (keys, gathering), and
+// the fewest elements worth starting them for (smaller arrays: this thread alone).
 constexpr uint64 kPiece = 1 << 16;
+constexpr uint64 kThreadedElements = 4 * kPiece;
+
+unsigned helper_threads(uint64 elements) {
+    return elements >= kThreadedElements ? unsigned(mp_cpu_thread_count()) : 1u;
+}
 
 // Writes a.keys from a's elements on helper threads, and returns the first position
 // whose key is below the one before it (a.count when the array is sorted). Pure
@@ -99,7 +124,7 @@ constexpr uint64 kPiece = 1 << 16;
 uint64 encode_keys(const SortedArray& a, MpCodec codec) {
     const uint64 count = uint64(a.count);
     std::atomic<uint64> next{0}, first_unsorted{count};
-    mp_run_on_threads(uint64(mp_cpu_thread_count()), [&] {
+    mp_run_on_threads(helper_threads(count), [&] {
         for (uint64 begin; (begin = next.fetch_add(kPiece)) < count;) {
             const uint64 end = Min(begin + kPiece, count);
             for (uint64 i = begin; i < end; i++)
@@ -107,7 +132,7 @@ uint64 encode_keys(const SortedArray& a, MpCodec codec) {
         }
     });
     next = 1;  // then each piece's order, its first key against the one before the piece too
-    mp_run_on_threads(uint64(mp_cpu_thread_count()), [&] {
+    mp_run_on_threads(helper_threads(count), [&] {
         for (uint64 begin; (begin = next.fetch_add(kPiece)) < count;) {
             const uint64 end = Min(begin + kPiece, count);
             for (uint64 i = begin; i < end; i++) {
@@ -135,18 +160,13 @@ SortedArray read_sorted(FunctionCallInfo fcinfo, int arg, const char* fn) {
     if (a.typlen <= 0 || !a.typbyval)  // every type with a codec above is fixed-width and by value
         elog(ERROR, "pg_mergepath: %s(): elements of %s are not fixed-width values", fn, format_type_be(a.type));
     a.count = ArrayGetNItems(ARR_NDIM(array), ARR_DIMS(array));
-    reject_nulls(array, a.count, arg, fn);
+    if (ARR_HASNULL(array)) reject_with_nulls(array, a, codec, arg, fn);
     a.data = ARR_DATA_PTR(array);
     a.stride = att_align_nominal(a.typlen, a.typalign);
     a.keys = (uint64*)MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint64) * Max(a.count, 1));
     const uint64 unsorted = encode_keys(a, codec);
     CHECK_FOR_INTERRUPTS();
-    if (unsorted < uint64(a.count))
-        ereport(ERROR,
-                (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                 errmsg("pg_mergepath: %s(): argument %d is not sorted ascending at position %d", fn, arg,
-                        int(unsorted) + 1),
-                 errdetail("Element %d is less than element %d.", int(unsorted) + 1, int(unsorted))));
+    if (unsorted < uint64(a.count)) report_unsorted(arg, fn, int(unsorted));
     return a;
 }
 
@@ -156,8 +176,18 @@ MpDevice array_device(uint64 elements) {
     return mp_choose_device(elements);
 }
 
-// The backend's context for the device, released when the calling memory context is
-// reset or deleted (an ERROR in between included).
+// The library on this process's CPU, pg_mergepath.cpu_threads threads (made and gone
+// inside mp_try()).
+mergepath::Options cpu_options() {
+    mergepath::Options options;
+    options.backend = mergepath::Backend::Cpu;
+    options.cpu_threads = mp_cpu_thread_count();
+    options.interrupt_requested = mp_interrupt_requested;
+    return options;
+}
+
+// The backend's GPU context, released when the calling memory context is reset or
+// deleted (an ERROR in between included).
 struct HeldContext {
     mergepath::Context* ctx;
     MemoryContextCallback callback;
@@ -188,8 +218,6 @@ HeldContext* hold_context(MpDevice device, MpDevice* used) {
 // redone on the CPU backend (with a NOTICE).
 template <class Op, class Landing, class Take>
 void run_on_device(const SortedArray& a, const SortedArray& b, const char* fn, Op op, Landing landing, Take take) {
-    MpDevice used;
-    HeldContext* held = hold_context(array_device(uint64(a.count) + uint64(b.count)), &used);
     MpError err;
     auto run = [&](mergepath::Context& ctx) {
         if (ctx.host_memory()) {
@@ -209,18 +237,35 @@ void run_on_device(const SortedArray& a, const SortedArray& b, const char* fn, O
         ctx.download(mergepath::View<const uint64_t>(r.indices, r.count), into);
         take(into, uint64(r.count));
     };
+    // the CPU backend: a context of this call's own (made and gone inside mp_try)
+    auto run_on_cpu = [&] {
+        if (!mp_try(&err, [&] {
+                mergepath::Context ctx(cpu_options());
+                run(ctx);
+            }))
+            mp_raise(&err, psprintf("computing %s()", fn));
+    };
+    if (array_device(uint64(a.count) + uint64(b.count)) == MpDevice::Cpu) return run_on_cpu();
+    MpDevice used;
+    HeldContext* held = hold_context(MpDevice::Gpu, &used);
     if (mp_try(&err, [&] { run(*held->ctx); })) return;
     if (err.kind != MpErrorKind::DeviceOutOfMemory || used != MpDevice::Gpu) mp_raise(&err, psprintf("computing %s()", fn));
     ereport(NOTICE, (errmsg("pg_mergepath: out of memory on the GPU, computing %s() on the CPU backend", fn)));
     release_held(held);
-    held = hold_context(MpDevice::Cpu, &used);
-    if (!mp_try(&err, [&] { run(*held->ctx); })) mp_raise(&err, psprintf("computing %s()", fn));
+    run_on_cpu();
 }
 
 // A one-dimensional array of `most` elements of a's type, its header filled in; its
-// size is set by finish_result.
+// size is set by finish_result. PostgreSQL's ERROR when that many elements would not
+// make an array (construct_md_array's limits: elements, and bytes).
 ArrayType* new_result(const SortedArray& a, uint64 most) {
     const Size header = ARR_OVERHEAD_NONULLS(1);
+    if (most > MaxArraySize)
+        ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+                        errmsg("array size exceeds the maximum allowed (%d)", int(MaxArraySize))));
+    if (header + most * a.stride > MaxAllocSize)
+        ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+                        errmsg("array size exceeds the maximum allowed (%d)", int(MaxAllocSize))));
     ArrayType* r = (ArrayType*)MemoryContextAllocHuge(CurrentMemoryContext, header + Size(most) * a.stride);
     memset(r, 0, header);
     r->ndim = 1;
@@ -245,7 +290,7 @@ void gather_as(const SortedArray& a, const SortedArray& b, const uint64_t* tagge
     const T* from_b = (const T*)b.data;
     T* to = (T*)out;
     std::atomic<uint64> next{0};
-    mp_run_on_threads(uint64(mp_cpu_thread_count()), [&] {
+    mp_run_on_threads(helper_threads(count), [&] {
         for (uint64 begin; (begin = next.fetch_add(kPiece)) < count;) {
             const uint64 end = Min(begin + kPiece, count);
             for (uint64 i = begin; i < end; i++) {
@@ -273,9 +318,6 @@ Datum combine(FunctionCallInfo fcinfo, int op, const char* fn) {
     const uint64 most = op == int(mergepath::SetOp::Intersection) ? Min(a.count, b.count)
                         : op == int(mergepath::SetOp::Difference) ? uint64(a.count)
                                                                   : uint64(a.count) + uint64(b.count);
-    if (most > MaxArraySize)
-        ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-                        errmsg("array size exceeds the maximum allowed (%d)", int(MaxArraySize))));
     if (a.stride > 8) elog(ERROR, "pg_mergepath: %s(): elements wider than 8 bytes", fn);
     ArrayType* result = new_result(a, most);
     uint64 count = 0;

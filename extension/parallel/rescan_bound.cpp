@@ -2,6 +2,10 @@
 // tuple bound instead of the first execution's.
 #include "rescan_bound.h"
 
+#if PG_VERSION_NUM >= 190000
+#error "check execParallel.c: PARALLEL_KEY_EXECUTOR_FIXED and FixedParallelExecutorState's first member"
+#endif
+
 namespace {
 
 // execParallel.c keeps both of these private; they are the same in PostgreSQL 15, 17

@@ -6,7 +6,7 @@
 // ExecParallelReinitialize (PostgreSQL 15 to 18) re-launches the workers without
 // storing the bound again, so they keep the first execution's. A LIMIT that reads
 // further on the next execution (a correlated subquery's `LIMIT 3 * x`) then gets too
-// few rows, or (Gather Merge) rows out of order. Stock plans show it too (a Parallel
+// few rows, or (Gather Merge) skips rows it must return. Stock plans show it too (a Parallel
 // Seq Scan with parallel_leader_participation = off); a node whose participants claim
 // batches of results shows it at once: a worker that stops inside its batch loses the
 // rest of that batch for everyone.

@@ -285,8 +285,8 @@ const char* mp_device_name(MpDevice device) { return device == MpDevice::Gpu ? "
 
 int mp_cpu_thread_count() {
     if (mp_cpu_threads > 0) return mp_cpu_threads;
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? int(n) : 1;
+    static const long online = sysconf(_SC_NPROCESSORS_ONLN);  // read once: glibc reads sysfs each time
+    return online > 0 ? int(online) : 1;
 }
 
 double mp_take_gpu_start_ms() {

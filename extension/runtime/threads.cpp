@@ -9,7 +9,9 @@
 #include <vector>
 
 void mp_run_on_threads(unsigned threads, const std::function<void()>& work) noexcept {
-    unsigned n = std::max(1u, std::min(threads, std::max(1u, std::thread::hardware_concurrency())));
+    if (threads <= 1) return work();
+    static const unsigned cores = std::max(1u, std::thread::hardware_concurrency());  // sysfs: read once
+    unsigned n = std::max(1u, std::min(threads, cores));
     std::vector<std::thread> pool;
     sigset_t all, old;
     sigfillset(&all);

@@ -400,6 +400,7 @@ static void start_claims(MpSetOpState* st) {
     int sharing = Max(st->shared->participants, 1);
     SpinLockRelease(&st->shared->mutex);
     if (r->images && sharing > 1) sharing--;  // the leader only gathers (image_ranges.cpp)
+    if (st->node.info.one_emitter) sharing = 1;  // the combiner claims every range alone
     r->cpu_threads = Max(1, mp_cpu_thread_count() / sharing);
     st->stats.report = MpStageReport();
     st->stats.report.device = mp_planning_device();
