@@ -62,7 +62,9 @@ RESET pg_mergepath.device;
 SET pg_mergepath.device = cpu;
 SET pg_mergepath.min_rows = 0;
 SET max_parallel_workers_per_gather = 0;
+SET pg_mergepath.cpu_threads = 2;  -- the plan on every host (the narrow key, not the ordered one)
 EXPLAIN (COSTS OFF) SELECT k FROM big_l INTERSECT ALL SELECT k FROM big_r;
+RESET pg_mergepath.cpu_threads;
 BEGIN;
 SET LOCAL pg_mergepath.cpu_threads = 1;
 DECLARE c1 CURSOR FOR SELECT k FROM big_l INTERSECT ALL SELECT k FROM big_r;
