@@ -66,7 +66,7 @@ run_variant() {
       !answer && /^[0-9]+:/ { answer = $0 }
       END { if (err) print "ERROR " err "|"; else print answer "|" t }'
 }
-median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)] }'; }
+median() { tr ' ' '\n' | { grep -v '^$' || true; } | sort -n | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)] }'; }
 
 echo "| query | what | stock ms | with pg_mergepath ms | stock / ours | our nodes in the plan | same answer |"
 echo "|---|---|---:|---:|---:|---|---|"

@@ -1,7 +1,8 @@
 -- bench/dss/schema.sql — a star schema of our own for the decision-support benchmark
 -- (scripts/bench-dss.sh): two fact tables (store sales, web sales), their returns, and
--- four dimensions. :scale sets the size: scale 10 makes 10M store sales, 5M web sales,
--- 500k returns, 2M customers, 200k products (the dimensions grow with the square root).
+-- four dimensions. :scale (a whole number) sets the size: scale 10 makes 10M store sales,
+-- 5M web sales, 500k returns, 632k customers and 63k products (the dimensions grow with
+-- the square root of the scale), 1000 stores and 2922 days.
 -- Every value is generated from the row number, so the data is the same on every run.
 -- Skew: products and customers are drawn with a power law (a few are very common).
 DROP SCHEMA IF EXISTS dss CASCADE;
