@@ -124,6 +124,16 @@ SELECT mp_join_check('SELECT * FROM jdup_a a JOIN jdup_b b ON a.k = b.k');
 SELECT mp_join_check('SELECT * FROM jdup_a a FULL JOIN jdup_b b ON a.k = b.k AND a.p = b.q');
 SELECT mp_join_check('SELECT * FROM jdup_a a WHERE EXISTS (SELECT 1 FROM jdup_b b WHERE a.k = b.k AND b.q = a.p)');
 
+-- SEMI / ANTI with a join filter that rejects the first candidates of heavy keys: a
+-- row's walk goes deep into its range (its window of B rows grows as it walks), and
+-- the next rows of the same key start over at the range's beginning
+CREATE TABLE jw_a AS SELECT (g % 3)::int8 AS k, g * 3 AS v FROM generate_series(1, 1000) g;
+CREATE TABLE jw_b AS SELECT (g % 3)::int8 AS k, g AS w FROM generate_series(1, 30000) g;
+ANALYZE jw_a, jw_b;
+SELECT jt, mp_join_check(format('SELECT a.* FROM jw_a a WHERE %s EXISTS (SELECT 1 FROM jw_b b WHERE b.k = a.k AND b.w > a.v * 11)', jt))
+FROM (VALUES (''), ('NOT')) j(jt) ORDER BY jt;
+DROP TABLE jw_a, jw_b;
+
 -- three-way joins: our node over our node
 SELECT mp_join_check('SELECT ja.p, jb.q, j2.p FROM ja JOIN jb ON ja.k = jb.k LEFT JOIN ja j2 ON j2.k8 = jb.k8');
 

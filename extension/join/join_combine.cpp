@@ -236,6 +236,7 @@ void mp_join_take_results(MpJoinState* st) {
     }
     if (st->node.nstored[1] > 0) {
         st->emitter.b_window.pos = (uint64*)MemoryContextAlloc(st->run.cxt, sizeof(uint64) * kMpEmitBatch);
+        st->emitter.b_window.block_end = (uint32*)MemoryContextAlloc(st->run.cxt, sizeof(uint32) * kMpEmitBatch);
         st->emitter.b_window.tuples =
             (MinimalTuple*)MemoryContextAlloc(st->run.cxt, sizeof(MinimalTuple) * kMpEmitBatch);
         st->emitter.b_window.count = st->emitter.b_window.next = 0;

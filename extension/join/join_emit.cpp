@@ -76,17 +76,28 @@ constexpr uint32 kMpPrefetchAhead = 16;
 // MpPairWindow): while expanding pairs, the rest of the current A row's range and then
 // the ranges of the batch's next A rows (all in place: the batch was waited for);
 // while emitting unmatched B rows, the run of positions from j.
-// SEMI and ANTI stop at a row's first passing pair: only the first few of each range.
-static uint32 upcoming_b_positions(MpJoinState* st, uint64 j, bool in_pairs, uint64* out) {
+// SEMI and ANTI stop at a row's first passing pair: only the first few of each range,
+// unless the current row's walk is already past them (a join filter rejecting its first
+// candidates, as on a heavy key): then more of its range, else every few pairs of such
+// a row would make a new window.
+static uint32 upcoming_b_positions(MpJoinState* st, uint64 j, bool in_pairs, uint64* out, uint32* block_end) {
     const MpJoinCursor* cur = &st->emitter.cur;
     const JoinType jt = st->node.info.jointype;
     const uint64 per_row = in_pairs && mp_join_first_match_decides(jt) ? kMpPrefetchAhead : kMpEmitBatch;
+    // the current row: per_row from j, or, walked past that already, as many again as
+    // it has walked (doubling: a long walk costs a few windows, a short one no waste)
+    uint64 ahead = per_row;
+    if (in_pairs && per_row < kMpEmitBatch) ahead = Min(uint64(kMpEmitBatch), Max(per_row, j - a_range(st, cur->a)->lower));
     uint32 n = 0;
-    uint64 end = in_pairs ? Min(cur->b_end, j + per_row) : cur->b_pos_end;
-    for (uint64 p = j; p < end && n < kMpEmitBatch; p++) out[n++] = p;
+    auto add_block = [&](uint64 from, uint64 to) {  // positions [from, to), as far as they fit
+        const uint32 start = n;
+        for (uint64 p = from; p < to && n < kMpEmitBatch; p++) out[n++] = p;
+        for (uint32 i = start; i < n; i++) block_end[i] = n;
+    };
+    add_block(j, in_pairs ? Min(cur->b_end, j + ahead) : cur->b_pos_end);
     for (uint64 a = cur->a + 1; in_pairs && a < cur->a_end && n < kMpEmitBatch; a++) {
         const mergepath::JoinRange* r = a_range(st, a);
-        for (uint64 p = r->lower; p < r->lower + Min(r->count, per_row) && n < kMpEmitBatch; p++) out[n++] = p;
+        add_block(r->lower, r->lower + Min(r->count, per_row));
     }
     return n;
 }
@@ -94,7 +105,7 @@ static uint32 upcoming_b_positions(MpJoinState* st, uint64 j, bool in_pairs, uin
 // The tuples of the window's positions (their references prefetched ahead).
 static void resolve_b_window(MpJoinState* st, uint64 j, bool in_pairs) {
     MpPairWindow* w = &st->emitter.b_window;
-    w->count = upcoming_b_positions(st, j, in_pairs, w->pos);
+    w->count = upcoming_b_positions(st, j, in_pairs, w->pos, w->block_end);
     w->next = 0;
     for (uint32 i = 0; i < w->count; i++) {
         if (i + kMpPrefetchAhead < w->count) __builtin_prefetch(&st->emitter.b_refs[w->pos[i + kMpPrefetchAhead]]);
@@ -105,10 +116,16 @@ static void resolve_b_window(MpJoinState* st, uint64 j, bool in_pairs) {
 // The stored row of sorted B position j: the window's next entry for j (entries the
 // walk skipped, after a SEMI row's first match or a matched B row, are passed over;
 // any entry for j is right, as a position's row never changes), else a new window.
+// Positions run consecutively within a block, so j is found by arithmetic in the
+// current block or at the start of a later one, never by a walk over the entries.
 // The tuple kMpPrefetchAhead entries on is prefetched.
 static MinimalTuple b_tuple(MpJoinState* st, uint64 j, bool in_pairs) {
     MpPairWindow* w = &st->emitter.b_window;
-    while (w->next < w->count && w->pos[w->next] != j) w->next++;
+    while (w->next < w->count && w->pos[w->next] != j) {
+        const uint64 p = w->pos[w->next];
+        const uint32 end = w->block_end[w->next];
+        w->next = j > p && j - p < end - w->next ? w->next + uint32(j - p) : end;
+    }
     if (w->next == w->count) {
         resolve_b_window(st, j, in_pairs);
         for (uint32 i = 1; i < Min(kMpPrefetchAhead, w->count); i++) __builtin_prefetch(w->tuples[i]);

@@ -313,7 +313,8 @@ struct MpRowWindow {
 // then the ranges of the batch's next A rows — or a run of sorted positions, for the
 // unmatched B rows — resolved in one pass, prefetched a few rows ahead of their use.
 struct MpPairWindow {
-    uint64* pos;           // kMpEmitBatch sorted B positions
+    uint64* pos;           // kMpEmitBatch sorted B positions, in blocks of consecutive ones
+    uint32* block_end;     // ... where the block of each entry ends (the next block's start)
     MinimalTuple* tuples;  // their stored rows
     uint32 count, next;
 };
