@@ -78,16 +78,16 @@ constexpr uint32 kMpPrefetchAhead = 16;
 // while emitting unmatched B rows, the run of positions from j.
 // SEMI and ANTI stop at a row's first passing pair: only the first few of each range,
 // unless the current row's walk is already past them (a join filter rejecting its first
-// candidates, as on a heavy key): then more of its range, else every few pairs of such
-// a row would make a new window.
+// candidates, as on a heavy key): then twice as far as it has walked, and no other
+// row's, else every few pairs of such a row would make a new window.
 static uint32 upcoming_b_positions(MpJoinState* st, uint64 j, bool in_pairs, uint64* out, uint32* block_end) {
     const MpJoinCursor* cur = &st->emitter.cur;
     const JoinType jt = st->node.info.jointype;
     const uint64 per_row = in_pairs && mp_join_first_match_decides(jt) ? kMpPrefetchAhead : kMpEmitBatch;
-    // the current row: per_row from j, or, walked past that already, as many again as
-    // it has walked (doubling: a long walk costs a few windows, a short one no waste)
+    // the current row: per_row from j, or, walked past that already, twice what it has
+    // walked (a long walk costs a few windows, and none holds much it will not use)
     uint64 ahead = per_row;
-    if (in_pairs && per_row < kMpEmitBatch) ahead = Min(uint64(kMpEmitBatch), Max(per_row, j - a_range(st, cur->a)->lower));
+    if (in_pairs && per_row < kMpEmitBatch) ahead = Min(uint64(kMpEmitBatch), Max(per_row, 2 * (j - a_range(st, cur->a)->lower)));
     uint32 n = 0;
     auto add_block = [&](uint64 from, uint64 to) {  // positions [from, to), as far as they fit
         const uint32 start = n;
@@ -95,7 +95,7 @@ static uint32 upcoming_b_positions(MpJoinState* st, uint64 j, bool in_pairs, uin
         for (uint32 i = start; i < n; i++) block_end[i] = n;
     };
     add_block(j, in_pairs ? Min(cur->b_end, j + ahead) : cur->b_pos_end);
-    for (uint64 a = cur->a + 1; in_pairs && a < cur->a_end && n < kMpEmitBatch; a++) {
+    for (uint64 a = cur->a + 1; in_pairs && ahead == per_row && a < cur->a_end && n < kMpEmitBatch; a++) {
         const mergepath::JoinRange* r = a_range(st, a);
         add_block(r->lower, r->lower + Min(r->count, per_row));
     }
