@@ -116,8 +116,9 @@ static void resolve_b_window(MpJoinState* st, uint64 j, bool in_pairs) {
 // The stored row of sorted B position j: the window's next entry for j (entries the
 // walk skipped, after a SEMI row's first match or a matched B row, are passed over;
 // any entry for j is right, as a position's row never changes), else a new window.
-// Positions run consecutively within a block, so j is found by arithmetic in the
-// current block or at the start of a later one, never by a walk over the entries.
+// Positions run consecutively within a block, so j is found by arithmetic within the
+// current block or a later one (jumping from block to block), never by a walk over
+// the entries.
 // The tuple kMpPrefetchAhead entries on is prefetched.
 static MinimalTuple b_tuple(MpJoinState* st, uint64 j, bool in_pairs) {
     MpPairWindow* w = &st->emitter.b_window;
