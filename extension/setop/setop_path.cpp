@@ -23,8 +23,9 @@
 // every participant reads its share of both inputs and encodes keys into shared
 // memory, the leader (which holds the GPU) combines, and every participant emits the
 // result batches it claims (setop_parallel.cpp), so that a Partial Aggregate above can
-// run in every process (or, in key order, only the combiner emits: one_emitter_gather). Its workers: the two inputs' workers together (the node reads
-// both inputs in full), up to max_parallel_workers_per_gather. The rel is marked
+// run in every process (or, in key order, only the combiner emits: one_emitter_gather).
+// Its workers: the two inputs' workers together (the node reads both inputs in full),
+// up to max_parallel_workers_per_gather. The rel is marked
 // consider_parallel so that an outer query level can put its own Gather or Partial
 // Aggregate over the partial path (grouping_planner copies a subquery's partial paths
 // only then). Hashed keys keep the serial node (their rows live in one process).
