@@ -137,9 +137,9 @@ DROP TABLE jw_a, jw_b;
 -- three-way joins: our node over our node
 SELECT mp_join_check('SELECT ja.p, jb.q, j2.p FROM ja JOIN jb ON ja.k = jb.k LEFT JOIN ja j2 ON j2.k8 = jb.k8');
 
--- not ours: text keys (the text-keys issue), IS NOT DISTINCT FROM, no equality,
+-- not ours: an equality of expressions (text keys are join_images'), IS NOT DISTINCT FROM, no equality,
 -- keys wider than 128 bits, cross-type date = timestamp; DEBUG1 says why
-SELECT mp_join_check('SELECT ja.p, jb.q FROM ja JOIN jb ON ja.s = jb.t');
+SELECT mp_join_check('SELECT ja.p, jb.q FROM ja JOIN jb ON ja.s = jb.t || ''x''');
 SELECT mp_join_check('SELECT ja.p, jb.q FROM ja JOIN jb ON ja.k IS NOT DISTINCT FROM jb.k');
 SELECT mp_join_check('SELECT ja.p, jb.q FROM ja JOIN jb ON ja.k < jb.k AND ja.p = 3');
 SELECT mp_join_check('SELECT ja.p, jb.q FROM ja JOIN jb ON ja.u = jb.u AND ja.k = jb.k');
@@ -147,7 +147,7 @@ SELECT mp_join_check('SELECT ja.p, jb.q FROM ja JOIN jb ON ja.d = jb.d::timestam
 SET enable_hashjoin = off;
 SET enable_mergejoin = off;
 SET client_min_messages = debug1;
-EXPLAIN (COSTS OFF) SELECT ja.p, jb.q FROM ja JOIN jb ON ja.s = jb.t;
+EXPLAIN (COSTS OFF) SELECT ja.p, jb.q FROM ja JOIN jb ON ja.s = jb.t || 'x';
 EXPLAIN (COSTS OFF) SELECT ja.p, jb.q FROM ja JOIN jb ON ja.u = jb.u AND ja.k = jb.k;
 RESET client_min_messages;
 

@@ -29,6 +29,7 @@
 // memory context whose reset callback deletes them, so ERROR, cancel, rescan and end
 // all free them; a GPU out of memory moves the work to the CPU backend (stage.cpp).
 #include "join_node.h"
+#include "images.h"
 #include "scan_tlists.h"
 
 #include "timing.h"
@@ -65,12 +66,39 @@ static int* int_array(List* list) {
     return out;
 }
 
+// The image plan of a side's image key columns (and its scratch), or leaves them NULL.
+static void init_images(MpJoinKeySide* keys, const MpJoinInfo* info) {
+    int n = 0, *image_column = (int*)palloc(sizeof(int) * Max(1, info->nkeys));
+    Oid *types = (Oid*)palloc(sizeof(Oid) * Max(1, info->nkeys)), *eqops = (Oid*)palloc(sizeof(Oid) * Max(1, info->nkeys));
+    Oid* collations = (Oid*)palloc(sizeof(Oid) * Max(1, info->nkeys));
+    int32* typmods = (int32*)palloc(sizeof(int32) * Max(1, info->nkeys));
+    for (int k = 0; k < info->nkeys; k++) {
+        image_column[k] = -1;
+        if (keys->codecs[k] != MpCodec::ImageHash) continue;
+        types[n] = list_nth_oid(info->image_keys, 3 * k);
+        eqops[n] = list_nth_oid(info->image_keys, 3 * k + 1);
+        collations[n] = list_nth_oid(info->image_keys, 3 * k + 2);
+        typmods[n] = -1;  // only hashed: nothing is printed from the image
+        image_column[k] = n++;
+    }
+    if (n == 0) return;
+    MpImagePlan* plan = (MpImagePlan*)palloc0(sizeof(MpImagePlan));
+    mp_images_init(plan, n, types, typmods, eqops, collations);
+    MpImageScratch* scratch = (MpImageScratch*)palloc0(sizeof(MpImageScratch));
+    mp_image_scratch_init(scratch, plan);
+    keys->images = plan;
+    keys->scratch = scratch;
+    keys->image_column = image_column;
+}
+
 // One side's key columns and codecs, its stored columns, and how far to deform it.
 static void init_side(MpJoinState* st, int side, TupleDesc child_desc) {
     MpJoinInfo* info = &st->node.info;
     MpCodec* codecs = (MpCodec*)palloc(sizeof(MpCodec) * info->nkeys);
     for (int k = 0; k < info->nkeys; k++) codecs[k] = MpCodec(list_nth_int(info->codecs[side], k));
-    st->node.key_side[side] = {info->nkeys, int_array(info->key_columns[side]), codecs, int_array(info->key_widths)};
+    st->node.key_side[side] = {info->nkeys, int_array(info->key_columns[side]), codecs, int_array(info->key_widths),
+                               NULL, NULL, NULL};
+    init_images(&st->node.key_side[side], info);
     st->node.nstored[side] = list_length(info->stored[side]);
     st->node.stored_columns[side] = int_array(info->stored[side]);
     TupleDesc desc = CreateTemplateTupleDesc(st->node.nstored[side]);

@@ -1,9 +1,11 @@
 // join_explain.cpp — what EXPLAIN shows for a MergePath Join node:
 //   Join Type: Inner | Left | ...     the SQL join
 //   Join Keys: (a.k = b.k) AND ...    the equality clauses, sorted and searched
+//   Key Recheck: (a.t = b.t)          the key clauses keyed by image hash: each pair of
+//                                     equal hashes is checked with them first
 //   Join Filter: ...                  the other clauses of the join, per pair
 //   Device: gpu | cpu                 where it sorts and searches (with ANALYZE: used)
-//   Keys: 64-bit                      the key width
+//   Keys: 64-bit                      the key width (and whether image hashes are in it)
 //   Parallel: ...                     a parallel-aware node: who reads, combines, emits
 //   Memory Limit: ...                 over it: the inputs sorted, joined key range by key
 //                                     range (with ANALYZE: also a parallel join that
@@ -47,9 +49,17 @@ static void explain_keys(MpJoinState* st, List* ancestors, ExplainState* es) {
         appendStringInfo(&buf, "%s(%s = %s)", k ? " AND " : "", deparse_key(st, ancestors, es, useprefix, 0, k),
                          deparse_key(st, ancestors, es, useprefix, 1, k));
     ExplainPropertyText("Join Keys", buf.data, es);
-    List* filter = ((CustomScan*)st->css.ss.ps.plan)->custom_exprs;
-    if (filter == NIL) return;
+    List* clauses = ((CustomScan*)st->css.ss.ps.plan)->custom_exprs;
+    if (clauses == NIL) return;
     List* context = set_deparse_context_plan(es->deparse_cxt, st->css.ss.ps.plan, ancestors);
+    int nrecheck = st->node.info.nrecheck;
+    if (nrecheck > 0)
+        ExplainPropertyText("Key Recheck",
+                            deparse_expression((Node*)make_ands_explicit(list_copy_head(clauses, nrecheck)), context,
+                                               useprefix, false),
+                            es);
+    List* filter = list_copy_tail(clauses, nrecheck);
+    if (filter == NIL) return;
     ExplainPropertyText("Join Filter", deparse_expression((Node*)make_ands_explicit(filter), context, useprefix, false),
                         es);
 }
@@ -60,7 +70,11 @@ static void explain_counts(MpJoinState* st, ExplainState* es) {
     if (st->stats.counts.node.null_rows > 0)
         ExplainPropertyUInteger("Rows With NULL Keys", NULL, st->stats.counts.node.null_rows, es);
     ExplainPropertyUInteger("Pairs", NULL, st->stats.counts.pairs, es);
-    if (st->node.filter) ExplainPropertyUInteger("Rows Removed by Join Filter", NULL, st->stats.counts.filtered, es);
+    // (a pair the recheck removes, two different keys of one hash, counts here too)
+    bool only_recheck = list_length(((CustomScan*)st->css.ss.ps.plan)->custom_exprs) == st->node.info.nrecheck;
+    if (st->node.filter)
+        ExplainPropertyUInteger(only_recheck ? "Rows Removed by Key Recheck" : "Rows Removed by Join Filter", NULL,
+                                st->stats.counts.filtered, es);
     if (st->node.info.parallel) {
         ExplainPropertyInteger("Participants", NULL, st->stats.counts.node.participants, es);
         if (st->stats.report.ran)
@@ -126,7 +140,10 @@ void mp_explain_join(CustomScanState* node, List* ancestors, ExplainState* es) {
     ExplainPropertyText("Join Type", mp_join_type_name(st->node.info.jointype), es);
     explain_keys(st, ancestors, es);
     ExplainPropertyText("Device", mp_device_name(st->stats.report.device), es);
-    ExplainPropertyText("Keys", psprintf("%d-bit", st->node.info.key_bits), es);
+    ExplainPropertyText("Keys",
+                        psprintf("%d-bit%s", st->node.info.key_bits,
+                                 st->node.info.nrecheck > 0 ? ", image hashes rechecked" : ""),
+                        es);
     if (st->node.info.parallel) ExplainPropertyText("Parallel", parallel_line(st), es);
     if (st->node.info.probe)
         ExplainPropertyText("Outer Side",

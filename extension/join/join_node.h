@@ -52,11 +52,15 @@ struct MpJoinInfo {
     bool own_inner;       // ... under a Gather, not parallel-aware: every participant reads
                           // and sorts all of B itself, and streams its share of A
     int nkeys;
+    int nrecheck;         // the first nrecheck clauses of the join filter (custom_exprs)
+                          // are key clauses keyed by image hash, checked per pair
     List* key_columns[2];  // int list: the child's tlist column (0-based) of each key
     List* codecs[2];       // int list: MpCodec of each key column on each side
     List* key_widths;      // int list: bits of each key column
     List* stored[2];       // int list: child columns kept for output and filters; the
                            // scan tuple is stored[0] ++ stored[1]
+    List* image_keys;      // oid list, three per key: an image column's type, operator
+                           // and collation (InvalidOid for a lossless one)
 };
 
 List* mp_join_info_to_list(const MpJoinInfo* info);

@@ -5,10 +5,12 @@
 // Which joins: INNER, LEFT, RIGHT, FULL, SEMI and ANTI (the unique-ified forms of a
 // semi-join are left to PostgreSQL: it also offers JOIN_SEMI itself). The keys are the
 // hashable equality clauses between the two sides (PostgreSQL's hash clauses); each
-// must have a lossless encoding on both sides (join_keys.h: integers of any width mix,
-// floats, and the fixed-width types) and plain columns as operands (an equality of
-// expressions is checked per pair, in the filter), and together fit 128 bits. A join with no such clause, or with one we cannot encode, keeps the native
-// plans. Other clauses become the join filter (outer joins: the clauses of the join
+// must have plain columns as operands (an equality of expressions is checked per pair,
+// in the filter) and a key encoding on both sides (join_keys.h): lossless (integers of
+// any width mix, floats, the fixed-width types) or the hash of a canonical byte image
+// (text, numeric, ... of the same type on both sides, deterministic collations), whose
+// clause is then rechecked per pair; together they fit 128 bits. A join with no such
+// clause, or with one we cannot encode, keeps the native plans. Other clauses become the join filter (outer joins: the clauses of the join
 // itself), or the node's qual (outer joins: the pushed-down WHERE clauses), exactly as
 // create_hashjoin_plan splits them. Never a parameterized path: not when either input
 // needs LATERAL parameters, nor pseudoconstant clauses (their gating plan is made for
@@ -47,14 +49,17 @@
 // row cpu_operator_cost to probe, per output row cpu_tuple_cost) with the speeds
 // measured on the H100 host and on 2 cores (bench/RESULTS.md: 10M x 10M, 16 workers: 3-5x
 // the parallel hash join; serial, CPU backend, 2M x 2M: 1.0-1.7x the hash join):
-//   reading a row: 0.5 plus 0.05 per key column, plus 0.5 when the side stores columns
-//     (forming its tuple) — where the hash join pays 5 per inner row and 1 per outer;
+//   reading a row: 0.5 plus 0.05 per key column (0.55 for an image column: detoasted
+//     and hashed), plus 0.5 when the side stores columns (forming its tuple; image keys:
+//     both sides store their key columns for the recheck) — where the hash join pays 5
+//     per inner row and 1 per outer;
 //   the device, per row and 64-bit key word: GPU 0.1 (in a partial path divided like
 //     the reading: runs ship and sort on the GPU while the participants read); CPU
 //     0.1 + 0.4 / threads (sorting, after the reading);
 //   per output row cpu_tuple_cost / 2 (a row made from two positions, no probe), plus 2
 //     per side whose stored columns it carries (a tuple fetched by reference from
-//     anywhere in the blocks and deformed: cache misses), plus the filter's cost.
+//     anywhere in the blocks and deformed: cache misses), plus the filter's cost (with
+//     the rechecked key clauses).
 // Reading and emitting are shared by the participants of a partial path (divided by
 // PostgreSQL's parallel divisor), the device work is done once.
 // Output rows of a parallel-aware path are charged as PostgreSQL charges its parallel
@@ -75,6 +80,7 @@
 // larger of its relation's estimate and its cheapest path's rows (mp_input_rows: Citus
 // corrects the path only).
 #include "join_node.h"
+#include "images.h"
 #include "input_rows.h"
 #include "partial_paths.h"
 
@@ -99,6 +105,8 @@ struct JoinClauses {
     MpJoinKeyColumn* columns;
     List* filter;      // bare clauses: the join filter
     List* qual;        // bare clauses: the node's qual
+    List* recheck;     // bare clauses: the key clauses keyed by image hash, checked per pair
+    int image_keys;    // how many
 };
 
 // A hashable equality clause between the two sides; sets which operand is the outer one.
@@ -116,7 +124,7 @@ bool is_key_clause(RestrictInfo* rinfo, RelOptInfo* outerrel, RelOptInfo* innerr
 
 // Adds one key clause (an equality of expressions rather than columns goes to the
 // filter); false with *why_not when its columns cannot be keyed.
-bool add_key(JoinClauses* jc, RestrictInfo* rinfo, bool outer_is_left, char** why_not) {
+bool add_key(PlannerInfo* root, JoinClauses* jc, RestrictInfo* rinfo, bool outer_is_left, char** why_not) {
     OpExpr* op = (OpExpr*)rinfo->clause;
     Node* outer_expr = (Node*)(outer_is_left ? linitial(op->args) : lsecond(op->args));
     Node* inner_expr = (Node*)(outer_is_left ? lsecond(op->args) : linitial(op->args));
@@ -125,16 +133,33 @@ bool add_key(JoinClauses* jc, RestrictInfo* rinfo, bool outer_is_left, char** wh
         return true;
     }
     MpJoinKeyColumn col;
-    if (!mp_join_key_column(op->opno, exprType(outer_expr), exprType(inner_expr), &col, why_not)) return false;
+    if (!mp_join_key_column(op->opno, exprType(outer_expr), exprType(inner_expr), op->inputcollid, &col, why_not))
+        return false;
+    if (col.codec[0] == MpCodec::ImageHash) {  // a hash: equal hashes are checked by the clause itself
+        jc->recheck = lappend(jc->recheck, rinfo->clause);
+        jc->image_keys++;
+        mp_image_plan_depends(root, col.image_type);
+    }
     jc->columns[jc->nkeys++] = col;
     jc->outer_keys = lappend(jc->outer_keys, outer_expr);
     jc->inner_keys = lappend(jc->inner_keys, inner_expr);
     return true;
 }
 
+// Whether a hashable equality clause between the sides compares an expression.
+bool has_expression_key(List* restrictlist, RelOptInfo* outerrel, RelOptInfo* innerrel) {
+    ListCell* lc;
+    foreach (lc, restrictlist) {
+        RestrictInfo* rinfo = lfirst_node(RestrictInfo, lc);
+        bool outer_is_left;
+        if (is_key_clause(rinfo, outerrel, innerrel, &outer_is_left)) return true;
+    }
+    return false;
+}
+
 // Splits the restriction list; false with *why_not when the join is not ours.
-bool split_clauses(RelOptInfo* joinrel, RelOptInfo* outerrel, RelOptInfo* innerrel, JoinType jointype,
-                   List* restrictlist, JoinClauses* jc, char** why_not) {
+bool split_clauses(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel, RelOptInfo* innerrel,
+                   JoinType jointype, List* restrictlist, JoinClauses* jc, char** why_not) {
     memset(jc, 0, sizeof(*jc));
     jc->columns = (MpJoinKeyColumn*)palloc(sizeof(MpJoinKeyColumn) * Max(1, list_length(restrictlist)));
     bool outer_join = IS_OUTER_JOIN(jointype);
@@ -148,14 +173,16 @@ bool split_clauses(RelOptInfo* joinrel, RelOptInfo* outerrel, RelOptInfo* innerr
             return false;
         }
         if (!pushed_down && is_key_clause(rinfo, outerrel, innerrel, &outer_is_left)) {
-            if (!add_key(jc, rinfo, outer_is_left, why_not)) return false;
+            if (!add_key(root, jc, rinfo, outer_is_left, why_not)) return false;
             continue;
         }
         if (pushed_down) jc->qual = lappend(jc->qual, rinfo->clause);
         else jc->filter = lappend(jc->filter, rinfo->clause);
     }
     if (jc->nkeys == 0) {
-        *why_not = pstrdup("it has no hashable equality clause");
+        *why_not = pstrdup(jc->filter != NIL && has_expression_key(restrictlist, outerrel, innerrel)
+                               ? "its equality clauses compare expressions, not columns"
+                               : "it has no hashable equality clause");
         return false;
     }
     if (mp_join_key_bits(jc->columns, jc->nkeys) == 0) {
@@ -227,8 +254,10 @@ bool input_emits(RelOptInfo* input, Var* var) {
 }
 
 // Whether the join emits or filters on a column of this input (its rows are stored):
-// some Var the input emits is in the join's target.
-bool side_stores(RelOptInfo* joinrel, RelOptInfo* input) {
+// some Var the input emits is in the join's target, or the pairs are rechecked (image
+// keys: the key columns of both sides).
+bool side_stores(RelOptInfo* joinrel, RelOptInfo* input, const JoinClauses* jc) {
+    if (jc->image_keys > 0) return true;
     List* vars = pull_var_clause((Node*)joinrel->reltarget->exprs, PVC_RECURSE_PLACEHOLDERS);
     ListCell* lc;
     foreach (lc, vars)
@@ -238,7 +267,7 @@ bool side_stores(RelOptInfo* joinrel, RelOptInfo* input) {
 
 // Cost of reading one row of a side (see the file comment).
 Cost read_cost(const JoinClauses* jc, bool stores) {
-    return cpu_operator_cost * (0.5 + 0.05 * jc->nkeys + (stores ? 0.5 : 0.0));
+    return cpu_operator_cost * (0.5 + 0.05 * jc->nkeys + 0.5 * jc->image_keys + (stores ? 0.5 : 0.0));
 }
 
 // The path's total cost; *startup what is spent before the first row: everything, but
@@ -248,12 +277,12 @@ Cost path_cost(PlannerInfo* root, RelOptInfo* joinrel, const Inputs& in, const J
     double divisor = in.workers > 0 ? mp_parallel_divisor(in.workers) : 1.0;
     double scale = in.workers > 0 ? divisor : 1.0;  // partial inputs' rows are per participant
     double rows[2] = {in.outer->rows * scale, in.inner->rows * (in.own_inner ? 1.0 : scale)};
-    bool stores[2] = {side_stores(joinrel, in.outer->parent), side_stores(joinrel, in.inner->parent)};
+    bool stores[2] = {side_stores(joinrel, in.outer->parent, jc), side_stores(joinrel, in.inner->parent, jc)};
     double words = Max(1.0, key_bits / 64.0);
     bool gpu = mp_planning_device() == MpDevice::Gpu;
     double device_units = gpu ? 0.1 : 0.1 + 0.4 / mp_cpu_thread_count();
     QualCost filter;
-    cost_qual_eval(&filter, jc->filter, root);
+    cost_qual_eval(&filter, list_concat_copy(jc->recheck, jc->filter), root);
     // a streamed outer side stores nothing and its pairs' columns cost less (file comment)
     Cost per_output = cpu_tuple_cost * 0.5 + filter.per_tuple +
                       cpu_operator_cost * (in.probe ? 0.5 * stores[0] + 1.0 * stores[1] : 2.0 * (stores[0] + stores[1]));
@@ -281,17 +310,31 @@ Cost path_cost(PlannerInfo* root, RelOptInfo* joinrel, const Inputs& in, const J
 // Each sorted row: the stored columns (when the side stores any) and the key's words.
 // A partial path's inputs are a participant's share (its rows), sorted within its part of
 // that third, and written to and read back from its partition files first.
-Cost sort_cost(PlannerInfo* root, RelOptInfo* joinrel, const Inputs& in, int key_bits) {
+Cost sort_cost(PlannerInfo* root, RelOptInfo* joinrel, const Inputs& in, const JoinClauses* jc, int key_bits) {
     const int participants = in.workers > 0 ? in.workers + 1 : 1;
     Cost total = 0;
     for (Path* input : {in.outer, in.inner}) {
         Path sort;
-        int width = (side_stores(joinrel, input->parent) ? input->pathtarget->width : 0) + (key_bits > 64 ? 16 : 8);
+        int width = (side_stores(joinrel, input->parent, jc) ? input->pathtarget->width : 0) + (key_bits > 64 ? 16 : 8);
         mp_cost_sort(&sort, root, input->rows, width, Max(64, mp_join_spill_sort_kb() / participants));
         total += sort.total_cost;
         if (participants > 1) total += 2.0 * seq_page_cost * input->rows * (width + 16.0) / BLCKSZ;
     }
     return total;
+}
+
+// Per key column: the type, operator and collation of an image column (0s for a
+// lossless one), for the executor's image plan.
+List* image_key_oids(const JoinClauses* jc) {
+    List* oids = NIL;
+    for (int k = 0; k < jc->nkeys; k++) {
+        const MpJoinKeyColumn& col = jc->columns[k];
+        bool image = col.codec[0] == MpCodec::ImageHash;
+        oids = lappend_oid(lappend_oid(lappend_oid(oids, image ? col.image_type : InvalidOid),
+                                       image ? col.eqop : InvalidOid),
+                           image ? col.collation : InvalidOid);
+    }
+    return oids;
 }
 
 CustomPath* make_path(PlannerInfo* root, RelOptInfo* joinrel, JoinType jointype, const Inputs& in,
@@ -308,7 +351,7 @@ CustomPath* make_path(PlannerInfo* root, RelOptInfo* joinrel, JoinType jointype,
     cp->path.parallel_workers = in.workers;
     cp->path.rows = clamp_row_est(joinrel->rows / divisor);
     cp->path.total_cost = path_cost(root, joinrel, in, jc, key_bits, &cp->path.startup_cost);
-    if (in.spill) cp->path.total_cost += sort_cost(root, joinrel, in, key_bits);
+    if (in.spill) cp->path.total_cost += sort_cost(root, joinrel, in, jc, key_bits);
     if (in.spill) cp->path.startup_cost = cp->path.total_cost;  // nothing comes out before both are sorted
     mp_inherit_disabled_nodes(&cp->path, in.outer, in.inner);
     cp->path.pathkeys = NIL;
@@ -328,8 +371,10 @@ CustomPath* make_path(PlannerInfo* root, RelOptInfo* joinrel, JoinType jointype,
     flags.spill = in.spill;
     flags.probe = in.probe;
     flags.own_inner = in.own_inner;
+    flags.nrecheck = list_length(jc->recheck);
     cp->custom_private = list_make5(mp_join_flags_to_list(&flags), codecs[0], codecs[1], widths, jc->outer_keys);
     cp->custom_private = lappend(lappend(lappend(cp->custom_private, jc->inner_keys), jc->filter), jc->qual);
+    cp->custom_private = lappend(lappend(cp->custom_private, jc->recheck), image_key_oids(jc));
     cp->methods = &mp_join_path_methods;
     return cp;
 }
@@ -377,7 +422,7 @@ double estimated_input_bytes(RelOptInfo* joinrel, RelOptInfo* outerrel, RelOptIn
     const double per_row = mp_join_key_bits(jc->columns, jc->nkeys) / 8.0 + sizeof(uint64);
     double bytes = mp_input_rows(outerrel) * kMpRangeSize;  // each A key's room for its B range
     for (RelOptInfo* side : {outerrel, innerrel})
-        bytes += mp_input_rows(side) * (per_row + (side_stores(joinrel, side) ? side->reltarget->width + 16.0 : 0.0));
+        bytes += mp_input_rows(side) * (per_row + (side_stores(joinrel, side, jc) ? side->reltarget->width + 16.0 : 0.0));
     return bytes;
 }
 
@@ -388,7 +433,7 @@ double estimated_probe_bytes(RelOptInfo* joinrel, RelOptInfo* outerrel, RelOptIn
                              const JoinClauses* jc) {
     const double key_bytes = mp_join_key_bits(jc->columns, jc->nkeys) / 8.0;
     double per_row = 2.0 * key_bytes + sizeof(uint64) + 2.0 * sizeof(uint64);
-    if (side_stores(joinrel, innerrel)) per_row += innerrel->reltarget->width + 16.0;
+    if (side_stores(joinrel, innerrel, jc)) per_row += innerrel->reltarget->width + 16.0;
     return mp_input_rows(innerrel) * per_row + kMpProbeBatch * (outerrel->reltarget->width + 16.0);
 }
 
@@ -410,7 +455,7 @@ void consider_join(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel,
     bool over_limit = false, probe = false;
     double probe_bytes = 0;
     if (early) why_not = pstrdup(early);
-    else if (split_clauses(joinrel, outerrel, innerrel, jointype, extra->restrictlist, &jc, &why_not)) {
+    else if (split_clauses(root, joinrel, outerrel, innerrel, jointype, extra->restrictlist, &jc, &why_not)) {
         double rows = mp_input_rows(outerrel) + mp_input_rows(innerrel);
         double bytes = estimated_input_bytes(joinrel, outerrel, innerrel, &jc);
         const double limit = mp_memory_limit_bytes() > 0 ? double(mp_memory_limit_bytes()) : -1;
@@ -437,8 +482,9 @@ void consider_join(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel,
              "hold it past pg_mergepath.memory_limit", what, own_inner->path.parallel_workers + 1);
         own_inner = NULL;
     }
-    elog(DEBUG1, "pg_mergepath: %s: offering MergePath Join (%d keys, %d-bit%s), cost %.2f%s", what, jc.nkeys,
-         mp_join_key_bits(jc.columns, jc.nkeys), over_limit ? ", spilling" : probe ? ", outer side streamed" : "",
+    elog(DEBUG1, "pg_mergepath: %s: offering MergePath Join (%d keys%s, %d-bit%s), cost %.2f%s", what, jc.nkeys,
+         jc.image_keys > 0 ? psprintf(", %d by image hash", jc.image_keys) : "", mp_join_key_bits(jc.columns, jc.nkeys),
+         over_limit ? ", spilling" : probe ? ", outer side streamed" : "",
          path->path.total_cost,
          partial ? psprintf(", parallel with %d workers %.2f per participant", partial->path.parallel_workers,
                             partial->path.total_cost)

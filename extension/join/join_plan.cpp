@@ -50,7 +50,8 @@ List* mp_join_flags_to_list(const MpJoinInfo* info) {
     List* ints = list_make5(makeInteger(int(info->jointype)), makeInteger(info->key_bits),
                             makeInteger(info->parallel ? 1 : 0), makeInteger(info->nkeys),
                             makeInteger(info->spill ? 1 : 0));
-    return lappend(lappend(ints, makeInteger(info->probe ? 1 : 0)), makeInteger(info->own_inner ? 1 : 0));
+    ints = lappend(lappend(ints, makeInteger(info->probe ? 1 : 0)), makeInteger(info->own_inner ? 1 : 0));
+    return lappend(ints, makeInteger(info->nrecheck));
 }
 
 // The scalar fields back from mp_join_flags_to_list's list.
@@ -62,12 +63,13 @@ static void flags_from_list(List* ints, MpJoinInfo* info) {
     info->spill = intVal(list_nth(ints, 4)) != 0;
     info->probe = intVal(list_nth(ints, 5)) != 0;
     info->own_inner = intVal(list_nth(ints, 6)) != 0;
+    info->nrecheck = intVal(list_nth(ints, 7));
 }
 
 List* mp_join_info_to_list(const MpJoinInfo* info) {
     return lappend(list_make5(mp_join_flags_to_list(info), info->key_columns[0], info->key_columns[1],
                               info->codecs[0], info->codecs[1]),
-                   list_make3(info->key_widths, info->stored[0], info->stored[1]));
+                   list_make4(info->key_widths, info->stored[0], info->stored[1], info->image_keys));
 }
 
 void mp_join_info_from_list(List* list, MpJoinInfo* info) {
@@ -79,6 +81,7 @@ void mp_join_info_from_list(List* list, MpJoinInfo* info) {
         info->stored[s] = (List*)list_nth(rest, 1 + s);
     }
     info->key_widths = (List*)linitial(rest);
+    info->image_keys = (List*)lfirst(list_nth_cell(rest, 3));
 }
 
 // The 0-based column of `expr` (a Var, maybe under a RelabelType) in a child's target
@@ -156,12 +159,15 @@ static List* with_scan_nullingrels(List* exprs, List* scan_tlist) {
 }
 
 // Path custom_private (join_path.cpp): [mp_join_flags_to_list], codecs of each side, key
-// widths, outer key exprs, inner key exprs, join filter, qual.
+// widths, outer key exprs, inner key exprs, join filter, qual, the key clauses rechecked
+// per pair, the image keys' oids. The plan's join filter is the rechecked clauses, then
+// the filter: every pair of equal keys passes both, the recheck first.
 static Plan* mp_plan_join_path(PlannerInfo*, RelOptInfo* rel, CustomPath* best_path, List* tlist, List* clauses,
                                List* custom_plans) {
     if (clauses != NIL) elog(ERROR, "pg_mergepath: a join with restriction clauses of its own");
     List* priv = best_path->custom_private;
-    List* filter = (List*)list_nth(priv, 6);
+    List* recheck = (List*)list_nth(priv, 8);
+    List* filter = list_concat_copy(recheck, (List*)list_nth(priv, 6));
     List* qual = (List*)list_nth(priv, 7);
     Plan* children[2] = {(Plan*)linitial(custom_plans), (Plan*)lsecond(custom_plans)};
     List* child_tlists[2] = {children[0]->targetlist, children[1]->targetlist};
@@ -171,6 +177,8 @@ static Plan* mp_plan_join_path(PlannerInfo*, RelOptInfo* rel, CustomPath* best_p
     info.codecs[0] = (List*)list_nth(priv, 1);
     info.codecs[1] = (List*)list_nth(priv, 2);
     info.key_widths = (List*)list_nth(priv, 3);
+    info.nrecheck = list_length(recheck);
+    info.image_keys = (List*)list_nth(priv, 9);
     info.key_columns[0] = key_column_list(child_tlists[0], (List*)list_nth(priv, 4));
     info.key_columns[1] = key_column_list(child_tlists[1], (List*)list_nth(priv, 5));
     // With CP_IGNORE_TLIST (a projection above will replace our target list) tlist is

@@ -9,6 +9,7 @@
 
 extern "C" {
 #include "access/htup_details.h"
+#include "common/hashfn.h"
 #include "catalog/pg_operator_d.h"
 #include "catalog/pg_type_d.h"
 #include "datatype/timestamp.h"
@@ -383,4 +384,13 @@ void mp_image_pieces(const MpImagePlan* plan, MpImageScratch* s, TupleTableSlot*
         if (plan->cols[c].keeps_original) s->original[c] = original(plan->cols[c], s, c, row->tts_values[c]);
     }
     MemoryContextSwitchTo(old);
+}
+
+uint64 mp_image_value_hash(const MpImagePlan* plan, MpImageScratch* s, int c, Datum value) {
+    MemoryContextReset(s->temp);
+    MemoryContext old = MemoryContextSwitchTo(s->temp);
+    MpImagePiece p = canonical(plan->cols[c], s, c, value);
+    uint64 hash = hash_bytes_extended((const unsigned char*)p.data, int(p.len), 0);
+    MemoryContextSwitchTo(old);
+    return plan->hash_bits < 64 ? hash & ((uint64(1) << plan->hash_bits) - 1) : hash;
 }

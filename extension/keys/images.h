@@ -126,6 +126,10 @@ void mp_image_scratch_init(MpImageScratch* s, const MpImagePlan* plan);
 // for image_records.cpp).
 void mp_image_pieces(const MpImagePlan* plan, MpImageScratch* s, TupleTableSlot* row);
 
+// The hash of one value's canonical image, as column c of the plan (truncated to
+// plan->hash_bits): for join keys (join_keys.h), which keep no record.
+uint64 mp_image_value_hash(const MpImagePlan* plan, MpImageScratch* s, int c, Datum value);
+
 // A row's canonical (and original) values into the scratch; returns its record's size.
 // Between this and mp_image_write_record no other row may be imaged.
 uint64 mp_image_measure(const MpImagePlan* plan, MpImageScratch* s, TupleTableSlot* row);

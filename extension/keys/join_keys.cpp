@@ -8,8 +8,15 @@
 //  - otherwise the same fixed-width type on both sides, compared with its default
 //    equality, whose codec is lossless for set operations too (keys.cpp): bool, "char",
 //    oid, date, time, timestamp[tz], money, pg_lsn, uuid.
-// Anything else (text, numeric, cross-type date/timestamp, ...) keeps the native join.
+//  - else the same type on both sides (varchar = text: both text under the operator),
+//    compared with its default equality (record_eq, array_eq) under a deterministic
+//    collation, when that type has a canonical byte image (images.h): its hash, the
+//    pairs rechecked.
+// Anything else (cross-type numeric = int8 or date = timestamp, a nondeterministic
+// collation, a type with neither) keeps the native join.
 #include "join_keys.h"
+
+#include "images.h"
 
 extern "C" {
 #include "access/stratnum.h"
@@ -40,10 +47,28 @@ MpCodec widened_float(Oid type) {
     }
 }
 
+// An image column: both sides the same type with a canonical image for this operator.
+bool image_key_column(Oid opno, const Oid types[2], Oid collation, MpJoinKeyColumn* col, char** why_not) {
+    MpImageRule rule;
+    if (types[0] != types[1]) {
+        *why_not = psprintf("operator %s compares %s with %s: no key encoding for two types", get_opname(opno),
+                            format_type_be(types[0]), format_type_be(types[1]));
+        return false;
+    }
+    if (!mp_image_rule(types[0], opno, collation, &rule, why_not)) return false;
+    col->codec[0] = col->codec[1] = MpCodec::ImageHash;
+    col->image_type = types[0];
+    col->eqop = opno;
+    col->collation = collation;
+    return true;
+}
+
 }  // namespace
 
-bool mp_join_key_column(Oid opno, Oid outer_type, Oid inner_type, MpJoinKeyColumn* col, char** why_not) {
+bool mp_join_key_column(Oid opno, Oid outer_type, Oid inner_type, Oid collation, MpJoinKeyColumn* col,
+                        char** why_not) {
     Oid types[2] = {getBaseType(outer_type), getBaseType(inner_type)};
+    *col = {};
     Oid family = mp_btree_equality_family(opno);
     for (int s = 0; s < 2; s++) {
         if (family == INTEGER_BTREE_FAM_OID && types[0] != types[1]) col->codec[s] = widened_integer(types[s]);
@@ -51,13 +76,21 @@ bool mp_join_key_column(Oid opno, Oid outer_type, Oid inner_type, MpJoinKeyColum
         else if (types[0] == types[1]) col->codec[s] = mp_lossless_codec(types[s], opno);
         else col->codec[s] = MpCodec::Hashed;
     }
-    if (col->codec[0] == MpCodec::Hashed || col->codec[1] == MpCodec::Hashed) {
-        *why_not = psprintf("operator %s on %s and %s has no lossless key encoding", get_opname(opno),
-                            format_type_be(outer_type), format_type_be(inner_type));
+    if ((col->codec[0] == MpCodec::Hashed || col->codec[1] == MpCodec::Hashed) &&
+        !image_key_column(opno, types, collation, col, why_not))
         return false;
-    }
     col->bits = mp_codec_bits(col->codec[0]);
     return true;
+}
+
+bool mp_join_keys_rechecked(const MpJoinKeyColumn* cols, int ncols) {
+    for (int c = 0; c < ncols; c++)
+        if (cols[c].codec[0] == MpCodec::ImageHash) return true;
+    return false;
+}
+
+uint64_t mp_join_image_hash(const MpJoinKeySide* side, int c, Datum value) {
+    return mp_image_value_hash(side->images, side->scratch, side->image_column[c], value);
 }
 
 int mp_join_key_bits(const MpJoinKeyColumn* cols, int ncols) {

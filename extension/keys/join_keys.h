@@ -1,9 +1,14 @@
 // join_keys.h — how the equality clauses of a join become one sort key per row (see
 // keys.h for the column codecs). A join compares two inputs that may have different
 // types (int4 = int8, float4 = float8): each key column has a codec per side, chosen so
-// that values equal by the clause's operator encode to the same bits, and different
-// values to different bits, on both sides. The columns are packed first-most-significant
-// into a 32-, 64- or 128-bit key. Rows with a NULL in a key column never match (SQL
+// that values equal by the clause's operator encode to the same bits on both sides.
+// Lossless codecs also give different values different bits. A column whose type has
+// only a canonical byte image (text, varchar, bpchar, bytea, numeric, interval, name,
+// arrays, composites: images.h) takes the image's 64-bit hash (ImageHash): equal values
+// hash alike, but two different values may collide, so the join rechecks every pair of
+// equal keys with the clause itself (join_plan.cpp puts those clauses first in the
+// join filter) and a collision never makes a wrong pair. The columns are packed
+// first-most-significant into a 32-, 64- or 128-bit key. Rows with a NULL in a key column never match (SQL
 // equality) and get no key at all: the node keeps them aside for the outer joins.
 #pragma once
 
@@ -11,41 +16,67 @@
 
 #include "keys.h"
 
-// One equality clause: the codec of each side (0 outer, 1 inner) and its width.
+// One equality clause: the codec of each side (0 outer, 1 inner) and its width; for an
+// image column (codec ImageHash on both sides) the operator's input type, the operator
+// and its collation, which the executor's image plan needs.
 struct MpJoinKeyColumn {
     MpCodec codec[2];
     int bits;
+    Oid image_type;
+    Oid eqop;
+    Oid collation;
 };
 
-// Planner: can `outer_expr opno inner_expr` be a lossless key column? Fills *col, or
-// returns false with a palloc'd reason.
-bool mp_join_key_column(Oid opno, Oid outer_type, Oid inner_type, MpJoinKeyColumn* col, char** why_not);
+// Planner: can `outer_expr opno inner_expr` (compared under `collation`) be a key
+// column, lossless or by image hash? Fills *col, or returns false with a palloc'd reason.
+bool mp_join_key_column(Oid opno, Oid outer_type, Oid inner_type, Oid collation, MpJoinKeyColumn* col,
+                        char** why_not);
+
+// Whether any key column is keyed by image hash (its pairs are rechecked).
+bool mp_join_keys_rechecked(const MpJoinKeyColumn* cols, int ncols);
 
 // The key width (32, 64 or 128) for these columns, or 0 when they need more than 128 bits.
 int mp_join_key_bits(const MpJoinKeyColumn* cols, int ncols);
 
+struct MpImagePlan;
+struct MpImageScratch;
+
 // One side's key columns as the executor reads them: the column of the child's tuple
-// (0-based) and the codec of each.
+// (0-based) and the codec of each; with image columns, this process's image plan of
+// them (image_column: each key column's column in it, -1 for a lossless one) and its
+// scratch, else NULL.
 struct MpJoinKeySide {
     int ncols;
     const int* columns;
     const MpCodec* codecs;
     const int* bits;
+    const MpImagePlan* images;
+    MpImageScratch* scratch;
+    const int* image_column;
 };
+
+// The hash of key column c's canonical image (join_keys.cpp).
+uint64_t mp_join_image_hash(const MpJoinKeySide* side, int c, Datum value);
+
+inline mp_u128 mp_join_column_bits(const MpJoinKeySide* side, int c, Datum value) {
+    switch (side->codecs[c]) {
+        case MpCodec::Uuid: return mp_encode_uuid(value);
+        case MpCodec::ImageHash: return mp_join_image_hash(side, c, value);
+        default: return mp_encode_column(side->codecs[c], value);
+    }
+}
 
 // The key of a row with no NULL key column (values: the child's deformed tuple).
 template <class K>
 inline K mp_encode_join_key(const MpJoinKeySide* side, const Datum* values) {
     K key;
-    if (side->ncols == 1 && side->codecs[0] != MpCodec::Uuid) {
-        mp_key_from_u128(mp_encode_column(side->codecs[0], values[side->columns[0]]), &key);
+    if (side->ncols == 1) {
+        mp_key_from_u128(mp_join_column_bits(side, 0, values[side->columns[0]]), &key);
         return key;
     }
     mp_u128 acc = 0;
     for (int c = 0; c < side->ncols; ++c) {
-        Datum value = values[side->columns[c]];
-        mp_u128 v = side->codecs[c] == MpCodec::Uuid ? mp_encode_uuid(value)
-                                                     : mp_u128(mp_encode_column(side->codecs[c], value));
+        mp_u128 v = mp_join_column_bits(side, c, values[side->columns[c]]);
         acc = side->bits[c] == 128 ? v : (acc << side->bits[c]) | v;
     }
     mp_key_from_u128(acc, &key);

@@ -82,7 +82,8 @@ int mp_codec_bits(MpCodec codec) {
         case MpCodec::Int16As64:
         case MpCodec::Int32As64:
         case MpCodec::Float8:
-        case MpCodec::Float4As8: return 64;
+        case MpCodec::Float4As8:
+        case MpCodec::ImageHash: return 64;
     }
     return 0;
 }
@@ -270,7 +271,8 @@ uint64_t mp_encode_column(MpCodec codec, Datum value) {
         case MpCodec::Float8: return float_key(DatumGetFloat8(value));
         case MpCodec::Float4As8: return float_key(double(DatumGetFloat4(value)));
         case MpCodec::Uuid:
-        case MpCodec::Hashed: break;
+        case MpCodec::Hashed:
+        case MpCodec::ImageHash: break;
     }
     elog(ERROR, "pg_mergepath: codec %d is not a 64-bit lossless codec", int(codec));
     return 0;

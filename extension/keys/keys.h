@@ -56,6 +56,9 @@ enum class MpCodec : uint8_t {
     Int32As64,  // int4 widened to a sign-flipped int8
     Float8,     // float8, -0 as 0 and every NaN as one NaN, order kept
     Float4As8,  // float4 widened (exactly) to float8, then as Float8
+    ImageHash,  // the 64-bit hash of the value's canonical byte image (images.h): equal
+                // values hash alike, different ones may collide, so the join rechecks
+                // each pair with the clause's operator
 };
 
 struct MpKeyColumn {

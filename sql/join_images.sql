@@ -1,0 +1,143 @@
+-- join_images: the MergePath Join on image keys (join_keys.h): text, varchar, char(n),
+-- numeric, interval, bytea, name, arrays and composites, keyed by the 64-bit hash of
+-- each value's canonical byte image, every pair of equal hashes rechecked with the
+-- join clause itself. Each key type x every join type, with their odd values (NaN,
+-- 1.0 / 1.00, trailing blanks in char(n), 'e' + combining acute vs 'é', '1 day' vs
+-- '24 hours', TOASTed values compressed on one side and stored uncompressed on the
+-- other, NULLs, empty strings), join filters, WHERE clauses, mixed lossless + image
+-- keys, forced hash collisions (pg_mergepath.debug_hash_bits), parallel, spilled and
+-- streamed joins; every answer compared with PostgreSQL's own join (join_basic's
+-- mp_join_check). Joins we must not take (cross-type keys that need a cast, a
+-- nondeterministic collation, keys past 128 bits) keep the native plan.
+SET pg_mergepath.min_rows = 0;
+SET max_parallel_workers_per_gather = 0;
+\set VERBOSITY terse
+
+CREATE TYPE mp_ji_pair AS (n numeric, t text);
+CREATE TABLE ia (id int4, k int4, t text, v varchar(20), c char(6), n numeric, iv interval, b bytea, arr int4[],
+                 tarr text[], r mp_ji_pair, nm name, big text);
+CREATE TABLE ib (LIKE ia);
+ALTER TABLE ib ALTER COLUMN big SET STORAGE EXTERNAL;  -- uncompressed out of line; ia's are compressed
+INSERT INTO ia SELECT g, g % 7, 'k' || g % 37, 'k' || g % 29, 'c' || g % 11, round((g % 13) / 4.0, 1 + g % 3),
+    make_interval(days => g % 7), convert_to('b' || g % 17, 'UTF8'), ARRAY[g % 5, g % 3], ARRAY['x' || g % 4, NULL],
+    ROW(round((g % 6) / 2.0, g % 2), 'r' || g % 3)::mp_ji_pair, ('n' || g % 9)::name, repeat('toast', 2000) || g % 3
+  FROM generate_series(1, 2000) g;
+INSERT INTO ib SELECT g, g % 5, 'k' || g % 23, 'k' || g % 31, 'c' || g % 13 || '  ', round((g % 9) / 4.0, 2 + g % 2),
+    make_interval(hours => 24 * (g % 5)), convert_to('b' || g % 19, 'UTF8'), ARRAY[g % 3, g % 4], ARRAY['x' || g % 3, NULL],
+    ROW(round((g % 4) / 2.0, 1 + g % 2), 'r' || g % 2)::mp_ji_pair, ('n' || g % 5)::name, repeat('toast', 2000) || g % 4
+  FROM generate_series(1, 1500) g;
+-- odd values: NULL keys, NaN, empty strings, combining accents, blanks, negative zero scale
+INSERT INTO ia (id, k) VALUES (-1, NULL), (-2, NULL);
+INSERT INTO ib (id, k) VALUES (-1, NULL);
+INSERT INTO ia VALUES (-3, 1, '', '', '', 'NaN', '1 mon', '', '{}', '{NULL}', ROW(NULL, NULL), '', 'x'),
+                      (-4, 2, 'e' || U&'\0301', 'é', 'ab', '-0.000', '-1 days', '\x00', '{NULL}', '{}', ROW('NaN', ''), 'é', ''),
+                      (-5, 3, 'é', 'e' || U&'\0301', 'ab ', 'Infinity', '720 hours', '\x0000', '{1,NULL}', '{""}', ROW(0.0, 'é'), 'e', 'y');
+INSERT INTO ib VALUES (-3, 1, '', '', ' ', 'NaN', '30 days', '', '{}', '{NULL}', ROW(NULL, NULL), '', ''),
+                      (-4, 2, 'é', 'é', 'ab    ', '0', '-24 hours', '\x00', '{NULL}', '{}', ROW('NaN', ''), 'é', 'x'),
+                      (-5, 3, 'e', 'e', 'AB', '-Infinity', '1 mon', '\x000000', '{1,NULL}', '{NULL,""}', ROW(0, 'é'), 'e', 'y');
+ANALYZE ia, ib;
+
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_nestloop = off;
+
+-- the SQL of one join type over ia and ib with the given ON clause
+CREATE FUNCTION mp_ji_sql(jt text, cond text) RETURNS text LANGUAGE sql AS $$
+  SELECT CASE jt
+    WHEN 'semi' THEN format('SELECT ia.id, ia.k FROM ia WHERE EXISTS (SELECT 1 FROM ib WHERE %s)', cond)
+    WHEN 'anti' THEN format('SELECT ia.id, ia.k FROM ia WHERE NOT EXISTS (SELECT 1 FROM ib WHERE %s)', cond)
+    ELSE format('SELECT ia.id, ia.t, ia.n, ia.c, ib.id, ib.t, ib.n, ib.c FROM ia %s JOIN ib ON %s', jt, cond) END
+$$;
+
+-- the plan: the key recheck, the keys' width
+EXPLAIN (COSTS OFF) SELECT ia.id, ib.id FROM ia JOIN ib ON ia.t = ib.t;
+EXPLAIN (COSTS OFF) SELECT ia.id, ib.id FROM ia LEFT JOIN ib ON ia.n = ib.n AND ia.k = ib.k AND ia.id < ib.id;
+
+-- every image type x every join type
+SELECT col, jt, mp_join_check(mp_ji_sql(jt, format('ia.%1$s = ib.%1$s', col)))
+FROM unnest(ARRAY['t', 'v', 'c', 'n', 'iv', 'b', 'arr', 'tarr', 'r', 'nm', 'big']) WITH ORDINALITY AS c(col, i),
+     unnest(ARRAY['inner', 'left', 'right', 'full', 'semi', 'anti']) WITH ORDINALITY AS j(jt, o)
+ORDER BY i, o;
+
+-- join filters, WHERE clauses over outer joins, an image key with a lossless one, two
+-- image keys (128 bits), varchar = text (both text under texteq)
+SELECT jt, mp_join_check(mp_ji_sql(jt, 'ia.t = ib.t AND ia.id < ib.id')) AS filtered,
+       mp_join_check(mp_ji_sql(jt, 'ia.n = ib.n AND ia.k = ib.k')) AS with_int_key,
+       mp_join_check(mp_ji_sql(jt, 'ia.t = ib.t AND ia.c = ib.c')) AS two_images,
+       mp_join_check(mp_ji_sql(jt, 'ia.v = ib.t')) AS varchar_text
+FROM unnest(ARRAY['inner', 'left', 'right', 'full', 'semi', 'anti']) WITH ORDINALITY AS j(jt, o) ORDER BY o;
+SELECT mp_join_check('SELECT ia.id, ib.id FROM ia LEFT JOIN ib ON ia.t = ib.t WHERE ib.id IS NULL OR ib.id > 1000');
+SELECT mp_join_check('SELECT ia.id, ib.id FROM ia FULL JOIN ib ON ia.n = ib.n WHERE coalesce(ia.id, 0) + coalesce(ib.id, 0) > 1800');
+
+-- forced hash collisions: 3-bit hashes, so nearly every pair of equal hashes is two
+-- different values, which the recheck removes; the answers stay PostgreSQL's
+SET pg_mergepath.debug_hash_bits = 3;
+SELECT col, jt, mp_join_check(mp_ji_sql(jt, format('ia.%1$s = ib.%1$s', col)))
+FROM unnest(ARRAY['t', 'c', 'n', 'iv', 'r']) WITH ORDINALITY AS c(col, i),
+     unnest(ARRAY['inner', 'left', 'full', 'semi', 'anti']) WITH ORDINALITY AS j(jt, o)
+ORDER BY i, o;
+SELECT mp_join_check(mp_ji_sql('full', 'ia.t = ib.t AND ia.c = ib.c AND ia.id > ib.id'));
+SELECT mp_explain_count(e, 'Rows Removed by Key Recheck') > 0 AS collisions_removed, e ->> 'Keys' AS keys
+FROM mp_explain_analyzed('SELECT ia.id, ib.id FROM ia JOIN ib ON ia.t = ib.t') e;
+RESET pg_mergepath.debug_hash_bits;
+
+-- not ours, DEBUG1 says why: char(n) = text and numeric = int4 compare a cast (an
+-- expression), a nondeterministic collation, three image keys (192 bits)
+SELECT mp_join_check('SELECT ia.id, ib.id FROM ia JOIN ib ON ia.c = ib.t');
+SELECT mp_join_check('SELECT ia.id, ib.id FROM ia JOIN ib ON ia.n = ib.k');
+CREATE COLLATION mp_ji_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+SELECT mp_join_check('SELECT ia.id, ib.id FROM ia JOIN ib ON ia.t = ib.t COLLATE mp_ji_ci');
+SELECT mp_join_check('SELECT ia.id, ib.id FROM ia JOIN ib ON ia.t = ib.t AND ia.v = ib.v AND ia.n = ib.n');
+SET client_min_messages = debug1;
+EXPLAIN (COSTS OFF) SELECT ia.id, ib.id FROM ia JOIN ib ON ia.n = ib.k;
+EXPLAIN (COSTS OFF) SELECT ia.id, ib.id FROM ia JOIN ib ON ia.t = ib.t COLLATE mp_ji_ci;
+RESET client_min_messages;
+
+-- a streamed outer side (the inner side a quarter of the outer one or less)
+CREATE TABLE ib_small AS SELECT * FROM ib WHERE id % 8 = 0 OR id < 0;
+ANALYZE ib_small;
+SELECT jt, e ->> 'Outer Side' AS outer_side,
+       mp_join_check(replace(mp_ji_sql(jt, 'ia.t = ib.t AND ia.id % 3 <> ib.id % 3'), 'ib', 'ib_small')) AS result
+FROM unnest(ARRAY['inner', 'left', 'semi', 'anti']) WITH ORDINALITY AS j(jt, o),
+     mp_explain_analyzed(replace(mp_ji_sql(jt, 'ia.t = ib.t'), 'ib', 'ib_small')) e
+ORDER BY o;
+
+-- parallel: every participant reads and hashes its share of both sides
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 3;
+SET pg_mergepath.stream_outer = off;
+SELECT col, jt, mp_join_check(mp_ji_sql(jt, format('ia.%1$s = ib.%1$s', col)))
+FROM unnest(ARRAY['t', 'n', 'r']) WITH ORDINALITY AS c(col, i),
+     unnest(ARRAY['inner', 'left', 'right', 'full', 'semi', 'anti']) WITH ORDINALITY AS j(jt, o)
+ORDER BY i, o;
+SET pg_mergepath.debug_hash_bits = 3;
+SELECT jt, mp_join_check(mp_ji_sql(jt, 'ia.t = ib.t')) FROM unnest(ARRAY['inner', 'full', 'anti']) jt;
+RESET pg_mergepath.debug_hash_bits;
+RESET pg_mergepath.stream_outer;
+SET max_parallel_workers_per_gather = 0;
+
+-- over the memory limit: both sides sorted into runs by key hash, joined range by range
+CREATE TABLE sa AS SELECT g AS id, 'customer#' || (g * 7919) % 20000 AS t, ((g % 300) / 8.0)::numeric AS n
+  FROM generate_series(1, 60000) g;
+CREATE TABLE sb AS SELECT g AS id, 'customer#' || ((g::int8 * 104729) % 25000 + 10000) AS t, ((g % 500) / 4.0)::numeric(10, 3) AS n
+  FROM generate_series(1, 40000) g;
+ANALYZE sa, sb;
+SET work_mem = '64kB';
+SET pg_mergepath.memory_limit = 0;
+SELECT jt, mp_explain_count(e, 'Key Ranges') > 1 AS ranges,
+       mp_join_check(format(CASE jt WHEN 'semi' THEN 'SELECT sa.* FROM sa WHERE EXISTS (SELECT 1 FROM sb WHERE %s)'
+                                    WHEN 'anti' THEN 'SELECT sa.* FROM sa WHERE NOT EXISTS (SELECT 1 FROM sb WHERE %s)'
+                                    ELSE 'SELECT sa.*, sb.* FROM sa ' || jt || ' JOIN sb ON %s' END, cond))
+FROM unnest(ARRAY['inner', 'left', 'full', 'semi', 'anti']) WITH ORDINALITY AS j(jt, o),
+     unnest(ARRAY['sa.t = sb.t', 'sa.n = sb.n AND sa.id > sb.id']) WITH ORDINALITY AS c(cond, i),
+     mp_explain_analyzed(format('SELECT sa.id, sb.id FROM sa JOIN sb ON %s', cond)) e
+ORDER BY i, o;
+RESET pg_mergepath.memory_limit;
+RESET work_mem;
+
+DROP TABLE ia, ib, ib_small, sa, sb;
+DROP FUNCTION mp_ji_sql(text, text);
+DROP COLLATION mp_ji_ci;
+DROP TYPE mp_ji_pair;
