@@ -6,7 +6,7 @@
 # For every dataset the runner timed (its "ref TAG | QUERY" lines in OUT/bench.log),
 # the two tables are copied out of PostgreSQL as CSV, loaded into an in-memory DuckDB
 # (BENCH_DUCKDB_THREADS, default 16 threads) and each set operation the runner timed is
-# run there as SELECT count(*) FROM (query) s (a warm-up, then BENCH_REPS runs, 3 by
+# (and join) run there as SELECT count(*) FROM (query) s (a warm-up, then BENCH_REPS runs, 3 by
 # default); the row count must equal PostgreSQL's reference count. Appends a table to
 # OUT/RESULTS.md and prints it; exit status non-zero when a count differs.
 #
@@ -39,15 +39,33 @@ chmod 777 "$lib_dir"  # the server (user postgres) writes the CSV files here
 xz -dc .device/duckdb/libduckdb.so.xz > "$lib_dir/libduckdb.so"
 version=$(cat .device/duckdb/VERSION 2>/dev/null || echo unknown)
 
-# The set operations' SQL (bench/sql/queries.hpp), by the runner's query titles. Not the
-# ordered ones: DuckDB drops an ORDER BY in a subquery under count(*), PostgreSQL sorts.
+# The set operations' and the joins' SQL (bench/sql/queries.hpp), by the runner's query
+# titles. Not the ordered ones: DuckDB drops an ORDER BY in a subquery under count(*),
+# PostgreSQL sorts. {ACOLS} / {BCOLS}: the columns of a / b; {ON}: their equalities.
 declare -A sql=(
   ["INTERSECT ALL"]="SELECT {COLS} FROM a INTERSECT ALL SELECT {COLS} FROM b"
   ["EXCEPT ALL"]="SELECT {COLS} FROM a EXCEPT ALL SELECT {COLS} FROM b"
   ["INTERSECT"]="SELECT {COLS} FROM a INTERSECT SELECT {COLS} FROM b"
   ["EXCEPT"]="SELECT {COLS} FROM a EXCEPT SELECT {COLS} FROM b"
   ["UNION"]="SELECT {COLS} FROM a UNION SELECT {COLS} FROM b"
+  ["inner join"]="SELECT {ACOLS}, {BCOLS} FROM a JOIN b ON {ON}"
+  ["left join"]="SELECT {ACOLS}, {BCOLS} FROM a LEFT JOIN b ON {ON}"
+  ["right join"]="SELECT {ACOLS}, {BCOLS} FROM a RIGHT JOIN b ON {ON}"
+  ["full join"]="SELECT {ACOLS}, {BCOLS} FROM a FULL JOIN b ON {ON}"
+  ["semi join"]="SELECT {ACOLS} FROM a WHERE EXISTS (SELECT 1 FROM b WHERE {ON})"
+  ["anti join"]="SELECT {ACOLS} FROM a WHERE NOT EXISTS (SELECT 1 FROM b WHERE {ON})"
 )
+# The query's SQL for these columns (comma list).
+query_sql() {
+  local q=$1 cols=$2 ac="" bc="" on="" c
+  IFS=', ' read -r -a names <<< "$cols"
+  for c in "${names[@]}"; do
+    [ -n "$c" ] || continue
+    ac+="${ac:+, }a.$c"; bc+="${bc:+, }b.$c"; on+="${on:+ AND }a.$c = b.$c"
+  done
+  q=${q//\{COLS\}/$cols}; q=${q//\{ACOLS\}/$ac}; q=${q//\{BCOLS\}/$bc}; q=${q//\{ON\}/$on}
+  echo "$q"
+}
 duck_type() {
   case "$1" in
     bigint) echo BIGINT ;; integer) echo INTEGER ;; smallint) echo SMALLINT ;;
@@ -58,7 +76,7 @@ duck_type() {
 
 table="| dataset | query | DuckDB $version ms (best of ${BENCH_REPS:-3}) | runs ms | rows | PostgreSQL rows | same |"$'\n'"|---|---|---:|---|---:|---:|---|"
 status=0
-tags=$(grep -o 'ref [a-z0-9_]* | [A-Z ]* |' "$out/bench.log" | awk '{print $2}' | sort -u || true)
+tags=$(grep -o 'ref [a-z0-9_]* | [A-Za-z ]* |' "$out/bench.log" | awk '{print $2}' | sort -u || true)
 for tag in $tags; do
   cols=$(psql -Atc "SELECT string_agg(column_name, ', ' ORDER BY ordinal_position) FROM information_schema.columns
                     WHERE table_schema = 'mp_bench' AND table_name = '${tag}_a'")
@@ -79,8 +97,8 @@ for tag in $tags; do
   while IFS= read -r title; do
     [ -n "${sql[$title]:-}" ] || continue
     titles+=("$title")
-    args+=(--query "$title=${sql[$title]//\{COLS\}/$cols}")
-  done < <(grep -o "ref $tag | [A-Z ]* |" "$out/bench.log" | sed "s/^ref $tag | //; s/ |\$//" | sort -u)
+    args+=(--query "$title=$(query_sql "${sql[$title]}" "$cols")")
+  done < <(grep -o "ref $tag | [A-Za-z ]* |" "$out/bench.log" | sed "s/^ref $tag | //; s/ |\$//" | sort -u)
   [ ${#titles[@]} -gt 0 ] || continue
   res=$("$root/.device/bin/duck_bench" "$lib_dir/libduckdb.so" --threads "${BENCH_DUCKDB_THREADS:-16}" \
         --reps "${BENCH_REPS:-3}" "${args[@]}")

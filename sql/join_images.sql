@@ -50,8 +50,8 @@ CREATE FUNCTION mp_ji_sql(jt text, cond text) RETURNS text LANGUAGE sql AS $$
 $$;
 
 -- the plan: the key recheck, the keys' width
-EXPLAIN (COSTS OFF) SELECT ia.id, ib.id FROM ia JOIN ib ON ia.t = ib.t;
-EXPLAIN (COSTS OFF) SELECT ia.id, ib.id FROM ia LEFT JOIN ib ON ia.n = ib.n AND ia.k = ib.k AND ia.id < ib.id;
+SELECT * FROM mp_explain('SELECT ia.id, ib.id FROM ia JOIN ib ON ia.t = ib.t');
+SELECT * FROM mp_explain('SELECT ia.id, ib.id FROM ia LEFT JOIN ib ON ia.n = ib.n AND ia.k = ib.k AND ia.id < ib.id');
 
 -- every image type x every join type
 SELECT col, jt, mp_join_check(mp_ji_sql(jt, format('ia.%1$s = ib.%1$s', col)))

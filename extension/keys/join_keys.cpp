@@ -50,6 +50,11 @@ MpCodec widened_float(Oid type) {
 // An image column: both sides the same type with a canonical image for this operator.
 bool image_key_column(Oid opno, const Oid types[2], Oid collation, MpJoinKeyColumn* col, char** why_not) {
     MpImageRule rule;
+    if (!mp_image_keys) {
+        *why_not = psprintf("operator %s on %s: pg_mergepath.image_keys is off", get_opname(opno),
+                            format_type_be(types[0]));
+        return false;
+    }
     if (types[0] != types[1]) {
         *why_not = psprintf("operator %s compares %s with %s: no key encoding for two types", get_opname(opno),
                             format_type_be(types[0]), format_type_be(types[1]));

@@ -9,7 +9,7 @@
 //   pg_mergepath.min_rows          estimated input rows (both sides) below which the nodes
 //                                  are not offered
 //   pg_mergepath.hashed_keys       set operations also over verified 64-bit hashes (off)
-//   pg_mergepath.image_keys        set operations over canonical byte images (text, ...)
+//   pg_mergepath.image_keys        set operations and joins over canonical byte images (text, ...)
 //   pg_mergepath.ranged_keys       set operations' lossless keys narrowed by the columns'
 //                                  statistics
 //   pg_mergepath.gpu_memory_limit  GPU memory one backend may hold (0 = no limit)
