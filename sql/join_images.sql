@@ -88,10 +88,12 @@ SELECT mp_join_check('SELECT ia.id, ib.id FROM ia JOIN ib ON ia.n = ib.k');
 CREATE COLLATION mp_ji_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
 SELECT mp_join_check('SELECT ia.id, ib.id FROM ia JOIN ib ON ia.t = ib.t COLLATE mp_ji_ci');
 SELECT mp_join_check('SELECT ia.id, ib.id FROM ia JOIN ib ON ia.t = ib.t AND ia.v = ib.v AND ia.n = ib.n');
+SET enable_nestloop = on;  -- (18 marks a disabled node's plan)
 SET client_min_messages = debug1;
 EXPLAIN (COSTS OFF) SELECT ia.id, ib.id FROM ia JOIN ib ON ia.n = ib.k;
 EXPLAIN (COSTS OFF) SELECT ia.id, ib.id FROM ia JOIN ib ON ia.t = ib.t COLLATE mp_ji_ci;
 RESET client_min_messages;
+SET enable_nestloop = off;
 
 -- a streamed outer side (the inner side a quarter of the outer one or less)
 CREATE TABLE ib_small AS SELECT * FROM ib WHERE id % 8 = 0 OR id < 0;

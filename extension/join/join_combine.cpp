@@ -68,8 +68,18 @@ void mp_join_free_run(MpJoinState* st) {
     memset(&st->emitter.a_dir, 0, sizeof(st->emitter.a_dir));
     memset(&st->emitter.a_window, 0, sizeof(st->emitter.a_window));
     memset(&st->emitter.b_window, 0, sizeof(st->emitter.b_window));
+    memset(&st->emitter.b_walk, 0, sizeof(st->emitter.b_walk));
+    st->emitter.b_active = &st->emitter.b_window;
     st->emitter.b_refs = NULL;
     st->emitter.b_matched = NULL;
+}
+
+// An empty window over kMpEmitBatch B positions (join_emit.cpp).
+static void alloc_pair_window(MemoryContext cxt, MpPairWindow* w) {
+    w->pos = (uint64*)MemoryContextAlloc(cxt, sizeof(uint64) * kMpEmitBatch);
+    w->block_end = (uint32*)MemoryContextAlloc(cxt, sizeof(uint32) * kMpEmitBatch);
+    w->tuples = (MinimalTuple*)MemoryContextAlloc(cxt, sizeof(MinimalTuple) * kMpEmitBatch);
+    w->count = w->next = 0;
 }
 
 static void* grow(MemoryContext cxt, void* array, size_t bytes) {
@@ -235,10 +245,8 @@ void mp_join_take_results(MpJoinState* st) {
         st->emitter.a_window.lo = st->emitter.a_window.hi = 0;
     }
     if (st->node.nstored[1] > 0) {
-        st->emitter.b_window.pos = (uint64*)MemoryContextAlloc(st->run.cxt, sizeof(uint64) * kMpEmitBatch);
-        st->emitter.b_window.block_end = (uint32*)MemoryContextAlloc(st->run.cxt, sizeof(uint32) * kMpEmitBatch);
-        st->emitter.b_window.tuples =
-            (MinimalTuple*)MemoryContextAlloc(st->run.cxt, sizeof(MinimalTuple) * kMpEmitBatch);
-        st->emitter.b_window.count = st->emitter.b_window.next = 0;
+        alloc_pair_window(st->run.cxt, &st->emitter.b_window);
+        alloc_pair_window(st->run.cxt, &st->emitter.b_walk);
+        st->emitter.b_active = &st->emitter.b_window;
     }
 }

@@ -103,33 +103,55 @@ static uint32 upcoming_b_positions(MpJoinState* st, uint64 j, bool in_pairs, uin
 }
 
 // The tuples of the window's positions (their references prefetched ahead).
-static void resolve_b_window(MpJoinState* st, uint64 j, bool in_pairs) {
-    MpPairWindow* w = &st->emitter.b_window;
+static void resolve_b_window(MpJoinState* st, MpPairWindow* w, uint64 j, bool in_pairs) {
     w->count = upcoming_b_positions(st, j, in_pairs, w->pos, w->block_end);
     w->next = 0;
     for (uint32 i = 0; i < w->count; i++) {
         if (i + kMpPrefetchAhead < w->count) __builtin_prefetch(&st->emitter.b_refs[w->pos[i + kMpPrefetchAhead]]);
         w->tuples[i] = mp_arena_row(&st->run.space, st->emitter.b_refs[w->pos[i]]);
     }
+    for (uint32 i = 1; i < Min(kMpPrefetchAhead, w->count); i++) __builtin_prefetch(w->tuples[i]);
 }
 
-// The stored row of sorted B position j: the window's next entry for j (entries the
-// walk skipped, after a SEMI row's first match or a matched B row, are passed over;
-// any entry for j is right, as a position's row never changes), else a new window.
-// Positions run consecutively within a block, so j is found by arithmetic within the
-// current block or a later one (jumping from block to block), never by a walk over
-// the entries.
-// The tuple kMpPrefetchAhead entries on is prefetched.
-static MinimalTuple b_tuple(MpJoinState* st, uint64 j, bool in_pairs) {
-    MpPairWindow* w = &st->emitter.b_window;
-    while (w->next < w->count && w->pos[w->next] != j) {
-        const uint64 p = w->pos[w->next];
-        const uint32 end = w->block_end[w->next];
-        w->next = j > p && j - p < end - w->next ? w->next + uint32(j - p) : end;
+// Points w->next at sorted B position j, looking from entry `from` on; false when the
+// window does not hold it. Positions run consecutively within a block, so j is found by
+// arithmetic within the block of `from` or a later one (jumping from block to block),
+// never by a walk over the entries.
+static bool seek_b_window(MpPairWindow* w, uint64 j, uint32 from) {
+    for (uint32 i = from; i < w->count;) {
+        const uint64 p = w->pos[i];
+        const uint32 end = w->block_end[i];
+        if (j >= p && j - p < end - i) {
+            w->next = i + uint32(j - p);
+            return true;
+        }
+        i = end;
     }
-    if (w->next == w->count) {
-        resolve_b_window(st, j, in_pairs);
-        for (uint32 i = 1; i < Min(kMpPrefetchAhead, w->count); i++) __builtin_prefetch(w->tuples[i]);
+    return false;
+}
+
+// The stored row of sorted B position j: from the window in use (any entry for j is
+// right, as a position's row never changes; entries the walk skipped, after a SEMI row's
+// first match or a matched B row, are passed over), else from the other window, else
+// from a new one. A SEMI or ANTI row that walks past its first kMpPrefetchAhead
+// candidates (a join filter rejecting them, as on a heavy key) walks in a window of
+// its own (b_walk), so that the next rows' candidates stay where the batch's window
+// put them: rebuilding that window after every deep row read thousands of references
+// for a few pairs each. The tuple kMpPrefetchAhead entries on is prefetched.
+static MinimalTuple b_tuple(MpJoinState* st, uint64 j, bool in_pairs) {
+    MpPairWindow* w = st->emitter.b_active;
+    if (!seek_b_window(w, j, w->next)) {
+        MpPairWindow* other = w == &st->emitter.b_window ? &st->emitter.b_walk : &st->emitter.b_window;
+        if (seek_b_window(other, j, 0)) {
+            w = other;
+        } else {
+            const MpJoinCursor* cur = &st->emitter.cur;
+            bool deep = in_pairs && mp_join_first_match_decides(st->node.info.jointype) &&
+                        j - a_range(st, cur->a)->lower >= kMpPrefetchAhead;
+            w = deep ? &st->emitter.b_walk : &st->emitter.b_window;
+            resolve_b_window(st, w, j, in_pairs);
+        }
+        st->emitter.b_active = w;
     }
     if (w->next + kMpPrefetchAhead < w->count) __builtin_prefetch(w->tuples[w->next + kMpPrefetchAhead]);
     return w->tuples[w->next++];

@@ -364,7 +364,9 @@ struct MpJoinEmitter {
     uint8* b_matched;
     MpRowDirectory a_dir;
     MpRowWindow a_window;
-    MpPairWindow b_window;
+    MpPairWindow b_window;  // the batch's rows' candidates, or a run of unmatched B rows
+    MpPairWindow b_walk;    // a SEMI / ANTI row's walk past its first candidates
+    MpPairWindow* b_active;  // the one b_tuple last read from
     Datum* a_values;  // the current A row's stored columns (join_emit.cpp: put_a)
     bool* a_isnull;
 };
