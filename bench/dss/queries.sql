@@ -22,7 +22,7 @@ q17 | UNION ALL ... ORDER BY of two facts' customers | SELECT c_id FROM f_sales 
 q18 | returns x sales on the sale id | SELECT s_region, sum(r.amount) FROM f_returns r JOIN f_sales s USING (sale_id) JOIN d_store USING (s_id) GROUP BY s_region
 q19 | distinct customers per month | SELECT d_year, d_month, count(DISTINCT c_id) FROM f_sales JOIN d_date USING (d_id) GROUP BY 1, 2
 q20 | customers spending more on the web than in stores | SELECT count(*) FROM (SELECT c_id, sum(amount) t FROM f_sales GROUP BY c_id) a JOIN (SELECT c_id, sum(amount) t FROM f_web GROUP BY c_id) b USING (c_id) WHERE b.t > a.t
-q21 | text key join: brands of web sales (native keys) | SELECT p.p_brand, count(*) FROM f_web w JOIN d_product p USING (p_id) JOIN d_product p2 ON p2.p_brand = p.p_brand AND p2.p_id = p.p_id GROUP BY 1
+q21 | text and int key join: brands of web sales | SELECT p.p_brand, count(*) FROM f_web w JOIN d_product p USING (p_id) JOIN d_product p2 ON p2.p_brand = p.p_brand AND p2.p_id = p.p_id GROUP BY 1
 q22 | semi join with a filter on both sides | SELECT count(*) FROM f_web w WHERE w.amount > 100 AND EXISTS (SELECT 1 FROM f_sales s WHERE s.c_id = w.c_id AND s.amount > w.amount * 7)
 q23 | INTERSECT of customers over a date range, counted | SELECT count(*) FROM (SELECT c_id FROM f_sales WHERE d_id BETWEEN 100 AND 1200 INTERSECT SELECT c_id FROM f_web WHERE d_id BETWEEN 100 AND 1200) s
 q24 | outlets' customers who also bought on the web, by age band | SELECT c_age / 10, count(*) FROM d_customer c WHERE c_id IN (SELECT c_id FROM f_sales JOIN d_store USING (s_id) WHERE s_outlet) AND c_id IN (SELECT c_id FROM f_web) GROUP BY 1
