@@ -41,12 +41,15 @@ SET enable_hashjoin = off;
 SET enable_mergejoin = off;
 SET enable_nestloop = off;
 
--- the SQL of one join type over ia and ib with the given ON clause
+-- the SQL of one join type over ia and ib with the given ON clause (the key values in
+-- their printed forms too: hash_record_extended, which mp_join_check sums, hashes 1.0
+-- and 1.00 alike)
 CREATE FUNCTION mp_ji_sql(jt text, cond text) RETURNS text LANGUAGE sql AS $$
   SELECT CASE jt
     WHEN 'semi' THEN format('SELECT ia.id, ia.k FROM ia WHERE EXISTS (SELECT 1 FROM ib WHERE %s)', cond)
     WHEN 'anti' THEN format('SELECT ia.id, ia.k FROM ia WHERE NOT EXISTS (SELECT 1 FROM ib WHERE %s)', cond)
-    ELSE format('SELECT ia.id, ia.t, ia.n, ia.c, ib.id, ib.t, ib.n, ib.c FROM ia %s JOIN ib ON %s', jt, cond) END
+    ELSE format('SELECT ia.id, ia.t, ia.n::text, octet_length(ia.c), ia.iv::text, ib.id, ib.t, ib.n::text, octet_length(ib.c), ib.iv::text
+                 FROM ia %s JOIN ib ON %s', jt, cond) END
 $$;
 
 -- the plan: the key recheck, the keys' width
@@ -74,12 +77,26 @@ SELECT mp_join_check('SELECT ia.id, ib.id FROM ia FULL JOIN ib ON ia.n = ib.n WH
 SET pg_mergepath.debug_hash_bits = 3;
 SELECT col, jt, mp_join_check(mp_ji_sql(jt, format('ia.%1$s = ib.%1$s', col)))
 FROM unnest(ARRAY['t', 'c', 'n', 'iv', 'r']) WITH ORDINALITY AS c(col, i),
-     unnest(ARRAY['inner', 'left', 'full', 'semi', 'anti']) WITH ORDINALITY AS j(jt, o)
+     unnest(ARRAY['inner', 'left', 'right', 'full', 'semi', 'anti']) WITH ORDINALITY AS j(jt, o)
 ORDER BY i, o;
 SELECT mp_join_check(mp_ji_sql('full', 'ia.t = ib.t AND ia.c = ib.c AND ia.id > ib.id'));
 SELECT mp_explain_count(e, 'Rows Removed by Key Recheck') > 0 AS collisions_removed, e ->> 'Keys' AS keys
 FROM mp_explain_analyzed('SELECT ia.id, ib.id FROM ia JOIN ib ON ia.t = ib.t') e;
 RESET pg_mergepath.debug_hash_bits;
+
+-- a SEMI / ANTI join on a heavy key whose filter rejects most candidates: each row walks
+-- far into the key's rows (join_emit.cpp: a window of its own), the next rows' stay
+CREATE TABLE hw_a AS SELECT g AS p, CASE WHEN g % 3 = 0 THEN 'heavy' ELSE 'k' || g END AS t FROM generate_series(1, 900) g;
+CREATE TABLE hw_b AS SELECT g AS q, CASE WHEN g % 2 = 0 THEN 'heavy' ELSE 'k' || g END AS t FROM generate_series(1, 6000) g;
+ANALYZE hw_a, hw_b;
+SELECT jt, mp_join_check(format('SELECT hw_a.* FROM hw_a WHERE %s EXISTS (SELECT 1 FROM hw_b WHERE hw_b.t = hw_a.t AND hw_b.q > 5900 - hw_a.p)', neg))
+FROM (VALUES ('semi', ''), ('anti', 'NOT')) v(jt, neg);
+DROP TABLE hw_a, hw_b;
+
+-- pg_mergepath.image_keys = off keeps image-key joins native
+SET pg_mergepath.image_keys = off;
+SELECT mp_join_check('SELECT ia.id, ib.id FROM ia JOIN ib ON ia.t = ib.t');
+RESET pg_mergepath.image_keys;
 
 -- not ours, DEBUG1 says why: char(n) = text and numeric = int4 compare a cast (an
 -- expression), a nondeterministic collation, three image keys (192 bits)
@@ -103,6 +120,10 @@ SELECT jt, e ->> 'Outer Side' AS outer_side,
 FROM unnest(ARRAY['inner', 'left', 'semi', 'anti']) WITH ORDINALITY AS j(jt, o),
      mp_explain_analyzed(replace(mp_ji_sql(jt, 'ia.t = ib.t'), 'ib', 'ib_small')) e
 ORDER BY o;
+SET pg_mergepath.debug_hash_bits = 3;
+SELECT jt, mp_join_check(replace(mp_ji_sql(jt, 'ia.n = ib.n'), 'ib', 'ib_small'))
+FROM unnest(ARRAY['inner', 'left', 'semi', 'anti']) jt;
+RESET pg_mergepath.debug_hash_bits;
 
 -- parallel: every participant reads and hashes its share of both sides
 SET parallel_setup_cost = 0;
@@ -136,6 +157,12 @@ FROM unnest(ARRAY['inner', 'left', 'full', 'semi', 'anti']) WITH ORDINALITY AS j
      unnest(ARRAY['sa.t = sb.t', 'sa.n = sb.n AND sa.id > sb.id']) WITH ORDINALITY AS c(cond, i),
      mp_explain_analyzed(format('SELECT sa.id, sb.id FROM sa JOIN sb ON %s', cond)) e
 ORDER BY i, o;
+SET pg_mergepath.debug_hash_bits = 4;
+SELECT jt, mp_join_check(format(CASE jt WHEN 'anti' THEN 'SELECT sa.* FROM sa WHERE NOT EXISTS (SELECT 1 FROM sb WHERE %s)'
+                                        ELSE 'SELECT sa.*, sb.* FROM sa ' || jt || ' JOIN sb ON %s' END,
+                                'sa.t = sb.t AND sa.id % 7 <> sb.id % 7'))
+FROM unnest(ARRAY['inner', 'left', 'full', 'anti']) jt;
+RESET pg_mergepath.debug_hash_bits;
 RESET pg_mergepath.memory_limit;
 RESET work_mem;
 

@@ -146,13 +146,17 @@ bool add_key(PlannerInfo* root, JoinClauses* jc, RestrictInfo* rinfo, bool outer
     return true;
 }
 
-// Whether a hashable equality clause between the sides compares an expression.
-bool has_expression_key(List* restrictlist, RelOptInfo* outerrel, RelOptInfo* innerrel) {
+// Whether a hashable equality clause of the join itself (not a pushed-down one of an
+// outer join) is between the sides: with no key, it compares an expression.
+bool has_expression_key(List* restrictlist, RelOptInfo* joinrel, RelOptInfo* outerrel, RelOptInfo* innerrel,
+                        bool outer_join) {
     ListCell* lc;
     foreach (lc, restrictlist) {
         RestrictInfo* rinfo = lfirst_node(RestrictInfo, lc);
         bool outer_is_left;
-        if (is_key_clause(rinfo, outerrel, innerrel, &outer_is_left)) return true;
+        if (!(outer_join && RINFO_IS_PUSHED_DOWN(rinfo, joinrel->relids)) &&
+            is_key_clause(rinfo, outerrel, innerrel, &outer_is_left))
+            return true;
     }
     return false;
 }
@@ -180,7 +184,7 @@ bool split_clauses(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel,
         else jc->filter = lappend(jc->filter, rinfo->clause);
     }
     if (jc->nkeys == 0) {
-        *why_not = pstrdup(jc->filter != NIL && has_expression_key(restrictlist, outerrel, innerrel)
+        *why_not = pstrdup(jc->filter != NIL && has_expression_key(restrictlist, joinrel, outerrel, innerrel, outer_join)
                                ? "its equality clauses compare expressions, not columns"
                                : "it has no hashable equality clause");
         return false;

@@ -50,17 +50,17 @@ MpCodec widened_float(Oid type) {
 // An image column: both sides the same type with a canonical image for this operator.
 bool image_key_column(Oid opno, const Oid types[2], Oid collation, MpJoinKeyColumn* col, char** why_not) {
     MpImageRule rule;
-    if (!mp_image_keys) {
-        *why_not = psprintf("operator %s on %s: pg_mergepath.image_keys is off", get_opname(opno),
-                            format_type_be(types[0]));
-        return false;
-    }
     if (types[0] != types[1]) {
         *why_not = psprintf("operator %s compares %s with %s: no key encoding for two types", get_opname(opno),
                             format_type_be(types[0]), format_type_be(types[1]));
         return false;
     }
     if (!mp_image_rule(types[0], opno, collation, &rule, why_not)) return false;
+    if (!mp_image_keys) {
+        *why_not = psprintf("operator %s on %s: pg_mergepath.image_keys is off", get_opname(opno),
+                            format_type_be(types[0]));
+        return false;
+    }
     col->codec[0] = col->codec[1] = MpCodec::ImageHash;
     col->image_type = types[0];
     col->eqop = opno;
@@ -86,12 +86,6 @@ bool mp_join_key_column(Oid opno, Oid outer_type, Oid inner_type, Oid collation,
         return false;
     col->bits = mp_codec_bits(col->codec[0]);
     return true;
-}
-
-bool mp_join_keys_rechecked(const MpJoinKeyColumn* cols, int ncols) {
-    for (int c = 0; c < ncols; c++)
-        if (cols[c].codec[0] == MpCodec::ImageHash) return true;
-    return false;
 }
 
 uint64_t mp_join_image_hash(const MpJoinKeySide* side, int c, Datum value) {

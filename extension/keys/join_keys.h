@@ -32,9 +32,6 @@ struct MpJoinKeyColumn {
 bool mp_join_key_column(Oid opno, Oid outer_type, Oid inner_type, Oid collation, MpJoinKeyColumn* col,
                         char** why_not);
 
-// Whether any key column is keyed by image hash (its pairs are rechecked).
-bool mp_join_keys_rechecked(const MpJoinKeyColumn* cols, int ncols);
-
 // The key width (32, 64 or 128) for these columns, or 0 when they need more than 128 bits.
 int mp_join_key_bits(const MpJoinKeyColumn* cols, int ncols);
 
