@@ -55,7 +55,11 @@
 //     per inner row and 1 per outer;
 //   the device, per row and 64-bit key word: GPU 0.1 (in a partial path divided like
 //     the reading: runs ship and sort on the GPU while the participants read); CPU
-//     0.1 + 0.4 / threads (sorting, after the reading);
+//     0.1 + 0.4 / threads (sorting, after the reading), and with image keys 1.6 more
+//     per row (its sort carries each key's row number, the combine turns every B row
+//     number into a reference: bench/RESULTS.md, 10M x 10M text on 16 cores, the CPU
+//     backend's combine 1.1 s against the GPU's 0.26 s; its semi join 0.81x and inner
+//     join 1.06x the best stock plan, so there such joins stay native);
 //   per output row cpu_tuple_cost / 2 (a row made from two positions, no probe), plus 2
 //     per side whose stored columns it carries (a tuple fetched by reference from
 //     anywhere in the blocks and deformed: cache misses), plus the filter's cost (with
@@ -294,10 +298,11 @@ Cost path_cost(PlannerInfo* root, RelOptInfo* joinrel, const Inputs& in, const J
     Cost inner_read = rows[1] * read_cost(jc, stores[1]);
     const Cost inputs = in.outer->total_cost + in.inner->total_cost + filter.startup;
     if (in.own_inner) {  // all of the inner side in every participant, sorted on its CPU
-        Cost inner = inner_read + rows[1] * cpu_operator_cost * words * (0.1 + 0.4);
+        Cost inner = inner_read + rows[1] * cpu_operator_cost * (words * (0.1 + 0.4) + (jc->image_keys > 0 ? 1.6 : 0.0));
         *startup = in.outer->startup_cost + in.inner->total_cost + inner + filter.startup;
         return inputs + inner + outer_read / divisor + joinrel->rows / divisor * per_output;
     }
+    if (!gpu && jc->image_keys > 0) device_units += 1.6 / words;  // per row, whatever the key's width
     Cost device = (in.probe ? rows[1] : rows[0] + rows[1]) * cpu_operator_cost * words * device_units;
     if (gpu) device /= divisor;  // runs ship and sort while the participants read
     // a parallel-aware path's output as PostgreSQL charges its parallel hash join's (see
