@@ -4,6 +4,11 @@
 -- two-column key), picks a random join type, a random join filter or none, and serial
 -- or parallel, and compares our answer with the native plan's (mp_join_check). The seed
 -- is fixed, so the trials are the same on every run; any difference is listed.
+-- A second part does the same over image keys (join_keys.h): text, varchar against
+-- text, char(n) of two lengths (values with and without trailing blanks), numeric of
+-- random display scales (1.5 = 1.50), or an image key with a second key (int4 or
+-- numeric), with full 64-bit hashes or 2-bit ones (pg_mergepath.debug_hash_bits: nearly
+-- every equal hash a collision the recheck must remove).
 SET pg_mergepath.min_rows = 0;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
@@ -61,3 +66,56 @@ SELECT count(*) AS trials,
 FROM trial_results;
 SELECT trial, query, result FROM trial_results WHERE result LIKE '%DIFFERENT%' ORDER BY trial;
 DROP TABLE ra, rb;
+
+-- image keys
+SELECT setseed(0.2718);
+CREATE TEMP TABLE image_trials (trial int, query text, result text);
+CREATE FUNCTION mp_image_trial(trial int) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  types text[][] := ARRAY[['text', 'text'], ['varchar', 'text'], ['text', 'varchar'], ['char(4)', 'char(7)'],
+                          ['numeric', 'numeric'], ['numeric', 'numeric(12,4)']];
+  pick int := 1 + floor(random() * 6)::int;
+  ta text := types[pick][1];
+  tb text := types[pick][2];
+  jt text := (ARRAY['inner', 'left', 'right', 'full', 'semi', 'anti'])[1 + floor(random() * 6)::int];
+  na int := floor(random() * 400)::int;
+  nb int := floor(random() * 400)::int;
+  domain int := 1 + floor(random() * 60)::int;
+  nulls float8 := CASE WHEN random() < 0.5 THEN 0 ELSE random() * 0.3 END;
+  second_key text := (ARRAY['', '', ' AND ra.k2 = rb.k2', ' AND ra.n2 = rb.n2'])[1 + floor(random() * 4)::int];
+  filter text := (ARRAY['', '', ' AND ra.p < rb.q', ' AND (ra.p + rb.q) % 3 = 0', ' AND rb.q > 150'])[1 + floor(random() * 5)::int];
+  keyexpr text := CASE WHEN ta LIKE 'numeric%'
+                       THEN 'round(floor(random() * %s)::numeric / 2, 1 + floor(random() * 3)::int)'
+                       ELSE '''v'' || floor(random() * %s) || CASE WHEN random() < 0.3 THEN '' '' ELSE '''' END' END;
+  val text := 'CASE WHEN random() < %s THEN NULL ELSE %s END';
+  cond text;
+  q text;
+BEGIN
+  DROP TABLE IF EXISTS ra, rb;
+  EXECUTE format('CREATE TABLE ra AS SELECT (' || format(val, nulls, keyexpr) || ')::%s AS k, floor(random() * 3)::int4 AS k2,
+                  round(floor(random() * 3)::numeric / 2, 2) AS n2, g AS p FROM generate_series(1, %s) g', domain, ta, na);
+  EXECUTE format('CREATE TABLE rb AS SELECT (' || format(val, nulls, keyexpr) || ')::%s AS k, floor(random() * 3)::int4 AS k2,
+                  round(floor(random() * 3)::numeric / 2, 1) AS n2, g AS q FROM generate_series(1, %s) g', domain, tb, nb);
+  ANALYZE ra, rb;
+  cond := 'ra.k = rb.k' || second_key || filter;
+  q := CASE jt
+    WHEN 'semi' THEN format('SELECT ra.* FROM ra WHERE EXISTS (SELECT 1 FROM rb WHERE %s)', cond)
+    WHEN 'anti' THEN format('SELECT ra.* FROM ra WHERE NOT EXISTS (SELECT 1 FROM rb WHERE %s)', cond)
+    ELSE format('SELECT ra.*, rb.* FROM ra %s JOIN rb ON %s', jt, cond) END;
+  PERFORM set_config('max_parallel_workers_per_gather', CASE WHEN random() < 0.5 THEN '0' ELSE '3' END, true);
+  PERFORM set_config('pg_mergepath.debug_hash_bits', CASE WHEN random() < 0.3 THEN '2' ELSE '0' END, true);
+  INSERT INTO image_trials VALUES (trial, format('%s x %s rows, %s / %s, %s-bit hashes: %s', na, nb, ta, tb,
+      CASE current_setting('pg_mergepath.debug_hash_bits') WHEN '0' THEN '64' ELSE '2' END, q), mp_join_check(q));
+END $$;
+
+DO $$ BEGIN FOR t IN 1..200 LOOP PERFORM mp_image_trial(t); END LOOP; END $$;
+SELECT count(*) AS trials,
+       count(*) FILTER (WHERE result LIKE '%DIFFERENT%') AS different,
+       count(*) FILTER (WHERE result LIKE 'native plan%') AS native,
+       count(*) FILTER (WHERE result LIKE 'parallel%') AS parallel,
+       count(*) FILTER (WHERE query LIKE '%2-bit hashes%') AS collided
+FROM image_trials;
+SELECT trial, query, result FROM image_trials WHERE result LIKE '%DIFFERENT%' ORDER BY trial;
+SELECT trial, query, result FROM image_trials WHERE result LIKE 'native plan%' ORDER BY trial;
+DROP TABLE ra, rb;
+DROP FUNCTION mp_image_trial(int);
