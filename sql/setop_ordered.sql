@@ -1,12 +1,13 @@
--- setop_ordered: the MergePath SetOp node emits in key order when its key is one
--- lossless column at full width (mp_setop_keys_ordered), and says so with pathkeys: the
+-- setop_ordered: the MergePath SetOp node emits in key order when its key is lossless
+-- columns at full width, every one after the first proven never NULL
+-- (mp_setop_keys_ordered), and says so with pathkeys: the
 -- Sort under an ORDER BY, a DISTINCT or a merge join disappears (parallel: a Gather over
 -- the node whose combiner emits all, or a Gather Merge over the node whose participants
 -- each emit in order). UNION ALL ... ORDER BY is ours too (in key order only). Every
 -- ordered answer is compared with the native plan's, in order, for every operator, every
 -- lossless type's odd values, NULLs, LIMIT, cursors read backwards, no worker / no
 -- leader, and inputs past pg_mergepath.memory_limit. Keys that do not keep the order
--- (several columns, ranged keys, image keys) keep the Sort.
+-- (several columns where a later one may be NULL, ranged keys, image keys) keep the Sort.
 SET pg_mergepath.min_rows = 0;
 \set VERBOSITY terse
 
@@ -41,7 +42,7 @@ END $$;
 -- The plans: no Sort above the node; its EXPLAIN says the order.
 SELECT * FROM mp_explain('SELECT a FROM ta UNION SELECT a FROM tb ORDER BY a');
 SELECT * FROM mp_explain('SELECT b FROM ta INTERSECT ALL SELECT b FROM tb ORDER BY 1 LIMIT 3');
--- descending, NULLS FIRST, or two columns: sorted above
+-- descending, NULLS FIRST, or two columns that may be NULL: sorted above
 SELECT * FROM mp_explain('SELECT a FROM ta EXCEPT SELECT a FROM tb ORDER BY a DESC');
 SELECT * FROM mp_explain('SELECT a, b FROM ta INTERSECT SELECT a, b FROM tb ORDER BY a, b');
 
@@ -195,4 +196,52 @@ SELECT op, mp_order_check(format('SELECT k FROM ord_l %s SELECT k FROM ord_r ORD
 FROM (VALUES ('INTERSECT ALL'), ('EXCEPT'), ('UNION'), ('UNION ALL')) o(op) ORDER BY op;
 RESET ALL;
 DROP TABLE ord_l, ord_r;
+
+-- Several columns: in key order when every column after the first is proven never NULL
+-- in every input (not_null.h: a NOT NULL table column, read directly or through a
+-- subquery without outer joins or grouping sets); the first may hold NULLs (last).
+SET pg_mergepath.min_rows = 0;
+CREATE TABLE mo_a (a int4 NOT NULL, b int8 NOT NULL, c int4, d date NOT NULL);
+CREATE TABLE mo_b (a int4 NOT NULL, b int8 NOT NULL, c int4, d date NOT NULL);
+INSERT INTO mo_a SELECT g % 37 - 18, (g % 11 - 5) * 3000000000, CASE WHEN g % 9 = 0 THEN NULL ELSE g % 5 END,
+    date '2020-01-01' + g % 13 FROM generate_series(1, 3000) g;
+INSERT INTO mo_b SELECT g % 41 - 20, (g % 7 - 3) * 3000000000, CASE WHEN g % 4 = 0 THEN NULL ELSE g % 6 END,
+    date '2020-01-01' + g % 17 FROM generate_series(1, 2500) g;
+ANALYZE mo_a, mo_b;
+SELECT op, cols, mp_order_check(format('SELECT %2$s FROM mo_a %1$s SELECT %2$s FROM mo_b ORDER BY %2$s', op, cols))
+FROM (VALUES ('INTERSECT ALL'), ('INTERSECT'), ('EXCEPT ALL'), ('EXCEPT'), ('UNION'), ('UNION ALL')) o(op),
+     (VALUES ('a, b'), ('b, a, d'), ('c, a'), ('c, d, a')) c(cols)
+ORDER BY op, cols;
+-- through subqueries (pulled up or not), and three inputs
+SELECT mp_order_check('SELECT a, b FROM (SELECT a, b FROM mo_a WHERE c > 1) s INTERSECT SELECT a, b FROM mo_b ORDER BY 1, 2');
+SELECT mp_order_check('SELECT a, b FROM (SELECT DISTINCT a, b FROM mo_a LIMIT 1000) s EXCEPT ALL SELECT a, b FROM mo_b ORDER BY 1, 2');
+SELECT mp_order_check('SELECT a, d FROM mo_a UNION SELECT a, d FROM mo_b UNION SELECT a + 100, d FROM mo_a ORDER BY 1, 2');
+-- not proven, so sorted above (and the same rows): a nullable later column, an outer
+-- join below (conservatively, even on its preserved side), grouping sets (which emit
+-- NULLs), an expression, a constant NULL
+SELECT mp_order_check('SELECT a, c FROM mo_a UNION SELECT a, c FROM mo_b ORDER BY 1, 2');
+SELECT mp_order_check('SELECT x.a, x.b FROM mo_a x LEFT JOIN mo_b y ON x.a = y.a AND y.c = 1 UNION SELECT a, b FROM mo_b ORDER BY 1, 2');
+SELECT mp_order_check('SELECT a, b FROM mo_a GROUP BY GROUPING SETS ((a, b), (a)) UNION SELECT a, b FROM mo_b ORDER BY 1, 2');
+SELECT mp_order_check('SELECT a, b + 1 FROM mo_a INTERSECT SELECT a, b FROM mo_b ORDER BY 1, 2');
+SELECT mp_order_check('SELECT a, NULL::int8 FROM mo_a UNION SELECT a, b FROM mo_b ORDER BY 1, 2');
+-- parallel (a Gather Merge, or one emitter) and over the memory limit
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SELECT op, mp_order_check(format('SELECT c, a, b FROM mo_a %s SELECT c, a, b FROM mo_b ORDER BY 1, 2, 3', op))
+FROM (VALUES ('INTERSECT ALL'), ('EXCEPT'), ('UNION'), ('UNION ALL')) o(op) ORDER BY op;
+SET max_parallel_workers_per_gather = 0;
+INSERT INTO mo_a SELECT * FROM mo_a;
+INSERT INTO mo_a SELECT * FROM mo_a;
+INSERT INTO mo_b SELECT a + 3, b, c, d FROM mo_b;
+INSERT INTO mo_b SELECT a - 5, b, c, d FROM mo_b;
+ANALYZE mo_a, mo_b;
+SET work_mem = '64kB';
+SET pg_mergepath.memory_limit = 0;
+SELECT op, mp_spill_summary(format('SELECT c, a, b FROM mo_a %s SELECT c, a, b FROM mo_b', op)),
+       mp_order_check(format('SELECT c, a, b FROM mo_a %s SELECT c, a, b FROM mo_b ORDER BY 1, 2, 3', op))
+FROM (VALUES ('INTERSECT ALL'), ('EXCEPT'), ('UNION')) o(op) ORDER BY op;
+RESET ALL;
+DROP TABLE mo_a, mo_b;
 DROP FUNCTION mp_order_check(text);

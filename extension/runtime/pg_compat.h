@@ -10,6 +10,8 @@
 //             get_op_index_interpretation (comparison types instead of btree
 //             strategies); BuildTupleHashTableExt became BuildTupleHashTable, whose
 //             entries keep their per-group data beside the tuple (no `additional`).
+//   16 -> 17  RelOptInfo lists the columns with a NOT NULL constraint (notnullattnums;
+//             18: only valid ones, as NOT NULL constraints may be NOT VALID there).
 //   15 -> 16  Vars name the outer joins that can null them (varnullingrels), and setrefs.c
 //             checks that a plan's expressions carry exactly those of the scan tuple's
 //             Vars they read.
@@ -30,6 +32,7 @@ extern "C" {
 #include "executor/executor.h"
 #include "optimizer/cost.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
 }
 
 // A composite value's tuple header, to deform.
@@ -48,6 +51,32 @@ static inline void mp_copy_nullingrels(Var* to, const Var* from) {
 #else
     (void)to;
     (void)from;
+#endif
+}
+
+// Whether an outer join below can null the Var (unknown before 16: false; callers
+// check the join tree themselves).
+static inline bool mp_var_nulled_by_outer_join(const Var* var) {
+#if PG_VERSION_NUM >= 160000
+    return !bms_is_empty(var->varnullingrels);
+#else
+    (void)var;
+    return false;
+#endif
+}
+
+// Whether column `attno` of the table scanned by `rel` has a (valid) NOT NULL constraint.
+static inline bool mp_column_not_null(const RelOptInfo* rel, Oid relid, AttrNumber attno) {
+#if PG_VERSION_NUM >= 170000
+    (void)relid;
+    return bms_is_member(attno, rel->notnullattnums);
+#else
+    (void)rel;
+    HeapTuple tuple = SearchSysCache2(ATTNUM, ObjectIdGetDatum(relid), Int16GetDatum(attno));
+    if (!HeapTupleIsValid(tuple)) return false;
+    bool not_null = ((Form_pg_attribute)GETSTRUCT(tuple))->attnotnull;
+    ReleaseSysCache(tuple);
+    return not_null;
 #endif
 }
 

@@ -28,11 +28,11 @@
 // ours here; a recursive UNION neither.
 //
 // UNION ALL (simple ones: flatten_simple_union_all makes them an appendrel, a subquery
-// rel whose children are the inputs; set_rel_pathlist_hook): ours only in key order (one
-// lossless column), where it replaces a Sort over the Append, or a Merge Append of
+// rel whose children are the inputs; set_rel_pathlist_hook): ours only in key order
+// (lossless columns, setop_path.cpp), where it replaces a Sort over the Append, or a Merge Append of
 // sorted inputs, by a sort of each input on the device and Merge Path merges. Its
-// inputs: each live child's cheapest path, in the Append's order; its column: the
-// type's default btree operators, as the parser gives a set operation's column.
+// inputs: each live child's cheapest path, in the Append's order; its columns: each
+// type's default btree operators, as the parser gives a set operation's columns.
 //
 // A set operation under another one has its paths projected (15, 17: the flag column of
 // the parent level; any version: coerced column types) before the hook runs, by a
@@ -270,10 +270,6 @@ bool mp_native_union_all(PlannerInfo* root, RelOptInfo* rel, RangeTblEntry* rte,
         *why_not = "UNION ALL with restriction clauses or lateral references";
         return false;
     }
-    if (list_length(rel->reltarget->exprs) != 1) {
-        *why_not = "UNION ALL is only ours in key order, of one column";
-        return false;
-    }
     ListCell* lc;
     out->inputs = NIL;
     foreach (lc, root->append_rel_list) {
@@ -288,20 +284,27 @@ bool mp_native_union_all(PlannerInfo* root, RelOptInfo* rel, RangeTblEntry* rte,
         out->inputs = lappend(out->inputs, child->cheapest_total_path);
     }
     if (list_length(out->inputs) < 2) return false;
-    // the grouping columns the parser would make: the type's default btree operators
-    Node* expr = (Node*)linitial(rel->reltarget->exprs);
-    TypeCacheEntry* tc = lookup_type_cache(exprType(expr), TYPECACHE_EQ_OPR | TYPECACHE_LT_OPR | TYPECACHE_HASH_PROC);
-    if (!OidIsValid(tc->eq_opr) || !OidIsValid(tc->lt_opr)) {
-        *why_not = "UNION ALL's column has no default ordering";
+    // the grouping columns the parser would make: each type's default btree operators
+    List* groups = NIL;
+    foreach (lc, rel->reltarget->exprs) {
+        TypeCacheEntry* tc = lookup_type_cache(exprType((Node*)lfirst(lc)),
+                                               TYPECACHE_EQ_OPR | TYPECACHE_LT_OPR | TYPECACHE_HASH_PROC);
+        if (!OidIsValid(tc->eq_opr) || !OidIsValid(tc->lt_opr)) {
+            *why_not = "a column of the UNION ALL has no default ordering";
+            return false;
+        }
+        SortGroupClause* sgc = makeNode(SortGroupClause);
+        sgc->tleSortGroupRef = Index(list_length(groups) + 1);
+        sgc->eqop = tc->eq_opr;
+        sgc->sortop = tc->lt_opr;
+        sgc->nulls_first = false;
+        sgc->hashable = OidIsValid(tc->hash_proc);
+        groups = lappend(groups, sgc);
+    }
+    if (groups == NIL || !mp_setop_columns(groups, rel->reltarget->exprs, &out->cols)) {
+        *why_not = "unexpected UNION ALL columns";
         return false;
     }
-    SortGroupClause* sgc = makeNode(SortGroupClause);
-    sgc->tleSortGroupRef = 1;
-    sgc->eqop = tc->eq_opr;
-    sgc->sortop = tc->lt_opr;
-    sgc->nulls_first = false;
-    sgc->hashable = OidIsValid(tc->hash_proc);
-    mp_setop_columns(list_make1(sgc), rel->reltarget->exprs, &out->cols);
     out->op = mergepath::SetOp::Union;
     out->all = true;
     out->native = rel->cheapest_total_path ? rel->cheapest_total_path : (Path*)linitial(rel->pathlist);

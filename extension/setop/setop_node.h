@@ -209,13 +209,18 @@ inline bool mp_timing_on(MpSetOpState* st) {
     return instr != NULL && instr->need_timer;
 }
 
-// Keys whose order is the output's order under the column's sort operator (ASC NULLS
-// LAST): one lossless column at full width. Its codec keeps the type's order, the main
-// stream holds every non-NULL value and is emitted first, the NULL rows after it; every
-// way of running emits results in key order (ranges in order, a participant's batches in
-// order). Ranged keys do not: a value outside its range takes the second stream.
-inline bool mp_setop_keys_ordered(const MpKeyChoice* keys, int ncols) {
-    return keys->lossless && keys->ranges == NULL && ncols == 1;
+// Keys whose order is the output's order under the columns' sort operators (ASC NULLS
+// LAST, column by column): lossless columns at full width, where every column after the
+// first is proven never NULL (later_not_null; not_null.h). The codecs keep the types'
+// order and pack the first column most significant, so the main stream's keys order the
+// rows as ORDER BY does; it holds every row without a NULL and is emitted first, the
+// rows whose first column is NULL after it (their null-layout keys: one mask, then the
+// other columns in order). A NULL in a later column would put its row there too, out of
+// order. Every way of running emits results in key order (ranges in order, a
+// participant's batches in order). Ranged keys do not: a value outside its range takes
+// the second stream.
+inline bool mp_setop_keys_ordered(const MpKeyChoice* keys, int ncols, bool later_not_null) {
+    return keys->lossless && keys->ranges == NULL && (ncols == 1 || later_not_null);
 }
 
 // Whether a key found in B alone gives result rows (UNION), not only keys of A.

@@ -51,13 +51,16 @@
 // native paths charge their input before the first row (HashAggregate, Sort) except a
 // Unique over sorted inputs, so ours charges its total, which is what it does.
 //
-// Ordered output: one lossless column at full width comes out in key order in every
-// way of running (mp_setop_keys_ordered), so those paths have pathkeys (ASC NULLS
-// LAST) and a Sort above goes: serial; partial (each participant's batches in order,
-// for a Gather Merge); and a Gather over the one-emitter variant (one_emitter_gather).
+// Ordered output: lossless columns at full width, every one after the first proven never
+// NULL in every input (not_null.h), come out in key order in every way of running
+// (mp_setop_keys_ordered), so those paths have pathkeys (the columns in order, ASC
+// NULLS LAST) and a Sort above goes: serial; partial (each participant's batches in
+// order, for a Gather Merge); and a Gather over the one-emitter variant
+// (one_emitter_gather).
 #include <algorithm>
 
 #include "input_rows.h"
+#include "not_null.h"
 #include "partial_paths.h"
 #include "setop_native.h"
 #include "column_ranges.h"  // after setop.h: it brings PostgreSQL's headers
@@ -193,19 +196,44 @@ CustomPath* make_path(RelOptInfo* rel, const MpNativeSetOp& native, const Inputs
     return cp;
 }
 
-// The pathkeys of our output in key order (see mp_setop_keys_ordered), or NIL: the
-// column's sort operator, ASC NULLS LAST, over the set operation's output column.
+// Whether every column after the first is proven never NULL in every input (the
+// columns of each input path's target come first, in order).
+bool later_columns_not_null(PlannerInfo* root, const MpNativeSetOp& native) {
+    ListCell* lc;
+    foreach (lc, native.inputs) {
+        List* exprs = ((Path*)lfirst(lc))->pathtarget->exprs;
+        if (list_length(exprs) < native.cols.ncols) return false;
+        for (int c = 1; c < native.cols.ncols; c++)
+            if (!mp_expr_proven_not_null(root, (Expr*)list_nth(exprs, c))) return false;
+    }
+    return true;
+}
+
+// Whether these keys give the output in the columns' order (mp_setop_keys_ordered).
+bool keys_ordered(PlannerInfo* root, const MpNativeSetOp& native, const MpKeyChoice* keys) {
+    const int ncols = native.cols.ncols;
+    return mp_setop_keys_ordered(keys, ncols, ncols > 1 && later_columns_not_null(root, native));
+}
+
+// The pathkeys of our output in key order (see mp_setop_keys_ordered), or NIL: each
+// column's sort operator, ASC NULLS LAST, over the set operation's output columns.
 List* key_order_pathkeys(PlannerInfo* root, const MpNativeSetOp& native, const MpKeyChoice* keys) {
-    if (!mp_setop_keys_ordered(keys, native.cols.ncols) || !OidIsValid(native.cols.sortops[0])) return NIL;
-    SortGroupClause* sgc = makeNode(SortGroupClause);
-    sgc->tleSortGroupRef = 1;
-    sgc->eqop = native.cols.eqops[0];
-    sgc->sortop = native.cols.sortops[0];
-    sgc->nulls_first = false;
-    sgc->hashable = native.cols.hashable[0];
-    TargetEntry* tle = makeTargetEntry((Expr*)linitial(native.target->exprs), 1, NULL, false);
-    tle->ressortgroupref = 1;
-    return make_pathkeys_for_sortclauses(root, list_make1(sgc), list_make1(tle));
+    if (!keys_ordered(root, native, keys)) return NIL;
+    List *clauses = NIL, *tlist = NIL;
+    for (int c = 0; c < native.cols.ncols; c++) {
+        if (!OidIsValid(native.cols.sortops[c])) return NIL;
+        SortGroupClause* sgc = makeNode(SortGroupClause);
+        sgc->tleSortGroupRef = Index(c + 1);
+        sgc->eqop = native.cols.eqops[c];
+        sgc->sortop = native.cols.sortops[c];
+        sgc->nulls_first = false;
+        sgc->hashable = native.cols.hashable[c];
+        TargetEntry* tle = makeTargetEntry((Expr*)list_nth(native.target->exprs, c), AttrNumber(c + 1), NULL, false);
+        tle->ressortgroupref = Index(c + 1);
+        clauses = lappend(clauses, sgc);
+        tlist = lappend(tlist, tle);
+    }
+    return make_pathkeys_for_sortclauses(root, clauses, tlist);
 }
 
 // Our path over the given inputs, projected like the native one when it is; in key
@@ -356,13 +384,14 @@ void consider_setop(PlannerInfo* root, RelOptInfo* rel, const MpNativeSetOp& nat
         return;
     }
     const bool union_all = native.op == mergepath::SetOp::Union && native.all;
-    if (union_all && !mp_setop_keys_ordered(&keys, cols.ncols)) {
-        elog(DEBUG1, "pg_mergepath: %s not replaced: ours only in key order (one column with lossless keys)", op);
+    if (union_all && !keys_ordered(root, native, &keys)) {
+        elog(DEBUG1, "pg_mergepath: %s not replaced: ours only in key order (lossless keys, the columns after the "
+             "first proven never NULL)", op);
         return;
     }
     if (keys.images)
         for (int c = 0; c < cols.ncols; c++) mp_image_plan_depends(root, cols.types[c]);
-    const MpKeyChoice full_keys = keys;  // before narrowing: a single column keeps its order
+    const MpKeyChoice full_keys = keys;  // before narrowing: keys in the columns' order keep it
     if (keys.lossless && mp_ranged_keys && !union_all) narrow_to_statistics(root, native.inputs, &cols, &keys, op);
     // with more than two inputs, the ones after the first are read through our own Append
     const double rows = input_rows(native.inputs);
@@ -383,13 +412,13 @@ void consider_setop(PlannerInfo* root, RelOptInfo* rel, const MpNativeSetOp& nat
         return;
     }
     // All paths are made before any is added: add_path may free the native paths. A
-    // single column whose key was narrowed is also offered at full width, in key order.
+    // key narrowed from one in the columns' order is also offered at full width, in that order.
     Path* path = setop_path(root, rel, native, serial, &keys);
     Path* partial = partial_setop_path(root, rel, native, serial, &keys, op);
-    const bool narrowed = keys.ranges != NULL && mp_setop_keys_ordered(&full_keys, cols.ncols);
+    const bool narrowed = keys.ranges != NULL && keys_ordered(root, native, &full_keys);
     Path* ordered = narrowed ? setop_path(root, rel, native, serial, &full_keys) : NULL;
     Path* ordered_partial = narrowed ? partial_setop_path(root, rel, native, serial, &full_keys, op) : NULL;
-    const MpKeyChoice* ordered_keys = mp_setop_keys_ordered(&keys, cols.ncols) ? &keys : narrowed ? &full_keys : NULL;
+    const MpKeyChoice* ordered_keys = keys_ordered(root, native, &keys) ? &keys : narrowed ? &full_keys : NULL;
     Path* in_order = ordered_keys && (partial || ordered_partial)
                          ? one_emitter_gather(root, rel,
                                               partial_setop_path(root, rel, native, serial, ordered_keys, op, true))
