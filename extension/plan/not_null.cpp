@@ -40,7 +40,9 @@ bool proven(PlannerInfo* root, Expr* expr, int depth) {
     if (rel == NULL || rte == NULL) return false;
     // (before 16 no Var says which outer joins can null it: none may be in this query)
     if (has_outer_join((Node*)root->parse->jointree)) return false;
-    if (rte->rtekind == RTE_RELATION) return mp_column_not_null(rel, rte->relid, var->varattno);
+    // (a foreign table's NOT NULL is not enforced: its rows may hold NULLs anyway)
+    if (rte->rtekind == RTE_RELATION)
+        return rte->relkind != RELKIND_FOREIGN_TABLE && mp_column_not_null(rel, rte, var->varattno);
     if (rte->rtekind != RTE_SUBQUERY || rel->subroot == NULL) return false;
     PlannerInfo* sub = rel->subroot;
     Query* q = sub->parse;

@@ -4,7 +4,9 @@
 // null-layout stream, after every other row, out of order).
 //
 // Proven: a non-NULL constant, or a Var (under binary-compatible casts) of a table
-// column with a NOT NULL constraint (17+: a valid one, as the planner reads it), read
+// column with a NOT NULL constraint (17+: a valid one, as the planner reads it; not an
+// inheritance parent's read with its children, which may have dropped it; not a
+// foreign table's, which nothing enforces), read
 // directly or through the output of a leaf subquery, in queries with no outer join (the
 // Var could be NULL-extended; 16+ also: a Var no outer join can null) and subqueries
 // with no grouping sets (they emit NULLs for absent columns). Anything else (an expression, an aggregate, a

@@ -33,6 +33,7 @@ extern "C" {
 #include "optimizer/cost.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
+#include "catalog/pg_class_d.h"
 }
 
 // A composite value's tuple header, to deform.
@@ -65,14 +66,18 @@ static inline bool mp_var_nulled_by_outer_join(const Var* var) {
 #endif
 }
 
-// Whether column `attno` of the table scanned by `rel` has a (valid) NOT NULL constraint.
-static inline bool mp_column_not_null(const RelOptInfo* rel, Oid relid, AttrNumber attno) {
+// Whether column `attno` of the table `rte` scanned by `rel` has a (valid) NOT NULL
+// constraint that holds for every row the scan reads. Before 17, from the catalog, and
+// not for an inheritance parent read with its children (a child may drop an inherited
+// NOT NULL; a partition may not), as 17's notnullattnums leaves those out.
+static inline bool mp_column_not_null(const RelOptInfo* rel, const RangeTblEntry* rte, AttrNumber attno) {
 #if PG_VERSION_NUM >= 170000
-    (void)relid;
+    (void)rte;
     return bms_is_member(attno, rel->notnullattnums);
 #else
     (void)rel;
-    HeapTuple tuple = SearchSysCache2(ATTNUM, ObjectIdGetDatum(relid), Int16GetDatum(attno));
+    if (rte->inh && rte->relkind != RELKIND_PARTITIONED_TABLE) return false;
+    HeapTuple tuple = SearchSysCache2(ATTNUM, ObjectIdGetDatum(rte->relid), Int16GetDatum(attno));
     if (!HeapTupleIsValid(tuple)) return false;
     bool not_null = ((Form_pg_attribute)GETSTRUCT(tuple))->attnotnull;
     ReleaseSysCache(tuple);
