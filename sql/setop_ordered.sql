@@ -212,18 +212,20 @@ SELECT op, cols, mp_order_check(format('SELECT %2$s FROM mo_a %1$s SELECT %2$s F
 FROM (VALUES ('INTERSECT ALL'), ('INTERSECT'), ('EXCEPT ALL'), ('EXCEPT'), ('UNION'), ('UNION ALL')) o(op),
      (VALUES ('a, b'), ('b, a, d'), ('c, a'), ('c, d, a')) c(cols)
 ORDER BY op, cols;
--- through subqueries (pulled up or not), and three inputs
-SELECT mp_order_check('SELECT a, b FROM (SELECT a, b FROM mo_a WHERE c > 1) s INTERSECT SELECT a, b FROM mo_b ORDER BY 1, 2');
-SELECT mp_order_check('SELECT a, b FROM (SELECT DISTINCT a, b FROM mo_a LIMIT 1000) s EXCEPT ALL SELECT a, b FROM mo_b ORDER BY 1, 2');
-SELECT mp_order_check('SELECT a, d FROM mo_a UNION SELECT a, d FROM mo_b UNION SELECT a + 100, d FROM mo_a ORDER BY 1, 2');
--- not proven, so sorted above (and the same rows): a nullable later column, an outer
--- join below (conservatively, even on its preserved side), grouping sets (which emit
--- NULLs), an expression, a constant NULL
-SELECT mp_order_check('SELECT a, c FROM mo_a UNION SELECT a, c FROM mo_b ORDER BY 1, 2');
-SELECT mp_order_check('SELECT x.a, x.b FROM mo_a x LEFT JOIN mo_b y ON x.a = y.a AND y.c = 1 UNION SELECT a, b FROM mo_b ORDER BY 1, 2');
-SELECT mp_order_check('SELECT a, b FROM mo_a GROUP BY GROUPING SETS ((a, b), (a)) UNION SELECT a, b FROM mo_b ORDER BY 1, 2');
-SELECT mp_order_check('SELECT a, b + 1 FROM mo_a INTERSECT SELECT a, b FROM mo_b ORDER BY 1, 2');
-SELECT mp_order_check('SELECT a, NULL::int8 FROM mo_a UNION SELECT a, b FROM mo_b ORDER BY 1, 2');
+-- through subqueries (pulled up or not), and three inputs; then not proven, so sorted
+-- above (and the same rows): a nullable later column, an outer join below
+-- (conservatively, even on its preserved side), grouping sets (which emit NULLs), an
+-- expression, a constant NULL
+SELECT what, mp_order_check(q) FROM (VALUES
+  (1, 'pulled-up subquery', 'SELECT a, b FROM (SELECT a, b FROM mo_a WHERE c > 1) s INTERSECT SELECT a, b FROM mo_b ORDER BY 1, 2'),
+  (2, 'subquery', 'SELECT a, b FROM (SELECT DISTINCT a, b FROM mo_a LIMIT 1000) s EXCEPT ALL SELECT a, b FROM mo_b ORDER BY 1, 2'),
+  (3, 'three inputs', 'SELECT a, d FROM mo_a UNION SELECT a, d FROM mo_b UNION SELECT a + 100, d FROM mo_a ORDER BY 1, 2'),
+  (4, 'nullable column', 'SELECT a, c FROM mo_a UNION SELECT a, c FROM mo_b ORDER BY 1, 2'),
+  (5, 'outer join', 'SELECT x.a, x.b FROM mo_a x LEFT JOIN mo_b y ON x.a = y.a AND y.c = 1 UNION SELECT a, b FROM mo_b ORDER BY 1, 2'),
+  (6, 'grouping sets', 'SELECT a, b FROM mo_a GROUP BY GROUPING SETS ((a, b), (a)) UNION SELECT a, b FROM mo_b ORDER BY 1, 2'),
+  (7, 'expression', 'SELECT a, b + 1 FROM mo_a INTERSECT SELECT a, b FROM mo_b ORDER BY 1, 2'),
+  (8, 'NULL constant', 'SELECT a, NULL::int8 FROM mo_a UNION SELECT a, b FROM mo_b ORDER BY 1, 2')) v(i, what, q)
+ORDER BY i;
 -- parallel (a Gather Merge, or one emitter) and over the memory limit
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
