@@ -112,3 +112,21 @@ SET pg_mergepath.min_rows = 0;
 RESET enable_hashjoin;
 RESET enable_mergejoin;
 RESET enable_nestloop;
+
+-- Work every participant repeats: a partial hash join over a private hash table builds
+-- all of its inner side (here a HashAggregate of the largest table) in every
+-- participant. Our partial paths charge each copy (plan/replicated_work.h) and read the
+-- input's partial path that is cheapest with that charge: the join of rf and rdim runs
+-- over rf's shared parallel scan, not over the hash join that aggregates rbig in every
+-- participant (which it did before the charge, looking cheaper than it ran).
+CREATE TABLE rep_fact AS SELECT g AS id, (g::int8 * 7919) % 50000 AS k, g % 1000 AS d FROM generate_series(1, 600000) g;
+CREATE TABLE rep_big AS SELECT (g::int8 * 104729) % 50000 AS k, g AS v FROM generate_series(1, 1200000) g;
+CREATE TABLE rep_dim AS SELECT g AS d, 'dim' || g AS name FROM generate_series(1, 1000) g;
+ANALYZE rep_fact, rep_big, rep_dim;
+SET max_parallel_workers_per_gather = 4;
+SELECT * FROM mp_explain('SELECT count(*) FROM rep_fact JOIN (SELECT k, count(*) c FROM rep_big GROUP BY k) agg
+                          ON rep_fact.k = agg.k JOIN rep_dim ON rep_fact.d = rep_dim.d');
+SELECT mp_join_check('SELECT rep_fact.id, agg.c, rep_dim.name FROM rep_fact JOIN (SELECT k, count(*) c FROM rep_big GROUP BY k) agg
+                      ON rep_fact.k = agg.k JOIN rep_dim ON rep_fact.d = rep_dim.d');
+RESET max_parallel_workers_per_gather;
+DROP TABLE rep_fact, rep_big, rep_dim;

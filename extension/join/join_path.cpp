@@ -65,7 +65,11 @@
 //     anywhere in the blocks and deformed: cache misses), plus the filter's cost (with
 //     the rechecked key clauses).
 // Reading and emitting are shared by the participants of a partial path (divided by
-// PostgreSQL's parallel divisor), the device work is done once.
+// PostgreSQL's parallel divisor), the device work is done once. Work in a partial input
+// that every participant repeats in full (a private hash table's inner side) is charged
+// once per participant, and of an input's partial paths the one cheapest with that
+// charge is read (plan/replicated_work.h); so is the input of a whole inner side that
+// every participant reads (not our sort of it, bounded by the memory limit).
 // Output rows of a parallel-aware path are charged as PostgreSQL charges its parallel
 // hash join's (final_cost_hashjoin's approx_tuple_count over both sides' rows per
 // participant: the join's rows divided by the parallel divisor twice), although each
@@ -87,6 +91,7 @@
 #include "images.h"
 #include "input_rows.h"
 #include "partial_paths.h"
+#include "replicated_work.h"
 
 extern "C" {
 #include "nodes/nodeFuncs.h"
@@ -110,7 +115,7 @@ struct JoinClauses {
     List* filter;      // bare clauses: the join filter
     List* qual;        // bare clauses: the node's qual
     List* recheck;     // bare clauses: the key clauses keyed by image hash, checked per pair
-    int image_keys;    // how many
+    int image_keys() const { return list_length(recheck); }
 };
 
 // A hashable equality clause between the two sides; sets which operand is the outer one.
@@ -141,7 +146,6 @@ bool add_key(PlannerInfo* root, JoinClauses* jc, RestrictInfo* rinfo, bool outer
         return false;
     if (col.codec[0] == MpCodec::ImageHash) {  // a hash: equal hashes are checked by the clause itself
         jc->recheck = lappend(jc->recheck, rinfo->clause);
-        jc->image_keys++;
         mp_image_plan_depends(root, col.image_type);
     }
     jc->columns[jc->nkeys++] = col;
@@ -265,7 +269,7 @@ bool input_emits(RelOptInfo* input, Var* var) {
 // some Var the input emits is in the join's target, or the pairs are rechecked (image
 // keys: the key columns of both sides).
 bool side_stores(RelOptInfo* joinrel, RelOptInfo* input, const JoinClauses* jc) {
-    if (jc->image_keys > 0) return true;
+    if (jc->image_keys() > 0) return true;
     List* vars = pull_var_clause((Node*)joinrel->reltarget->exprs, PVC_RECURSE_PLACEHOLDERS);
     ListCell* lc;
     foreach (lc, vars)
@@ -275,7 +279,7 @@ bool side_stores(RelOptInfo* joinrel, RelOptInfo* input, const JoinClauses* jc) 
 
 // Cost of reading one row of a side (see the file comment).
 Cost read_cost(const JoinClauses* jc, bool stores) {
-    return cpu_operator_cost * (0.5 + 0.05 * jc->nkeys + 0.5 * jc->image_keys + (stores ? 0.5 : 0.0));
+    return cpu_operator_cost * (0.5 + 0.05 * jc->nkeys + 0.5 * jc->image_keys() + (stores ? 0.5 : 0.0));
 }
 
 // The path's total cost; *startup what is spent before the first row: everything, but
@@ -298,18 +302,23 @@ Cost path_cost(PlannerInfo* root, RelOptInfo* joinrel, const Inputs& in, const J
     Cost inner_read = rows[1] * read_cost(jc, stores[1]);
     const Cost inputs = in.outer->total_cost + in.inner->total_cost + filter.startup;
     if (in.own_inner) {  // all of the inner side in every participant, sorted on its CPU
-        Cost inner = inner_read + rows[1] * cpu_operator_cost * (words * (0.1 + 0.4) + (jc->image_keys > 0 ? 1.6 : 0.0));
-        *startup = in.outer->startup_cost + in.inner->total_cost + inner + filter.startup;
-        return inputs + inner + outer_read / divisor + joinrel->rows / divisor * per_output;
+        Cost inner = inner_read + rows[1] * cpu_operator_cost * (words * (0.1 + 0.4) + (jc->image_keys() > 0 ? 1.6 : 0.0));
+        Cost repeated = mp_replicated_charge(mp_replicated_work(in.outer) + mp_whole_input_work(in.inner), in.workers);
+        *startup = in.outer->startup_cost + in.inner->total_cost + inner + filter.startup + repeated;
+        return inputs + inner + outer_read / divisor + joinrel->rows / divisor * per_output + repeated;
     }
-    if (!gpu && jc->image_keys > 0) device_units += 1.6 / words;  // per row, whatever the key's width
+    if (!gpu && jc->image_keys() > 0) device_units += 1.6 / words;  // per row, whatever the key's width
     Cost device = (in.probe ? rows[1] : rows[0] + rows[1]) * cpu_operator_cost * words * device_units;
     if (gpu) device /= divisor;  // runs ship and sort while the participants read
     // a parallel-aware path's output as PostgreSQL charges its parallel hash join's (see
     // the file comment): per-participant rows of both sides
     double out_rows = joinrel->rows / divisor / (in.workers > 0 ? divisor : 1.0);
-    Cost total = inputs + (outer_read + inner_read) / divisor + device + out_rows * per_output;
-    *startup = in.probe ? in.outer->startup_cost + in.inner->total_cost + inner_read / divisor + device + filter.startup
+    Cost repeated = in.workers > 0 ? mp_replicated_charge(mp_replicated_work(in.outer) + mp_replicated_work(in.inner),
+                                                          in.workers)
+                                   : 0;
+    Cost total = inputs + (outer_read + inner_read) / divisor + device + out_rows * per_output + repeated;
+    *startup = in.probe ? in.outer->startup_cost + in.inner->total_cost + inner_read / divisor + device + filter.startup +
+                                    repeated
                         : total;
     return total;
 }
@@ -400,9 +409,8 @@ CustomPath* partial_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* out
         elog(DEBUG1, "pg_mergepath: %s: no parallel MergePath Join: %s", what, why_not);
         return NULL;
     }
-    Inputs in = {(Path*)linitial(outerrel->partial_pathlist), (Path*)linitial(innerrel->partial_pathlist), 0, spill,
-                 probe, false};
-    if (in.outer->param_info || in.inner->param_info) return NULL;
+    Inputs in = {mp_partial_input(outerrel), mp_partial_input(innerrel), 0, spill, probe, false};
+    if (!in.outer || !in.inner) return NULL;
     in.workers = mp_partial_workers(in.outer, in.inner);
     // under a memory limit its participants may spill: their writer numbers are bounded
     if (mp_memory_limit_bytes() > 0) in.workers = Min(in.workers, kMpMaxJoinSpillParticipants - 1);
@@ -417,8 +425,8 @@ CustomPath* own_inner_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* o
     if (max_parallel_workers_per_gather <= 0 || !joinrel->consider_parallel || outerrel->partial_pathlist == NIL)
         return NULL;
     Path* inner = innerrel->cheapest_total_path;
-    Inputs in = {(Path*)linitial(outerrel->partial_pathlist), inner, 0, false, true, true};
-    if (in.outer->param_info || inner->param_info || !inner->parallel_safe) return NULL;
+    Inputs in = {mp_partial_input(outerrel), inner, 0, false, true, true};
+    if (!in.outer || inner->param_info || !inner->parallel_safe) return NULL;
     in.workers = Max(1, Min(max_parallel_workers_per_gather, in.outer->parallel_workers));
     return make_path(root, joinrel, jointype, in, jc);
 }
@@ -492,7 +500,7 @@ void consider_join(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel,
         own_inner = NULL;
     }
     elog(DEBUG1, "pg_mergepath: %s: offering MergePath Join (%d keys%s, %d-bit%s), cost %.2f%s", what, jc.nkeys,
-         jc.image_keys > 0 ? psprintf(", %d by image hash", jc.image_keys) : "", mp_join_key_bits(jc.columns, jc.nkeys),
+         jc.image_keys() > 0 ? psprintf(", %d by image hash", jc.image_keys()) : "", mp_join_key_bits(jc.columns, jc.nkeys),
          over_limit ? ", spilling" : probe ? ", outer side streamed" : "",
          path->path.total_cost,
          partial ? psprintf(", parallel with %d workers %.2f per participant", partial->path.parallel_workers,
@@ -502,6 +510,15 @@ void consider_join(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel,
         elog(DEBUG1, "pg_mergepath: %s: offering MergePath Join over a partial outer side, inner side whole in "
              "every participant, %d workers %.2f per participant", what, own_inner->path.parallel_workers,
              own_inner->path.total_cost);
+    for (CustomPath* p : {partial, own_inner}) {
+        if (!p) continue;
+        Path* inner = (Path*)lsecond(p->custom_paths);
+        Cost repeated = mp_replicated_work((Path*)linitial(p->custom_paths)) +
+                        (p == own_inner ? mp_whole_input_work(inner) : mp_replicated_work(inner));
+        if (repeated > 0)
+            elog(DEBUG1, "pg_mergepath: %s: its partial input repeats work of cost %.2f in every participant, "
+                 "charged %d times more", what, repeated, p->path.parallel_workers);
+    }
     add_path(joinrel, &path->path);
     if (partial) add_partial_path(joinrel, &partial->path);
     if (own_inner) add_partial_path(joinrel, &own_inner->path);

@@ -41,7 +41,10 @@
 //               and bytes): GPU 0.1 (transfer + radix sort + merge, linear);
 //               CPU 0.1 + 0.4 / threads (parallel sort).
 // A partial path divides the inputs' and the encoding's cost by PostgreSQL's parallel
-// divisor (get_parallel_divisor's formula); the device work is done once.
+// divisor (get_parallel_divisor's formula); the device work is done once. Work in a
+// partial input that every participant repeats (a private hash table's inner side) is
+// charged once per participant, and each input is the partial path cheapest with that
+// charge (plan/replicated_work.h).
 // Fixed costs (device context, launches) are not in the path cost: min_rows is the
 // floor below which they dominate, so tiny inputs keep the native SetOp (ten times it
 // for image keys on the CPU backend: min_input_rows). Image keys use the hashed
@@ -62,6 +65,7 @@
 #include "input_rows.h"
 #include "not_null.h"
 #include "partial_paths.h"
+#include "replicated_work.h"
 #include "setop_native.h"
 #include "column_ranges.h"  // after setop.h: it brings PostgreSQL's headers
 
@@ -173,7 +177,10 @@ CustomPath* make_path(RelOptInfo* rel, const MpNativeSetOp& native, const Inputs
     cp->path.rows = native.rows / divisor;
     cp->path.total_cost = in.left->total_cost + in.right->total_cost +
                           (in.rows - in.appended_rows) / divisor * row.tuple + in.rows / divisor * row.encode +
-                          in.rows * row.device;
+                          in.rows * row.device +
+                          (in.workers > 0 ? mp_replicated_charge(mp_replicated_work(in.left) + mp_replicated_work(in.right),
+                                                                 in.workers)
+                                          : 0);
     cp->path.startup_cost = native.op == mergepath::SetOp::Union
                                 ? cp->path.total_cost
                                 : Min(native.native->startup_cost, cp->path.total_cost);
@@ -268,8 +275,9 @@ Path* partial_setop_path(PlannerInfo* root, RelOptInfo* rel, const MpNativeSetOp
     ListCell* lc;
     foreach (lc, native.inputs) {
         RelOptInfo* input_rel = ((Path*)lfirst(lc))->parent;
-        if (!input_rel || input_rel->partial_pathlist == NIL) break;
-        partial_inputs = lappend(partial_inputs, linitial(input_rel->partial_pathlist));
+        Path* partial = input_rel ? mp_partial_input(input_rel) : NULL;
+        if (!partial) break;
+        partial_inputs = lappend(partial_inputs, partial);
     }
     if (max_parallel_workers_per_gather <= 0) why_not = "max_parallel_workers_per_gather is 0";
     else if (native.op == mergepath::SetOp::Union && native.all && !rel->consider_parallel)
