@@ -190,10 +190,38 @@ void mp_join_store_scan(TupleTableSlot* scan) {
 }
 
 
+// Whether a key clause's two values are equal: bytes compared in place where they may
+// be, else its function, in the per-pair memory (a detoasted copy is freed with it).
+static bool key_values_equal(const MpKeyRecheck* check, Datum a, Datum b, ExprContext* econtext) {
+    if (check->bytewise) {
+        const varlena* va = (const varlena*)DatumGetPointer(a);
+        const varlena* vb = (const varlena*)DatumGetPointer(b);
+        if (!VARATT_IS_EXTENDED(va) || VARATT_IS_SHORT(va)) {
+            if (!VARATT_IS_EXTENDED(vb) || VARATT_IS_SHORT(vb))
+                return VARSIZE_ANY_EXHDR(va) == VARSIZE_ANY_EXHDR(vb) &&
+                       memcmp(VARDATA_ANY(va), VARDATA_ANY(vb), VARSIZE_ANY_EXHDR(va)) == 0;
+        }
+    }
+    MemoryContext old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+    bool equal = DatumGetBool(FunctionCall2Coll(const_cast<FmgrInfo*>(&check->eq), check->collation, a, b));
+    MemoryContextSwitchTo(old);
+    return equal;
+}
+
+// The key clauses rechecked, then the join filter (a pair failing either is counted).
 bool mp_join_passes_filter(MpJoinState* st, TupleTableSlot* scan) {
-    if (!st->node.filter) return true;
+    if (!mp_join_checks_pairs(st)) return true;
     ExprContext* econtext = st->css.ss.ps.ps_ExprContext;
     ResetExprContext(econtext);
+    for (int i = 0; i < st->node.info.nrecheck; i++) {
+        const MpKeyRecheck* check = &st->node.recheck[i];
+        if (scan->tts_isnull[check->a_col] || scan->tts_isnull[check->b_col] ||
+            !key_values_equal(check, scan->tts_values[check->a_col], scan->tts_values[check->b_col], econtext)) {
+            st->stats.counts.filtered++;
+            return false;
+        }
+    }
+    if (!st->node.filter) return true;
     econtext->ecxt_scantuple = scan;
     if (ExecQual(st->node.filter, econtext)) return true;
     st->stats.counts.filtered++;
@@ -289,7 +317,7 @@ static void start_a_row(MpJoinState* st, TupleTableSlot* scan) {
 // The next row from the claimed batch of A positions, or false when it is done.
 static bool next_in_batch(MpJoinState* st, TupleTableSlot* scan) {
     MpJoinCursor* cur = &st->emitter.cur;
-    bool quick = st->node.filter == NULL && mp_join_first_match_decides(st->node.info.jointype);
+    bool quick = !mp_join_checks_pairs(st) && mp_join_first_match_decides(st->node.info.jointype);
     while (cur->a < cur->a_end) {
         if (quick) {
             if (decide_without_pairs(st, scan, cur->a++)) return true;

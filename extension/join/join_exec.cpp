@@ -34,6 +34,11 @@
 
 #include "timing.h"
 
+extern "C" {
+#include "nodes/nodeFuncs.h"
+#include "utils/fmgroids.h"
+}
+
 static void mp_join_begin(CustomScanState* node, EState* estate, int eflags);
 static TupleTableSlot* mp_join_exec(CustomScanState* node);
 static void mp_join_end(CustomScanState* node);
@@ -113,6 +118,45 @@ static void init_side(MpJoinState* st, int side, TupleDesc child_desc) {
     st->node.outer_side[side] = mp_join_outer_side(info->jointype, side);
 }
 
+// The scan tuple's column of a recheck clause's operand (an INDEX_VAR after setrefs,
+// through binary-compatible casts), or -1.
+static int recheck_column(Node* operand) {
+    Node* expr = mp_strip_relabel(operand);
+    if (!IsA(expr, Var) || ((Var*)expr)->varno != INDEX_VAR) return -1;
+    return ((Var*)expr)->varattno - 1;
+}
+
+// The per-pair checks: the key clauses keyed by image hash (the first nrecheck join filter
+// clauses) compared directly, and the rest of the join filter as an ExprState. A recheck
+// clause of another shape (none is planned) stays in the filter.
+static void init_checks(MpJoinState* st, CustomScan* cscan) {
+    int n = st->node.info.nrecheck;
+    List* clauses = cscan->custom_exprs;
+    st->node.recheck = n > 0 ? (MpKeyRecheck*)palloc0(sizeof(MpKeyRecheck) * n) : NULL;
+    for (int i = 0; i < n; i++) {
+        MpKeyRecheck* check = &st->node.recheck[i];
+        OpExpr* op = (OpExpr*)list_nth(clauses, i);
+        int cols[2] = {-1, -1};
+        if (IsA(op, OpExpr) && list_length(op->args) == 2) {
+            cols[0] = recheck_column((Node*)linitial(op->args));
+            cols[1] = recheck_column((Node*)lsecond(op->args));
+        }
+        if (cols[0] < 0 || cols[1] < 0) {  // all of them checked by the filter then
+            st->node.info.nrecheck = 0;
+            st->node.recheck = NULL;
+            break;
+        }
+        bool first_is_a = cols[0] < st->node.nstored[0];
+        check->a_col = first_is_a ? cols[0] : cols[1];
+        check->b_col = first_is_a ? cols[1] : cols[0];
+        set_opfuncid(op);
+        fmgr_info(op->opfuncid, &check->eq);
+        check->collation = op->inputcollid;
+        check->bytewise = op->opfuncid == F_TEXTEQ || op->opfuncid == F_BYTEAEQ;
+    }
+    st->node.filter = ExecInitQual(list_copy_tail(clauses, st->node.info.nrecheck), &st->css.ss.ps);
+}
+
 static void mp_join_begin(CustomScanState* node, EState* estate, int eflags) {
     MpJoinState* st = (MpJoinState*)node;
     CustomScan* cscan = (CustomScan*)node->ss.ps.plan;
@@ -123,8 +167,8 @@ static void mp_join_begin(CustomScanState* node, EState* estate, int eflags) {
     init_side(st, 1, ExecGetResultType(innerPlanState(node)));
     st->emitter.a_values = (Datum*)palloc0(sizeof(Datum) * Max(1, st->node.nstored[0]));
     st->emitter.a_isnull = (bool*)palloc0(sizeof(bool) * Max(1, st->node.nstored[0]));
-    st->node.filter = ExecInitQual(cscan->custom_exprs, &node->ss.ps);
-    st->node.library_match = st->node.outer_side[1] && st->node.filter == NULL;
+    init_checks(st, cscan);
+    st->node.library_match = st->node.outer_side[1] && !mp_join_checks_pairs(st);
     st->stats.report.device = (eflags & EXEC_FLAG_EXPLAIN_ONLY) ? mp_resolve_device() : mp_planning_device();
     st->stats.counts.node.combiner = -1;
     st->emitter.step = MpJoinStep::Init;

@@ -72,7 +72,7 @@ static void explain_counts(MpJoinState* st, ExplainState* es) {
     ExplainPropertyUInteger("Pairs", NULL, st->stats.counts.pairs, es);
     // (a pair the recheck removes, two different keys of one hash, counts here too)
     bool only_recheck = list_length(((CustomScan*)st->css.ss.ps.plan)->custom_exprs) == st->node.info.nrecheck;
-    if (st->node.filter)
+    if (mp_join_checks_pairs(st))
         ExplainPropertyUInteger(only_recheck ? "Rows Removed by Key Recheck" : "Rows Removed by Join Filter", NULL,
                                 st->stats.counts.filtered, es);
     if (st->node.info.parallel) {

@@ -330,6 +330,17 @@ struct MpJoinCounts {
     uint64 filtered;
 };
 
+// An image key clause, checked per pair of equal hashes before the join filter (two
+// different values may share a hash): its operands' columns in the scan tuple and how
+// they are compared.
+struct MpKeyRecheck {
+    int a_col, b_col;
+    bool bytewise;   // text, varchar, bytea (deterministic collations): equal exactly when
+                     // their bytes are, compared in place unless compressed or out of line
+    FmgrInfo eq;     // else, and then: the clause's function under its collation
+    Oid collation;
+};
+
 // The node's state, in the parts the executor's steps own:
 // what begin sets from the plan and the children, the same for every execution ...
 struct MpJoinNode {
@@ -340,8 +351,9 @@ struct MpJoinNode {
     int* stored_columns[2];
     TupleDesc stored_desc[2];
     bool outer_side[2];       // rows of this side without a match are emitted
-    bool library_match;       // b_matched comes from the library (right / full, no filter)
-    ExprState* filter;        // the join filter (custom_exprs), or NULL
+    bool library_match;       // b_matched comes from the library (right / full, nothing checked per pair)
+    MpKeyRecheck* recheck;    // the plan's first info.nrecheck join filter clauses (custom_exprs) ...
+    ExprState* filter;        // ... and the rest, or NULL
 };
 
 // ... one run's memory: the stage, the chunks and stored rows (a rescan, and each key
@@ -396,6 +408,9 @@ struct MpJoinState {
     MpJoinStrategy strategy;
     MpJoinStats stats;
 };
+
+// Whether a pair of equal keys may still fail: a key clause to recheck, or a join filter.
+inline bool mp_join_checks_pairs(const MpJoinState* st) { return st->node.filter || st->node.info.nrecheck > 0; }
 
 // Where a side's stored columns start in the scan tuple (outer side's first).
 inline int mp_join_scan_offset(const MpJoinState* st, int side) { return side == 0 ? 0 : st->node.nstored[0]; }

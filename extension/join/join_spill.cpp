@@ -198,12 +198,13 @@ int smaller_head(const MpJoinSpill* sp) {
 }
 
 // A key's rows may be split over ranges (join_spill_key.cpp) when every pair of them can
-// be judged alone: a join without a filter (all pairs match), or an inner join (its
-// filter judges each pair; no row is emitted for being unmatched). An outer, semi or
+// be judged alone: a join that checks no pair (all pairs match: no filter, no key
+// recheck), or an inner join (its checks judge each pair; no row is emitted for being
+// unmatched). An outer, semi or
 // anti join with a filter loads a key's rows on both sides together, or, past a range,
 // joins them row by row (join_spill_loop.cpp): whether a row is emitted depends on every
 // row of the other side.
-bool splits_keys(const MpJoinState* st) { return st->node.filter == NULL || st->node.info.jointype == JOIN_INNER; }
+bool splits_keys(const MpJoinState* st) { return !mp_join_checks_pairs(st) || st->node.info.jointype == JOIN_INNER; }
 
 // The next range: every row of the smallest keys left on either side, key after key,
 // until `target` bytes are loaded; then rows with a NULL key. Returns the rows loaded.
