@@ -18,6 +18,26 @@ SELECT setseed(0.4242);
 SET client_min_messages = warning;  -- DROP TABLE IF EXISTS's notices
 CREATE TEMP TABLE trial_results (trial int, query text, result text);
 
+-- What both parts draw for a trial: the join type, the two sides' sizes, the key domain,
+-- the share of NULL keys and a join filter (over ra.p and rb.q); and the query of a join
+-- type over ra and rb with its ON condition.
+CREATE FUNCTION mp_trial_draw(OUT jt text, OUT na int, OUT nb int, OUT domain int, OUT nulls float8, OUT filter text)
+LANGUAGE plpgsql AS $$
+BEGIN
+  jt := (ARRAY['inner', 'left', 'right', 'full', 'semi', 'anti'])[1 + floor(random() * 6)::int];
+  na := floor(random() * 400)::int;
+  nb := floor(random() * 400)::int;
+  domain := 1 + floor(random() * 60)::int;
+  nulls := CASE WHEN random() < 0.5 THEN 0 ELSE random() * 0.3 END;
+  filter := (ARRAY['', '', ' AND ra.p < rb.q', ' AND (ra.p + rb.q) % 3 = 0', ' AND rb.q > 150'])[1 + floor(random() * 5)::int];
+END $$;
+CREATE FUNCTION mp_trial_sql(jt text, cond text) RETURNS text LANGUAGE sql AS $$
+  SELECT CASE jt
+    WHEN 'semi' THEN format('SELECT ra.* FROM ra WHERE EXISTS (SELECT 1 FROM rb WHERE %s)', cond)
+    WHEN 'anti' THEN format('SELECT ra.* FROM ra WHERE NOT EXISTS (SELECT 1 FROM rb WHERE %s)', cond)
+    ELSE format('SELECT ra.*, rb.* FROM ra %s JOIN rb ON %s', jt, cond) END
+$$;
+
 CREATE FUNCTION mp_random_trial(trial int) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
   types text[][] := ARRAY[['int4', 'int4'], ['int8', 'int4'], ['int2', 'int8'], ['int8', 'int8'],
@@ -25,13 +45,8 @@ DECLARE
   pick int := 1 + floor(random() * 8)::int;
   ta text := types[pick][1];
   tb text := types[pick][2];
-  jt text := (ARRAY['inner', 'left', 'right', 'full', 'semi', 'anti'])[1 + floor(random() * 6)::int];
-  na int := floor(random() * 400)::int;
-  nb int := floor(random() * 400)::int;
-  domain int := 1 + floor(random() * 60)::int;
-  nulls float8 := CASE WHEN random() < 0.5 THEN 0 ELSE random() * 0.3 END;
+  d record := mp_trial_draw();
   two_keys boolean := random() < 0.3;
-  filter text := (ARRAY['', '', ' AND ra.p < rb.q', ' AND (ra.p + rb.q) % 3 = 0', ' AND rb.q > 150'])[1 + floor(random() * 5)::int];
   cond text;
   q text;
   val text := 'CASE WHEN random() < %s THEN NULL ELSE %s END';
@@ -41,21 +56,18 @@ BEGIN
   keyexpr := CASE WHEN ta = 'date' THEN 'date ''2024-01-01'' + floor(random() * %s)::int'
                   WHEN ta LIKE 'float%' THEN '(floor(random() * %s) / 2)'
                   ELSE 'floor(random() * %s)' END;
-  EXECUTE format('CREATE TABLE ra AS SELECT (' || format(val, nulls, keyexpr) || ')::%s AS k, floor(random() * 3)::int2 AS k2, g AS p
-                  FROM generate_series(1, %s) g', domain, ta, na);
+  EXECUTE format('CREATE TABLE ra AS SELECT (' || format(val, d.nulls, keyexpr) || ')::%s AS k, floor(random() * 3)::int2 AS k2, g AS p
+                  FROM generate_series(1, %s) g', d.domain, ta, d.na);
   keyexpr := CASE WHEN tb = 'date' THEN 'date ''2024-01-01'' + floor(random() * %s)::int'
                   WHEN tb LIKE 'float%' THEN '(floor(random() * %s) / 2)'
                   ELSE 'floor(random() * %s)' END;
-  EXECUTE format('CREATE TABLE rb AS SELECT (' || format(val, nulls, keyexpr) || ')::%s AS k, floor(random() * 3)::int4 AS k2, g AS q
-                  FROM generate_series(1, %s) g', domain, tb, nb);
+  EXECUTE format('CREATE TABLE rb AS SELECT (' || format(val, d.nulls, keyexpr) || ')::%s AS k, floor(random() * 3)::int4 AS k2, g AS q
+                  FROM generate_series(1, %s) g', d.domain, tb, d.nb);
   ANALYZE ra, rb;
-  cond := 'ra.k = rb.k' || CASE WHEN two_keys THEN ' AND ra.k2 = rb.k2' ELSE '' END || filter;
-  q := CASE jt
-    WHEN 'semi' THEN format('SELECT ra.* FROM ra WHERE EXISTS (SELECT 1 FROM rb WHERE %s)', cond)
-    WHEN 'anti' THEN format('SELECT ra.* FROM ra WHERE NOT EXISTS (SELECT 1 FROM rb WHERE %s)', cond)
-    ELSE format('SELECT ra.*, rb.* FROM ra %s JOIN rb ON %s', jt, cond) END;
+  cond := 'ra.k = rb.k' || CASE WHEN two_keys THEN ' AND ra.k2 = rb.k2' ELSE '' END || d.filter;
+  q := mp_trial_sql(d.jt, cond);
   PERFORM set_config('max_parallel_workers_per_gather', CASE WHEN random() < 0.5 THEN '0' ELSE '3' END, true);
-  INSERT INTO trial_results VALUES (trial, format('%s x %s rows, %s / %s: %s', na, nb, ta, tb, q), mp_join_check(q));
+  INSERT INTO trial_results VALUES (trial, format('%s x %s rows, %s / %s: %s', d.na, d.nb, ta, tb, q), mp_join_check(q));
 END $$;
 
 DO $$ BEGIN FOR t IN 1..300 LOOP PERFORM mp_random_trial(t); END LOOP; END $$;
@@ -77,13 +89,8 @@ DECLARE
   pick int := 1 + floor(random() * 6)::int;
   ta text := types[pick][1];
   tb text := types[pick][2];
-  jt text := (ARRAY['inner', 'left', 'right', 'full', 'semi', 'anti'])[1 + floor(random() * 6)::int];
-  na int := floor(random() * 400)::int;
-  nb int := floor(random() * 400)::int;
-  domain int := 1 + floor(random() * 60)::int;
-  nulls float8 := CASE WHEN random() < 0.5 THEN 0 ELSE random() * 0.3 END;
+  d record := mp_trial_draw();
   second_key text := (ARRAY['', '', ' AND ra.k2 = rb.k2', ' AND ra.n2 = rb.n2'])[1 + floor(random() * 4)::int];
-  filter text := (ARRAY['', '', ' AND ra.p < rb.q', ' AND (ra.p + rb.q) % 3 = 0', ' AND rb.q > 150'])[1 + floor(random() * 5)::int];
   keyexpr text := CASE WHEN ta LIKE 'numeric%'
                        THEN 'round(floor(random() * %s)::numeric / 2, 1 + floor(random() * 3)::int)'
                        ELSE '''v'' || floor(random() * %s) || CASE WHEN random() < 0.3 THEN '' '' ELSE '''' END' END;
@@ -92,19 +99,16 @@ DECLARE
   q text;
 BEGIN
   DROP TABLE IF EXISTS ra, rb;
-  EXECUTE format('CREATE TABLE ra AS SELECT (' || format(val, nulls, keyexpr) || ')::%s AS k, floor(random() * 3)::int4 AS k2,
-                  round(floor(random() * 3)::numeric / 2, 2) AS n2, g AS p FROM generate_series(1, %s) g', domain, ta, na);
-  EXECUTE format('CREATE TABLE rb AS SELECT (' || format(val, nulls, keyexpr) || ')::%s AS k, floor(random() * 3)::int4 AS k2,
-                  round(floor(random() * 3)::numeric / 2, 1) AS n2, g AS q FROM generate_series(1, %s) g', domain, tb, nb);
+  EXECUTE format('CREATE TABLE ra AS SELECT (' || format(val, d.nulls, keyexpr) || ')::%s AS k, floor(random() * 3)::int4 AS k2,
+                  round(floor(random() * 3)::numeric / 2, 2) AS n2, g AS p FROM generate_series(1, %s) g', d.domain, ta, d.na);
+  EXECUTE format('CREATE TABLE rb AS SELECT (' || format(val, d.nulls, keyexpr) || ')::%s AS k, floor(random() * 3)::int4 AS k2,
+                  round(floor(random() * 3)::numeric / 2, 1) AS n2, g AS q FROM generate_series(1, %s) g', d.domain, tb, d.nb);
   ANALYZE ra, rb;
-  cond := 'ra.k = rb.k' || second_key || filter;
-  q := CASE jt
-    WHEN 'semi' THEN format('SELECT ra.* FROM ra WHERE EXISTS (SELECT 1 FROM rb WHERE %s)', cond)
-    WHEN 'anti' THEN format('SELECT ra.* FROM ra WHERE NOT EXISTS (SELECT 1 FROM rb WHERE %s)', cond)
-    ELSE format('SELECT ra.*, rb.* FROM ra %s JOIN rb ON %s', jt, cond) END;
+  cond := 'ra.k = rb.k' || second_key || d.filter;
+  q := mp_trial_sql(d.jt, cond);
   PERFORM set_config('max_parallel_workers_per_gather', CASE WHEN random() < 0.5 THEN '0' ELSE '3' END, true);
   PERFORM set_config('pg_mergepath.debug_hash_bits', CASE WHEN random() < 0.3 THEN '2' ELSE '0' END, true);
-  INSERT INTO image_trials VALUES (trial, format('%s x %s rows, %s / %s, %s-bit hashes: %s', na, nb, ta, tb,
+  INSERT INTO image_trials VALUES (trial, format('%s x %s rows, %s / %s, %s-bit hashes: %s', d.na, d.nb, ta, tb,
       CASE current_setting('pg_mergepath.debug_hash_bits') WHEN '0' THEN '64' ELSE '2' END, q), mp_join_check(q));
 END $$;
 

@@ -11,6 +11,17 @@
 SET pg_mergepath.min_rows = 0;
 \set VERBOSITY terse
 
+-- The settings of the parallel blocks (parallel plans win on these small tables) and of
+-- the spilled ones (a limit every input passes), for the rest of the session.
+CREATE FUNCTION mp_set_parallel(workers int, tuple_cost float8) RETURNS void LANGUAGE sql AS $$
+  SELECT set_config('parallel_setup_cost', '0', false), set_config('parallel_tuple_cost', tuple_cost::text, false),
+         set_config('min_parallel_table_scan_size', '0', false),
+         set_config('max_parallel_workers_per_gather', workers::text, false)
+$$;
+CREATE FUNCTION mp_set_spilling() RETURNS void LANGUAGE sql AS $$
+  SELECT set_config('work_mem', '64kB', false), set_config('pg_mergepath.memory_limit', '0', false)
+$$;
+
 -- mp_order_check(q): q (which ends in ORDER BY) natively and ours, as arrays in the
 -- order the rows came; whether they are equal, whether the plan that made them still
 -- sorts, and how a parallel node gave them (one emitter, or a Gather Merge).
@@ -111,10 +122,7 @@ SELECT mp_order_check('SELECT a FROM ta UNION ALL SELECT a FROM tb ORDER BY a LI
 -- emit the batches they claim, in order.
 -- (parallel_setup_cost 0: the parallel paths win on these small tables; full-width
 -- keys: ranged ones would be cheaper, unordered, and win)
-SET parallel_setup_cost = 0;
-SET parallel_tuple_cost = 0.01;
-SET min_parallel_table_scan_size = 0;
-SET max_parallel_workers_per_gather = 4;
+SELECT mp_set_parallel(4, 0.01);
 SET pg_mergepath.ranged_keys = off;
 CREATE TABLE ord_l AS SELECT CASE WHEN g % 97 = 0 THEN NULL ELSE g::int8 * 7919 % 40000 - 20000 END AS k
   FROM generate_series(1, 60000) g;
@@ -184,8 +192,7 @@ SELECT mp_order_check('SELECT x, (SELECT array_agg(k) FROM (SELECT k FROM ord_l 
 INSERT INTO ord_l SELECT 77 FROM generate_series(1, 30000);
 INSERT INTO ord_r SELECT 77 FROM generate_series(1, 20000);
 ANALYZE ord_l, ord_r;
-SET work_mem = '64kB';
-SET pg_mergepath.memory_limit = 0;
+SELECT mp_set_spilling();
 SELECT op, mp_spill_summary(format('SELECT k FROM ord_l %s SELECT k FROM ord_r', op)),
        mp_order_check(format('SELECT DISTINCT k FROM (SELECT k FROM ord_l %s SELECT k FROM ord_r) s ORDER BY k', op))
 FROM (VALUES ('INTERSECT ALL'), ('EXCEPT ALL'), ('UNION')) o(op) ORDER BY op;
@@ -227,10 +234,7 @@ SELECT what, mp_order_check(q) FROM (VALUES
   (8, 'NULL constant', 'SELECT a, NULL::int8 FROM mo_a UNION SELECT a, b FROM mo_b ORDER BY 1, 2')) v(i, what, q)
 ORDER BY i;
 -- parallel (a Gather Merge, or one emitter) and over the memory limit
-SET parallel_setup_cost = 0;
-SET parallel_tuple_cost = 0;
-SET min_parallel_table_scan_size = 0;
-SET max_parallel_workers_per_gather = 2;
+SELECT mp_set_parallel(2, 0);
 SELECT op, mp_order_check(format('SELECT c, a, b FROM mo_a %s SELECT c, a, b FROM mo_b ORDER BY 1, 2, 3', op))
 FROM (VALUES ('INTERSECT ALL'), ('EXCEPT'), ('UNION'), ('UNION ALL')) o(op) ORDER BY op;
 SET max_parallel_workers_per_gather = 0;
@@ -239,8 +243,7 @@ INSERT INTO mo_a SELECT * FROM mo_a;
 INSERT INTO mo_b SELECT a + 3, b, c, d FROM mo_b;
 INSERT INTO mo_b SELECT a - 5, b, c, d FROM mo_b;
 ANALYZE mo_a, mo_b;
-SET work_mem = '64kB';
-SET pg_mergepath.memory_limit = 0;
+SELECT mp_set_spilling();
 SELECT op, mp_spill_summary(format('SELECT c, a, b FROM mo_a %s SELECT c, a, b FROM mo_b', op)),
        mp_order_check(format('SELECT c, a, b FROM mo_a %s SELECT c, a, b FROM mo_b ORDER BY 1, 2, 3', op))
 FROM (VALUES ('INTERSECT ALL'), ('EXCEPT'), ('UNION')) o(op) ORDER BY op;
