@@ -15,7 +15,8 @@
 //        d = 2000-01-01 + (v & 4095) days
 //   charnames  the same as (lname char(30), fname char(20), d date): the decision-support
 //        shape, whose equality ignores trailing blanks
-// A column is NULL when another hash of i falls below null_frac.
+// A column is NULL when another hash of i falls below null_frac; with null_frac 0 every
+// column is declared NOT NULL.
 // Fact x dimension (fact_dim), both sides (k int8, p1 int8, p2 int4), no NULLs:
 //   dimension row i (1..D): v = i - 1, k = hashint8extended(v, seed') (unique: a 64-bit
 //        hash of 1M values collides with probability ~3e-8; the rows are in no key
@@ -280,6 +281,10 @@ Dataset::TableSql Dataset::table_sql(char side) const {
                        std::to_string(rows) + "::int8) AS g(i) OFFSET 0) q";
     TableSql ts;
     ts.create = {"DROP TABLE IF EXISTS " + t, ctas};
+    // a table without NULLs says so, as a schema would: ordered output of several
+    // columns needs the later ones proven never NULL
+    if (null_frac <= 0)
+        for (const auto& c : cols) ts.create.push_back("ALTER TABLE " + t + " ALTER " + c.name + " SET NOT NULL");
     ts.comment = comment_sql(*this, side, ctas);
     return ts;
 }
