@@ -116,7 +116,9 @@ DO $$ BEGIN FOR t IN 1..200 LOOP PERFORM mp_image_trial(t); END LOOP; END $$;
 SELECT count(*) AS trials,
        count(*) FILTER (WHERE result LIKE '%DIFFERENT%') AS different,
        count(*) FILTER (WHERE result LIKE 'native plan%') AS native,
-       count(*) FILTER (WHERE result LIKE 'parallel%') AS parallel,
+       -- (how many are planned parallel depends on the device's costs: the CPU
+       -- backend charges image keys more)
+       count(*) FILTER (WHERE result LIKE 'parallel%') >= 40 AS parallel_40_or_more,
        count(*) FILTER (WHERE query LIKE '%2-bit hashes%') AS collided
 FROM image_trials;
 SELECT trial, query, result FROM image_trials WHERE result LIKE '%DIFFERENT%' ORDER BY trial;
