@@ -57,12 +57,14 @@ CREATE FUNCTION mp_explain_count(lines jsonb, label text) RETURNS bigint LANGUAG
   SELECT coalesce(substring(lines ->> label FROM '^\d+')::bigint, 0)
 $$;
 
--- the SQL of one join type over ja and jb with the given ON clause
-CREATE FUNCTION mp_join_sql(jt text, cond text) RETURNS text LANGUAGE sql AS $$
+-- the SQL of one join type over tables a and b (ja and jb unless named) with the given
+-- ON clause
+CREATE FUNCTION mp_join_sql(jt text, cond text, a text DEFAULT 'ja', b text DEFAULT 'jb') RETURNS text
+LANGUAGE sql AS $$
   SELECT CASE jt
-    WHEN 'semi' THEN format('SELECT ja.* FROM ja WHERE EXISTS (SELECT 1 FROM jb WHERE %s)', cond)
-    WHEN 'anti' THEN format('SELECT ja.* FROM ja WHERE NOT EXISTS (SELECT 1 FROM jb WHERE %s)', cond)
-    ELSE format('SELECT ja.*, jb.* FROM ja %s JOIN jb ON %s', jt, cond) END
+    WHEN 'semi' THEN format('SELECT %1$s.* FROM %1$s WHERE EXISTS (SELECT 1 FROM %2$s WHERE %3$s)', a, b, cond)
+    WHEN 'anti' THEN format('SELECT %1$s.* FROM %1$s WHERE NOT EXISTS (SELECT 1 FROM %2$s WHERE %3$s)', a, b, cond)
+    ELSE format('SELECT %1$s.*, %2$s.* FROM %1$s %4$s JOIN %2$s ON %3$s', a, b, cond, jt) END
 $$;
 
 -- ja / jb: keys with duplicates on both sides, NULL keys, odd floats; payloads p / q

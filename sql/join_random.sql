@@ -19,8 +19,8 @@ SET client_min_messages = warning;  -- DROP TABLE IF EXISTS's notices
 CREATE TEMP TABLE trial_results (trial int, query text, result text);
 
 -- What both parts draw for a trial: the join type, the two sides' sizes, the key domain,
--- the share of NULL keys and a join filter (over ra.p and rb.q); and the query of a join
--- type over ra and rb with its ON condition.
+-- the share of NULL keys and a join filter (over ra.p and rb.q). A trial's query is
+-- join_basic's mp_join_sql over ra and rb.
 CREATE FUNCTION mp_trial_draw(OUT jt text, OUT na int, OUT nb int, OUT domain int, OUT nulls float8, OUT filter text)
 LANGUAGE plpgsql AS $$
 BEGIN
@@ -31,12 +31,6 @@ BEGIN
   nulls := CASE WHEN random() < 0.5 THEN 0 ELSE random() * 0.3 END;
   filter := (ARRAY['', '', ' AND ra.p < rb.q', ' AND (ra.p + rb.q) % 3 = 0', ' AND rb.q > 150'])[1 + floor(random() * 5)::int];
 END $$;
-CREATE FUNCTION mp_trial_sql(jt text, cond text) RETURNS text LANGUAGE sql AS $$
-  SELECT CASE jt
-    WHEN 'semi' THEN format('SELECT ra.* FROM ra WHERE EXISTS (SELECT 1 FROM rb WHERE %s)', cond)
-    WHEN 'anti' THEN format('SELECT ra.* FROM ra WHERE NOT EXISTS (SELECT 1 FROM rb WHERE %s)', cond)
-    ELSE format('SELECT ra.*, rb.* FROM ra %s JOIN rb ON %s', jt, cond) END
-$$;
 
 CREATE FUNCTION mp_random_trial(trial int) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
@@ -65,7 +59,7 @@ BEGIN
                   FROM generate_series(1, %s) g', d.domain, tb, d.nb);
   ANALYZE ra, rb;
   cond := 'ra.k = rb.k' || CASE WHEN two_keys THEN ' AND ra.k2 = rb.k2' ELSE '' END || d.filter;
-  q := mp_trial_sql(d.jt, cond);
+  q := mp_join_sql(d.jt, cond, 'ra', 'rb');
   PERFORM set_config('max_parallel_workers_per_gather', CASE WHEN random() < 0.5 THEN '0' ELSE '3' END, true);
   INSERT INTO trial_results VALUES (trial, format('%s x %s rows, %s / %s: %s', d.na, d.nb, ta, tb, q), mp_join_check(q));
 END $$;
@@ -105,7 +99,7 @@ BEGIN
                   round(floor(random() * 3)::numeric / 2, 1) AS n2, g AS q FROM generate_series(1, %s) g', d.domain, tb, d.nb);
   ANALYZE ra, rb;
   cond := 'ra.k = rb.k' || second_key || d.filter;
-  q := mp_trial_sql(d.jt, cond);
+  q := mp_join_sql(d.jt, cond, 'ra', 'rb');
   PERFORM set_config('max_parallel_workers_per_gather', CASE WHEN random() < 0.5 THEN '0' ELSE '3' END, true);
   PERFORM set_config('pg_mergepath.debug_hash_bits', CASE WHEN random() < 0.3 THEN '2' ELSE '0' END, true);
   INSERT INTO image_trials VALUES (trial, format('%s x %s rows, %s / %s, %s-bit hashes: %s', d.na, d.nb, ta, tb,
