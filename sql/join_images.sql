@@ -175,6 +175,32 @@ RESET pg_mergepath.debug_hash_bits;
 RESET pg_mergepath.memory_limit;
 RESET work_mem;
 
+-- Keys out of line on both sides (STORAGE EXTERNAL: the stored rows keep TOAST
+-- pointers), and out of line against inline (STORAGE PLAIN): the recheck compares the
+-- values, never the pointers (text, varchar = text, bytea; both sides' texts equal in
+-- every byte but the last)
+CREATE TABLE xa (id int, t text, v varchar, b bytea);
+CREATE TABLE xb (id int, t text, b bytea);
+ALTER TABLE xa ALTER t SET STORAGE EXTERNAL, ALTER v SET STORAGE EXTERNAL, ALTER b SET STORAGE EXTERNAL;
+ALTER TABLE xb ALTER t SET STORAGE EXTERNAL, ALTER b SET STORAGE EXTERNAL;
+CREATE TABLE xc (LIKE xb);
+ALTER TABLE xc ALTER t SET STORAGE PLAIN, ALTER b SET STORAGE PLAIN;
+INSERT INTO xa SELECT g, repeat('k', 3000) || g % 7, repeat('k', 3000) || g % 5,
+                      convert_to(repeat('k', 3000) || g % 7, 'UTF8') FROM generate_series(1, 60) g;
+INSERT INTO xb SELECT g, repeat('k', 3000) || g % 5, convert_to(repeat('k', 3000) || g % 5, 'UTF8')
+FROM generate_series(1, 40) g;
+INSERT INTO xc SELECT * FROM xb;
+ANALYZE xa, xb, xc;
+SELECT other, cond, jt,
+       mp_join_check(format(CASE jt WHEN 'semi' THEN 'SELECT xa.id FROM xa WHERE EXISTS (SELECT 1 FROM %1$s WHERE %2$s)'
+                                    WHEN 'anti' THEN 'SELECT xa.id FROM xa WHERE NOT EXISTS (SELECT 1 FROM %1$s WHERE %2$s)'
+                                    ELSE 'SELECT xa.id, %1$s.id FROM xa ' || jt || ' JOIN %1$s ON %2$s' END,
+                            other, replace(cond, 'x.', other || '.')))
+FROM unnest(ARRAY['xb', 'xc']) other, unnest(ARRAY['xa.t = x.t', 'xa.v = x.t', 'xa.b = x.b']) cond,
+     unnest(ARRAY['inner', 'left', 'right', 'semi', 'anti']) jt
+ORDER BY 1, 2, 3;
+DROP TABLE xa, xb, xc;
+
 DROP TABLE ia, ib, ib_small, sa, sb;
 DROP FUNCTION mp_ji_sql(text, text);
 DROP COLLATION mp_ji_ci;

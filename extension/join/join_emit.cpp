@@ -15,6 +15,8 @@
 //   SEMI     an A row once, at its first pair that passes;
 //   RIGHT    every pair that passes, marking its B row; FULL: LEFT and RIGHT.
 // Without a filter, SEMI and ANTI need no pairs at all: the range's count says it.
+// ("The filter" in this file is every check of a pair: the recheck of the keys keyed by
+// image hash, then the join filter; mp_join_checks_pairs says whether there is one.)
 //
 // Unmatched B rows (RIGHT, FULL): without a filter the sorted search's match flags say
 // which they are, so batches of B positions are claimed after the A batches, by every
@@ -190,17 +192,19 @@ void mp_join_store_scan(TupleTableSlot* scan) {
 }
 
 
+// A varlena whose bytes are in it: not a TOAST pointer (stored rows keep those; a
+// pointer's header is a short one's first byte too), not compressed.
+static bool value_in_place(const varlena* v) { return !VARATT_IS_EXTERNAL(v) && !VARATT_IS_COMPRESSED(v); }
+
 // Whether a key clause's two values are equal: bytes compared in place where they may
 // be, else its function, in the per-pair memory (a detoasted copy is freed with it).
 static bool key_values_equal(const MpKeyRecheck* check, Datum a, Datum b, ExprContext* econtext) {
     if (check->bytewise) {
         const varlena* va = (const varlena*)DatumGetPointer(a);
         const varlena* vb = (const varlena*)DatumGetPointer(b);
-        if (!VARATT_IS_EXTENDED(va) || VARATT_IS_SHORT(va)) {
-            if (!VARATT_IS_EXTENDED(vb) || VARATT_IS_SHORT(vb))
-                return VARSIZE_ANY_EXHDR(va) == VARSIZE_ANY_EXHDR(vb) &&
-                       memcmp(VARDATA_ANY(va), VARDATA_ANY(vb), VARSIZE_ANY_EXHDR(va)) == 0;
-        }
+        if (value_in_place(va) && value_in_place(vb))
+            return VARSIZE_ANY_EXHDR(va) == VARSIZE_ANY_EXHDR(vb) &&
+                   memcmp(VARDATA_ANY(va), VARDATA_ANY(vb), VARSIZE_ANY_EXHDR(va)) == 0;
     }
     MemoryContext old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
     bool equal = DatumGetBool(FunctionCall2Coll(const_cast<FmgrInfo*>(&check->eq), check->collation, a, b));

@@ -201,7 +201,7 @@ int smaller_head(const MpJoinSpill* sp) {
 // be judged alone: a join that checks no pair (all pairs match: no filter, no key
 // recheck), or an inner join (its checks judge each pair; no row is emitted for being
 // unmatched). An outer, semi or
-// anti join with a filter loads a key's rows on both sides together, or, past a range,
+// anti join that checks pairs loads a key's rows on both sides together, or, past a range,
 // joins them row by row (join_spill_loop.cpp): whether a row is emitted depends on every
 // row of the other side.
 bool splits_keys(const MpJoinState* st) { return !mp_join_checks_pairs(st) || st->node.info.jointype == JOIN_INNER; }

@@ -1,6 +1,6 @@
 // join_spill_key.cpp — one key of a spilled join (join_spill.cpp) whose rows may not fit
-// one range: a join without a filter pairs every A row of a key with every B row of it
-// (an inner join with one judges each pair alone), so a key's pairs can be cut into
+// one range: a join that checks no pair (no filter, no key recheck) pairs every A row of a
+// key with every B row of it (an inner join that checks them judges each pair alone), so a key's pairs can be cut into
 // cells, A chunk x B chunk, each loaded into a range (the key's first and last cells may
 // share theirs with neighbouring keys), combined and emitted, and memory stays bounded by
 // the range whatever the key's repetition.
@@ -27,7 +27,7 @@ extern "C" {
 
 namespace {
 
-// (a semi or anti join here has no filter: join_spill.cpp's splits_keys)
+// (a semi or anti join here checks no pair: join_spill.cpp's splits_keys)
 bool emits_a_once(const MpJoinState* st) { return mp_join_first_match_decides(st->node.info.jointype); }
 
 uint64 chunk_budget(uint64 target) { return Max(target / 2, uint64(1)); }

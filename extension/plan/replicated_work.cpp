@@ -44,18 +44,6 @@ Cost input_work(const Path* input) {
     return input->param_info || plain_scan(input) ? 0 : input->total_cost;
 }
 
-// The partial ones of a path's inputs, each its own walk (its whole ones are not ours to
-// charge: see the callers).
-Cost partial_inputs_work(List* inputs) {
-    Cost work = 0;
-    ListCell* lc;
-    foreach (lc, inputs) {
-        const Path* input = (const Path*)lfirst(lc);
-        if (input->parallel_workers > 0) work += mp_replicated_work(input);
-    }
-    return work;
-}
-
 }  // namespace
 
 Cost mp_replicated_work(const Path* partial) {
@@ -66,11 +54,18 @@ Cost mp_replicated_work(const Path* partial) {
             const JoinPath* join = (const JoinPath*)partial;
             return mp_replicated_work(join->outerjoinpath) + input_work(join->innerjoinpath);
         }
-        case T_AppendPath:  // a parallel append runs each whole subpath in one participant
-            return partial_inputs_work(((const AppendPath*)partial)->subpaths);
-        case T_CustomPath:  // ours charge their own whole inputs (a whole inner side in every
-                            // participant) in their cost (another extension's: assumed the same)
-            return partial_inputs_work(((const CustomPath*)partial)->custom_paths);
+        case T_AppendPath: {  // a parallel append runs each whole subpath in one participant
+            Cost work = 0;
+            ListCell* lc;
+            foreach (lc, ((const AppendPath*)partial)->subpaths) {
+                const Path* sub = (const Path*)lfirst(lc);
+                if (sub->parallel_workers > 0) work += mp_replicated_work(sub);
+            }
+            return work;
+        }
+        case T_CustomPath:  // ours charge what their inputs repeat in their own cost, whole
+                            // inputs and partial ones alike (another extension's: assumed the same)
+            return 0;
         default: {
             const Path* sub = only_subpath(partial);
             return sub ? mp_replicated_work(sub) : 0;

@@ -23,7 +23,8 @@ extern "C" {
 
 // The cost of the subtrees under a partial path that every participant runs in full
 // (whole, unparameterized inner sides of its joins that are more than a scan of one
-// table, not looked into further), 0 when everything in it is shared.
+// table, not looked into further), 0 when everything in it is shared. A node of ours
+// counts 0: its cost holds the charge for what its own inputs repeat already.
 Cost mp_replicated_work(const Path* partial);
 
 // ... and of a whole input that every participant of a partial path runs (0 for a scan
