@@ -13,6 +13,8 @@
 # Environment: DSS_SCALE (10: 10M store sales, 5M web sales), DSS_REPS (3 timed runs,
 # the median reported, after one verifying run), DSS_WORKERS (16: workers per Gather, both
 # variants), DSS_TIMEOUT_S (60: a statement running longer is stopped and reported),
+# DSS_INTERLEAVE=1 (after one verified run of each variant, the other timed runs
+# alternate stock / ours, one per fresh session: a drift of the host falls on both),
 # DSS_QUERIES (comma list of query ids; default all), DSS_KEEP=1 (reuse the schema of an
 # earlier run with the same scale). Prints a markdown table and the geometric mean of
 # stock / ours; the plans of both variants go to $OUT/dss-plans.txt (OUT defaults to
@@ -57,7 +59,7 @@ run_variant() {
   local variant=$1 q=$2 check
   check="SELECT count(*) || ':' || coalesce(sum(hashtext(s::text)::int8), 0) FROM ($q) s"
   { settings "$variant"
-    echo "$check;"
+    [ "${verify:-1}" = 1 ] && echo "$check;"
     echo "\\timing on"
     for _ in $(seq "$reps"); do echo "$check;"; done
   } | psql -X -qAt 2>&1 | awk '
@@ -80,7 +82,17 @@ while IFS='|' read -r id what q; do
   done
   nodes=$({ settings ours; echo "EXPLAIN (COSTS OFF) $q;"; } | psql -X -qAt 2>&1 | grep -o 'MergePath [A-Za-z]*' | sort | uniq -c |
           awk '{ printf "%s%s %s x%s", sep, $2, $3, $1; sep = ", " }' || true)
-  s=$(run_variant stock "$q"); o=$(run_variant ours "$q")
+  if [ "${DSS_INTERLEAVE:-0}" = 1 ]; then
+    # one verified run of each, then the other timed runs alternating stock / ours, each
+    # in a fresh session, so that a drift of the host falls on both alike
+    s=$(reps=1 run_variant stock "$q"); o=$(reps=1 run_variant ours "$q")
+    for _ in $(seq $((reps - 1))); do
+      t=$(verify=0 reps=1 run_variant stock "$q"); s="$s ${t#*|}"
+      t=$(verify=0 reps=1 run_variant ours "$q"); o="$o ${t#*|}"
+    done
+  else
+    s=$(run_variant stock "$q"); o=$(run_variant ours "$q")
+  fi
   s_ans=${s%%|*}; o_ans=${o%%|*}
   s_ms=$(echo "${s#*|}" | median); o_ms=$(echo "${o#*|}" | median)
   same=no; [ "$s_ans" = "$o_ans" ] && case "$s_ans" in ERROR*) ;; *) same=yes ;; esac
