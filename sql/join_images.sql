@@ -199,6 +199,18 @@ SELECT other, cond, jt,
 FROM unnest(ARRAY['xb', 'xc']) other, unnest(ARRAY['xa.t = x.t', 'xa.v = x.t', 'xa.b = x.b']) cond,
      unnest(ARRAY['inner', 'left', 'right', 'semi', 'anti']) jt
 ORDER BY 1, 2, 3;
+-- The recheck calls the key clause's function as the clause itself would be called: a
+-- role without EXECUTE on it gets PostgreSQL's ERROR, plan of ours or not
+CREATE ROLE regress_mp_no_texteq;
+GRANT SELECT ON xa, xb TO regress_mp_no_texteq;
+REVOKE EXECUTE ON FUNCTION texteq(text, text) FROM PUBLIC;
+SELECT * FROM mp_explain('SELECT count(*) FROM xa JOIN xb ON xa.t = xb.t') WHERE mp_explain ~ 'MergePath|Recheck';
+SET ROLE regress_mp_no_texteq;
+SELECT count(*) FROM xa JOIN xb ON xa.t = xb.t;
+RESET ROLE;
+GRANT EXECUTE ON FUNCTION texteq(text, text) TO PUBLIC;
+DROP OWNED BY regress_mp_no_texteq;
+DROP ROLE regress_mp_no_texteq;
 DROP TABLE xa, xb, xc;
 
 DROP TABLE ia, ib, ib_small, sa, sb;

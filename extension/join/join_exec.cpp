@@ -150,6 +150,7 @@ static void init_checks(MpJoinState* st, CustomScan* cscan) {
         check->a_col = first_is_a ? cols[0] : cols[1];
         check->b_col = first_is_a ? cols[1] : cols[0];
         set_opfuncid(op);
+        mp_check_function_execute(op->opfuncid);  // as ExecInitQual would for the clause
         fmgr_info(op->opfuncid, &check->eq);
         check->collation = op->inputcollid;
         check->bytewise = op->opfuncid == F_TEXTEQ || op->opfuncid == F_BYTEAEQ;

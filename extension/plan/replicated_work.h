@@ -3,8 +3,9 @@
 //
 // A partial path is one participant's share, but not all of it is shared: a partial
 // hash join over a private hash table (not Parallel Hash) builds the whole of its inner
-// side in every participant, as does a partial merge join's inner sort or a nested loop
-// over a whole inner path. PostgreSQL costs a partial path per participant, so such a
+// side in every participant, as does a nested loop over a whole inner path (or a merge
+// join over a whole inner path: its inner Sort, added when the plan is made, is not in
+// the path and not charged). PostgreSQL costs a partial path per participant, so such a
 // subtree counts once although the participants run it once each at the same time, on
 // the same cores and memory. Measured (issue 32, a decision-support query on the H200
 // host with 16 workers): our join placed over a partial hash join whose inner side was a

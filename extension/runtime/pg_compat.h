@@ -12,7 +12,8 @@
 //             entries keep their per-group data beside the tuple (no `additional`).
 //   16 -> 17  RelOptInfo lists the columns with a NOT NULL constraint (notnullattnums;
 //             18: only valid ones, as NOT NULL constraints may be NOT VALID there).
-//   15 -> 16  Vars name the outer joins that can null them (varnullingrels), and setrefs.c
+//   15 -> 16  Permission checks take the catalog (object_aclcheck, not pg_proc_aclcheck);
+//             Vars name the outer joins that can null them (varnullingrels), and setrefs.c
 //             checks that a plan's expressions carry exactly those of the scan tuple's
 //             Vars they read.
 //   minor     Debian's 17.12 headers (and 15.20's) make DatumGetHeapTupleHeader a
@@ -34,6 +35,9 @@ extern "C" {
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 #include "catalog/pg_class_d.h"
+#include "catalog/objectaccess.h"
+#include "catalog/pg_proc_d.h"
+#include "utils/acl.h"
 }
 
 // A composite value's tuple header, to deform.
@@ -172,4 +176,16 @@ static inline void* mp_tuple_hash_group(TupleHashTable table, TupleHashEntry ent
     (void)table;
     return entry->additional;
 #endif
+}
+
+// What ExecInitFunc checks before an expression may call a function: EXECUTE permission
+// (an ERROR without it) and the object-access hook.
+static inline void mp_check_function_execute(Oid funcid) {
+#if PG_VERSION_NUM >= 160000
+    AclResult acl = object_aclcheck(ProcedureRelationId, funcid, GetUserId(), ACL_EXECUTE);
+#else
+    AclResult acl = pg_proc_aclcheck(funcid, GetUserId(), ACL_EXECUTE);
+#endif
+    if (acl != ACLCHECK_OK) aclcheck_error(acl, OBJECT_FUNCTION, get_func_name(funcid));
+    InvokeFunctionExecuteHook(funcid);
 }
