@@ -303,7 +303,7 @@ Cost path_cost(PlannerInfo* root, RelOptInfo* joinrel, const Inputs& in, const J
     const Cost inputs = in.outer->total_cost + in.inner->total_cost + filter.startup;
     if (in.own_inner) {  // all of the inner side in every participant, sorted on its CPU
         Cost inner = inner_read + rows[1] * cpu_operator_cost * (words * (0.1 + 0.4) + (jc->image_keys() > 0 ? 1.6 : 0.0));
-        Cost repeated = mp_replicated_charge(mp_replicated_work(in.outer) + mp_whole_input_work(in.inner), in.workers);
+        Cost repeated = mp_replicated_charge(in.outer, in.inner, in.workers, true);
         *startup = in.outer->startup_cost + in.inner->total_cost + inner + filter.startup + repeated;
         return inputs + inner + outer_read / divisor + joinrel->rows / divisor * per_output + repeated;
     }
@@ -313,9 +313,7 @@ Cost path_cost(PlannerInfo* root, RelOptInfo* joinrel, const Inputs& in, const J
     // a parallel-aware path's output as PostgreSQL charges its parallel hash join's (see
     // the file comment): per-participant rows of both sides
     double out_rows = joinrel->rows / divisor / (in.workers > 0 ? divisor : 1.0);
-    Cost repeated = in.workers > 0 ? mp_replicated_charge(mp_replicated_work(in.outer) + mp_replicated_work(in.inner),
-                                                          in.workers)
-                                   : 0;
+    Cost repeated = mp_replicated_charge(in.outer, in.inner, in.workers);
     Cost total = inputs + (outer_read + inner_read) / divisor + device + out_rows * per_output + repeated;
     *startup = in.probe ? in.outer->startup_cost + in.inner->total_cost + inner_read / divisor + device + filter.startup +
                                     repeated
@@ -511,13 +509,12 @@ void consider_join(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel,
              "every participant, %d workers %.2f per participant", what, own_inner->path.parallel_workers,
              own_inner->path.total_cost);
     for (CustomPath* p : {partial, own_inner}) {
-        if (!p) continue;
-        Path* inner = (Path*)lsecond(p->custom_paths);
-        Cost repeated = mp_replicated_work((Path*)linitial(p->custom_paths)) +
-                        (p == own_inner ? mp_whole_input_work(inner) : mp_replicated_work(inner));
-        if (repeated > 0)
-            elog(DEBUG1, "pg_mergepath: %s: its partial input repeats work of cost %.2f in every participant, "
-                 "charged %d times more", what, repeated, p->path.parallel_workers);
+        if (!p || !message_level_is_interesting(DEBUG1)) continue;
+        Cost charge = mp_replicated_charge((Path*)linitial(p->custom_paths), (Path*)lsecond(p->custom_paths),
+                                           p->path.parallel_workers, p == own_inner);
+        if (charge > 0)
+            elog(DEBUG1, "pg_mergepath: %s: its partial input repeats work in every participant, charged %.2f "
+                 "for the %d copies beyond the first", what, charge, p->path.parallel_workers);
     }
     add_path(joinrel, &path->path);
     if (partial) add_partial_path(joinrel, &partial->path);

@@ -73,7 +73,10 @@ Cost mp_replicated_work(const Path* partial) {
     }
 }
 
-Cost mp_whole_input_work(const Path* whole) { return input_work(whole); }
+Cost mp_replicated_charge(const Path* a, const Path* b, int workers, bool b_whole) {
+    if (workers <= 0) return 0;
+    return workers * (mp_replicated_work(a) + (b_whole ? input_work(b) : mp_replicated_work(b)));
+}
 
 Path* mp_partial_input(const RelOptInfo* rel) {
     Path* best = NULL;
@@ -82,7 +85,7 @@ Path* mp_partial_input(const RelOptInfo* rel) {
     foreach (lc, rel->partial_pathlist) {
         Path* path = (Path*)lfirst(lc);
         if (path->param_info) continue;
-        Cost cost = path->total_cost + mp_replicated_charge(mp_replicated_work(path), path->parallel_workers);
+        Cost cost = path->total_cost + path->parallel_workers * mp_replicated_work(path);
         if (!best || cost < best_cost) {
             best = path;
             best_cost = cost;

@@ -28,13 +28,11 @@ extern "C" {
 // counts 0: its cost holds the charge for what its own inputs repeat already.
 Cost mp_replicated_work(const Path* partial);
 
-// ... and of a whole input that every participant of a partial path runs (0 for a scan
-// of one table or a parameterized path).
-Cost mp_whole_input_work(const Path* whole);
-
-// The charge for a partial path of `workers` workers over these replicated costs: each
-// of the other participants runs them once more.
-inline Cost mp_replicated_charge(Cost replicated, int workers) { return replicated * workers; }
+// The charge for a path of `workers` workers (0: a serial path, no charge) over its
+// inputs `a` and `b`, partial ones, or `b` whole (b_whole: every participant runs all of
+// it; 0 for a scan of one table or a parameterized path): each of the other
+// participants runs what they repeat once more.
+Cost mp_replicated_charge(const Path* a, const Path* b, int workers, bool b_whole = false);
 
 // The input relation's partial path to read: least total cost with the charge for its
 // replicated work (at its own workers), NULL when it has none.

@@ -138,6 +138,8 @@ struct Inputs {
     bool spill;        // a partial path whose participants spill (over half of the memory limit)
     bool one_emitter;  // a partial path whose combiner emits every result (under a Gather
                        // that keeps its order: one_emitter_gather)
+    bool later_not_null;  // every column after the first proven never NULL in every input
+                          // (later_columns_not_null): keys in the columns' order give it
 };
 
 // The right side of our node over `inputs` (all but the first): the second input, or
@@ -177,10 +179,7 @@ CustomPath* make_path(RelOptInfo* rel, const MpNativeSetOp& native, const Inputs
     cp->path.rows = native.rows / divisor;
     cp->path.total_cost = in.left->total_cost + in.right->total_cost +
                           (in.rows - in.appended_rows) / divisor * row.tuple + in.rows / divisor * row.encode +
-                          in.rows * row.device +
-                          (in.workers > 0 ? mp_replicated_charge(mp_replicated_work(in.left) + mp_replicated_work(in.right),
-                                                                 in.workers)
-                                          : 0);
+                          in.rows * row.device + mp_replicated_charge(in.left, in.right, in.workers);
     cp->path.startup_cost = native.op == mergepath::SetOp::Union
                                 ? cp->path.total_cost
                                 : Min(native.native->startup_cost, cp->path.total_cost);
@@ -217,15 +216,14 @@ bool later_columns_not_null(PlannerInfo* root, const MpNativeSetOp& native) {
 }
 
 // Whether these keys give the output in the columns' order (mp_setop_keys_ordered).
-bool keys_ordered(PlannerInfo* root, const MpNativeSetOp& native, const MpKeyChoice* keys) {
-    const int ncols = native.cols.ncols;
-    return mp_setop_keys_ordered(keys, ncols, ncols > 1 && later_columns_not_null(root, native));
+bool keys_ordered(const MpNativeSetOp& native, const Inputs& in, const MpKeyChoice* keys) {
+    return mp_setop_keys_ordered(keys, native.cols.ncols, in.later_not_null);
 }
 
 // The pathkeys of our output in key order (see mp_setop_keys_ordered), or NIL: each
 // column's sort operator, ASC NULLS LAST, over the set operation's output columns.
-List* key_order_pathkeys(PlannerInfo* root, const MpNativeSetOp& native, const MpKeyChoice* keys) {
-    if (!keys_ordered(root, native, keys)) return NIL;
+List* key_order_pathkeys(PlannerInfo* root, const MpNativeSetOp& native, const Inputs& in, const MpKeyChoice* keys) {
+    if (!keys_ordered(native, in, keys)) return NIL;
     List *clauses = NIL, *tlist = NIL;
     for (int c = 0; c < native.cols.ncols; c++) {
         if (!OidIsValid(native.cols.sortops[c])) return NIL;
@@ -247,7 +245,7 @@ List* key_order_pathkeys(PlannerInfo* root, const MpNativeSetOp& native, const M
 // order (pathkeys) when its keys allow (a partial path: each participant's rows).
 Path* setop_path(PlannerInfo* root, RelOptInfo* rel, const MpNativeSetOp& native, const Inputs& in,
                  const MpKeyChoice* keys) {
-    List* pathkeys = key_order_pathkeys(root, native, keys);
+    List* pathkeys = key_order_pathkeys(root, native, in, keys);
     Path* path = &make_path(rel, native, in, keys, pathkeys)->path;
     if (!native.projected) return path;
     return &create_projection_path(root, rel, path, native.projected)->path;
@@ -392,7 +390,9 @@ void consider_setop(PlannerInfo* root, RelOptInfo* rel, const MpNativeSetOp& nat
         return;
     }
     const bool union_all = native.op == mergepath::SetOp::Union && native.all;
-    if (union_all && !keys_ordered(root, native, &keys)) {
+    // proved once per set operation (before 17 each proof reads the catalog)
+    const bool later_not_null = native.cols.ncols > 1 && later_columns_not_null(root, native);
+    if (union_all && !mp_setop_keys_ordered(&keys, native.cols.ncols, later_not_null)) {
         elog(DEBUG1, "pg_mergepath: %s not replaced: ours only in key order (lossless keys, the columns after the "
              "first proven never NULL)", op);
         return;
@@ -405,7 +405,7 @@ void consider_setop(PlannerInfo* root, RelOptInfo* rel, const MpNativeSetOp& nat
     const double rows = input_rows(native.inputs);
     const double appended = list_length(native.inputs) > 2 ? rows - ((Path*)linitial(native.inputs))->rows : 0.0;
     Inputs serial = {(Path*)linitial(native.inputs), right_side(root, rel, native.inputs, 0), rows, appended, 0, false,
-                     false};
+                     false, later_not_null};
     double min_rows = min_input_rows(&keys);
     if (serial.rows < min_rows) {
         elog(DEBUG1, "pg_mergepath: %s not replaced: %.0f estimated input rows < %spg_mergepath.min_rows (%d)%s", op,
@@ -423,10 +423,10 @@ void consider_setop(PlannerInfo* root, RelOptInfo* rel, const MpNativeSetOp& nat
     // key narrowed from one in the columns' order is also offered at full width, in that order.
     Path* path = setop_path(root, rel, native, serial, &keys);
     Path* partial = partial_setop_path(root, rel, native, serial, &keys, op);
-    const bool narrowed = keys.ranges != NULL && keys_ordered(root, native, &full_keys);
+    const bool narrowed = keys.ranges != NULL && keys_ordered(native, serial, &full_keys);
     Path* ordered = narrowed ? setop_path(root, rel, native, serial, &full_keys) : NULL;
     Path* ordered_partial = narrowed ? partial_setop_path(root, rel, native, serial, &full_keys, op) : NULL;
-    const MpKeyChoice* ordered_keys = keys_ordered(root, native, &keys) ? &keys : narrowed ? &full_keys : NULL;
+    const MpKeyChoice* ordered_keys = keys_ordered(native, serial, &keys) ? &keys : narrowed ? &full_keys : NULL;
     Path* in_order = ordered_keys && (partial || ordered_partial)
                          ? one_emitter_gather(root, rel,
                                               partial_setop_path(root, rel, native, serial, ordered_keys, op, true))
