@@ -43,7 +43,7 @@ PGFILEDESC = "pg_mergepath - INTERSECT / EXCEPT [ALL] and equi-joins on GPUs"
 # it when PGMP_DEVICE=gpu).
 REGRESS = setop_setup setop_basic setop_types setop_nested setop_union setop_ordered setop_ordered_random setop_explain setop_guc \
           setop_hash setop_oom shared_budget setop_spill setop_image_spill setop_cancel setop_parallel setop_ranged setop_images setop_nogpu \
-          join_basic join_plan join_stream join_spill join_parallel join_spill_parallel join_random join_images statements array_ops
+          join_basic join_plan join_stream join_spill join_parallel join_spill_parallel join_random join_images join_numeric statements array_ops
 # Isolation tests (specs/*.spec, expected/*.out): concurrent sessions (scripts/regress.sh
 # with PGMP_SUITE=isolation).
 ISOLATION = join_epq

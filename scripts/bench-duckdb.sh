@@ -66,11 +66,14 @@ query_sql() {
   q=${q//\{COLS\}/$cols}; q=${q//\{ACOLS\}/$ac}; q=${q//\{BCOLS\}/$bc}; q=${q//\{ON\}/$on}
   echo "$q"
 }
+# DuckDB's type for a column of both tables (PostgreSQL's type; for numeric the larger
+# declared precision and scale of the two sides).
 duck_type() {
   case "$1" in
     bigint) echo BIGINT ;; integer) echo INTEGER ;; smallint) echo SMALLINT ;;
     text | "character varying") echo VARCHAR ;;
-    *) echo "" ;;  # numeric and the rest: DuckDB's types differ (DECIMAL is fixed-point)
+    numeric) [ -n "$2" ] && [ "$2" -le 38 ] && echo "DECIMAL($2,$3)" || echo "" ;;  # fixed-point: declared only
+    *) echo "" ;;  # the rest: DuckDB's types differ
   esac
 }
 
@@ -81,12 +84,14 @@ for tag in $tags; do
   cols=$(psql -Atc "SELECT string_agg(column_name, ', ' ORDER BY ordinal_position) FROM information_schema.columns
                     WHERE table_schema = 'mp_bench' AND table_name = '${tag}_a'")
   defs=""
-  while IFS='|' read -r name type; do
-    t=$(duck_type "$type")
+  while IFS='|' read -r name type precision scale; do
+    t=$(duck_type "$type" "$precision" "$scale")
     [ -n "$t" ] || { defs=""; break; }
     defs+="${defs:+, }$name $t"
-  done < <(psql -Atc "SELECT column_name, data_type FROM information_schema.columns
-                      WHERE table_schema = 'mp_bench' AND table_name = '${tag}_a' ORDER BY ordinal_position")
+  done < <(psql -Atc "SELECT column_name, data_type, max(numeric_precision), max(numeric_scale)
+                      FROM information_schema.columns
+                      WHERE table_schema = 'mp_bench' AND table_name IN ('${tag}_a', '${tag}_b')
+                      GROUP BY column_name, data_type ORDER BY min(ordinal_position)")
   if [ -z "$defs" ]; then echo "bench-duckdb: $tag: a column type DuckDB does not share, skipped" >&2; continue; fi
   args=()
   for side in a b; do

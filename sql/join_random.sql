@@ -8,7 +8,8 @@
 -- text, char(n) of two lengths (values with and without trailing blanks), numeric of
 -- random display scales (1.5 = 1.50), or an image key with a second key (int4 or
 -- numeric), with full 64-bit hashes or 2-bit ones (pg_mergepath.debug_hash_bits: nearly
--- every equal hash a collision the recheck must remove).
+-- every equal hash a collision the recheck must remove); and numeric(10, 2) against
+-- numeric(12, 4), keyed exactly by their values as integers (numeric_keys.h).
 SET pg_mergepath.min_rows = 0;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
@@ -79,8 +80,8 @@ CREATE TEMP TABLE image_trials (trial int, query text, result text);
 CREATE FUNCTION mp_image_trial(trial int) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
   types text[][] := ARRAY[['text', 'text'], ['varchar', 'text'], ['text', 'varchar'], ['char(4)', 'char(7)'],
-                          ['numeric', 'numeric'], ['numeric', 'numeric(12,4)']];
-  pick int := 1 + floor(random() * 6)::int;
+                          ['numeric', 'numeric'], ['numeric', 'numeric(12,4)'], ['numeric(10,2)', 'numeric(12,4)']];
+  pick int := 1 + floor(random() * 7)::int;
   ta text := types[pick][1];
   tb text := types[pick][2];
   d record := mp_trial_draw();
@@ -113,7 +114,8 @@ SELECT count(*) AS trials,
        -- (how many are planned parallel depends on the device's costs: the CPU
        -- backend charges image keys more)
        count(*) FILTER (WHERE result LIKE 'parallel%') >= 40 AS parallel_40_or_more,
-       count(*) FILTER (WHERE query LIKE '%2-bit hashes%') AS collided
+       count(*) FILTER (WHERE query LIKE '%2-bit hashes%') AS collided,
+       count(*) FILTER (WHERE query LIKE '%numeric(10,2) / numeric(12,4)%') AS exact_numeric
 FROM image_trials;
 SELECT trial, query, result FROM image_trials WHERE result LIKE '%DIFFERENT%' ORDER BY trial;
 SELECT trial, query, result FROM image_trials WHERE result LIKE 'native plan%' ORDER BY trial;

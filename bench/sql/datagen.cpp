@@ -10,6 +10,8 @@
 //   text (v mod 33) pseudo-random hex digits (from a hash of v) || 8 hex digits of v
 //        (8..40 characters, unique per v; md5 would be 2x slower to generate)
 //   numeric round((v-K)/100, 2 or 3)  (scales mixed per row: 1.50 and 1.500 are equal)
+//   decimal round((v-K)/100, 2) as numeric(14,2) in a, numeric(15,3) in b (declared
+//        precisions and scales, as a schema's amounts and ids: 1.50 in a meets 1.500 in b)
 //   names  (lname text, fname text, d date): lname = 4..16 pseudo-random hex digits (from a
 //        hash of v) || hex of v >> 12, fname = 3..11 digits of another hash of v,
 //        d = 2000-01-01 + (v & 4095) days
@@ -52,6 +54,7 @@ const char* shape_name(Shape s) {
         case Shape::Pair: return "pair";
         case Shape::Text: return "text";
         case Shape::Numeric: return "numeric";
+        case Shape::Decimal: return "decimal";
         case Shape::Names: return "names";
         case Shape::CharNames: return "charnames";
     }
@@ -69,8 +72,8 @@ const char* dist_name(Dist d) {
 }
 
 bool parse_shape(const std::string& s, Shape& out) {
-    for (Shape c : {Shape::Int4, Shape::Int8, Shape::Pair, Shape::Text, Shape::Numeric, Shape::Names,
-                    Shape::CharNames})
+    for (Shape c : {Shape::Int4, Shape::Int8, Shape::Pair, Shape::Text, Shape::Numeric, Shape::Decimal,
+                    Shape::Names, Shape::CharNames})
         if (s == shape_name(c)) return out = c, true;
     if (s == "int8_int4" || s == "two") return out = Shape::Pair, true;
     return false;
@@ -258,6 +261,10 @@ Dataset::TableSql Dataset::table_sql(char side) const {
             cols.push_back({"d", "date", "date '2000-01-01' + (v & 4095)::int", 30});
             break;
         }
+        case Shape::Decimal:
+            cols.push_back({"k", sidx == 0 ? "numeric(14,2)" : "numeric(15,3)",
+                            "round((v - " + Ks + ")::numeric / 100, 2)", 10});
+            break;
         case Shape::Numeric:
             cols.push_back({"k", "numeric",
                             "round((v - " + Ks + ")::numeric / 100, 2 + (hashint8extended(i, " +

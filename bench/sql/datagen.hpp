@@ -16,7 +16,7 @@
 
 namespace mpbench {
 
-enum class Shape { Int4, Int8, Pair, Text, Numeric, Names, CharNames };
+enum class Shape { Int4, Int8, Pair, Text, Numeric, Decimal, Names, CharNames };
 enum class Dist { Uniform, Zipf, Disjoint, Identical };
 
 struct Dataset {

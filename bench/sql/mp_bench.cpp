@@ -55,7 +55,7 @@ namespace {
 const char* kUsage = R"(usage: mp_bench [options]
   --conn STR          libpq connection string (default: PG* environment)
   --rows LIST         rows per side, e.g. 20k,1M,10M,50M (default 1M)
-  --shapes LIST       int4,int8,pair,text,numeric,names,charnames (default: all, in that
+  --shapes LIST       int4,int8,pair,text,numeric,decimal,names,charnames (default: all, in that
                       order; names: (text, text, date), charnames: (char(30), char(20), date))
   --dists LIST        uniform,zipf,disjoint,identical; DIST:F sets a NULL fraction F
                       for that entry, e.g. uniform,uniform:0.1 (default uniform)
@@ -131,8 +131,8 @@ const char* kUsage = R"(usage: mp_bench [options]
 struct Options {
     std::string conn;
     std::vector<int64_t> rows = {1000000};
-    std::vector<Shape> shapes = {Shape::Int4, Shape::Int8, Shape::Pair, Shape::Text, Shape::Numeric, Shape::Names,
-                                 Shape::CharNames};
+    std::vector<Shape> shapes = {Shape::Int4, Shape::Int8, Shape::Pair, Shape::Text, Shape::Numeric, Shape::Decimal,
+                                 Shape::Names, Shape::CharNames};
     std::vector<std::pair<Dist, double>> dists;  // null frac < 0: use null_frac
     struct FactDim {
         int64_t fact, dim;
@@ -211,7 +211,7 @@ Options parse_args(int argc, char** argv) {
         variants = "stock,tuned,cpu";
         ops = "setops,joins,factdim";
         fact_dims = "200k:20k";
-        skip = "int4/zipf/joins,text/zipf/joins,numeric/zipf/joins,names/zipf/joins,charnames/zipf/joins";
+        skip = "int4/zipf/joins,text/zipf/joins,numeric/zipf/joins,decimal/zipf/joins,names/zipf/joins,charnames/zipf/joins";
         o.reps = 1;
     }
     for (size_t i = 0; i < args.size(); ++i) {

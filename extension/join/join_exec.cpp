@@ -102,7 +102,7 @@ static void init_side(MpJoinState* st, int side, TupleDesc child_desc) {
     MpCodec* codecs = (MpCodec*)palloc(sizeof(MpCodec) * info->nkeys);
     for (int k = 0; k < info->nkeys; k++) codecs[k] = MpCodec(list_nth_int(info->codecs[side], k));
     st->node.key_side[side] = {info->nkeys, int_array(info->key_columns[side]), codecs, int_array(info->key_widths),
-                               NULL, NULL, NULL};
+                               NULL, NULL, NULL, int_array(info->key_scales)};
     init_images(&st->node.key_side[side], info);
     st->node.nstored[side] = list_length(info->stored[side]);
     st->node.stored_columns[side] = int_array(info->stored[side]);

@@ -61,6 +61,8 @@ struct MpJoinInfo {
                            // scan tuple is stored[0] ++ stored[1]
     List* image_keys;      // oid list, three per key: an image column's type, operator
                            // and collation (InvalidOid for a lossless one)
+    List* key_scales;      // int list: each key column's decimal scale (numeric(p, s)
+                           // keys: numeric_keys.h), else 0
 };
 
 List* mp_join_info_to_list(const MpJoinInfo* info);

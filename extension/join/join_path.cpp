@@ -94,12 +94,15 @@
 #include "replicated_work.h"
 
 extern "C" {
+#include "catalog/pg_class.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
 #include "optimizer/restrictinfo.h"
+#include "parser/parsetree.h"
+#include "utils/lsyscache.h"
 }
 
 static set_join_pathlist_hook_type prev_set_join_pathlist_hook = NULL;
@@ -131,6 +134,22 @@ bool is_key_clause(RestrictInfo* rinfo, RelOptInfo* outerrel, RelOptInfo* innerr
     return true;
 }
 
+// The type modifier every value of a key operand keeps: a stored column's (a table's,
+// a partitioned table's or a materialized view's, whose rows were coerced to it when
+// written; a domain's, when the column's type is one), else -1 (a foreign table's
+// wrapper, a subquery's or a function's output need not coerce its values).
+int32 kept_typmod(PlannerInfo* root, Node* expr) {
+    Var* var = (Var*)mp_strip_relabel(expr);
+    if (!IsA(var, Var) || var->varlevelsup != 0 || var->varattno <= 0) return -1;
+    RangeTblEntry* rte = planner_rt_fetch(var->varno, root);
+    if (rte->rtekind != RTE_RELATION) return -1;
+    if (rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_PARTITIONED_TABLE && rte->relkind != RELKIND_MATVIEW)
+        return -1;
+    int32 typmod = var->vartypmod;
+    if (typmod < 0) (void)getBaseTypeAndTypmod(var->vartype, &typmod);
+    return typmod;
+}
+
 // Adds one key clause (an equality of expressions rather than columns goes to the
 // filter); false with *why_not when its columns cannot be keyed.
 bool add_key(PlannerInfo* root, JoinClauses* jc, RestrictInfo* rinfo, bool outer_is_left, char** why_not) {
@@ -142,8 +161,9 @@ bool add_key(PlannerInfo* root, JoinClauses* jc, RestrictInfo* rinfo, bool outer
         return true;
     }
     MpJoinKeyColumn col;
-    if (!mp_join_key_column(op->opno, exprType(outer_expr), exprType(inner_expr), op->inputcollid, &col, why_not))
-        return false;
+    const Oid types[2] = {exprType(outer_expr), exprType(inner_expr)};
+    const int32 typmods[2] = {kept_typmod(root, outer_expr), kept_typmod(root, inner_expr)};
+    if (!mp_join_key_column(op->opno, types, typmods, op->inputcollid, &col, why_not)) return false;
     if (col.codec[0] == MpCodec::ImageHash) {  // a hash: equal hashes are checked by the clause itself
         jc->recheck = lappend(jc->recheck, rinfo->clause);
         mp_image_plan_depends(root, col.image_type);
@@ -373,11 +393,12 @@ CustomPath* make_path(PlannerInfo* root, RelOptInfo* joinrel, JoinType jointype,
     cp->path.pathkeys = NIL;
     cp->flags = CUSTOMPATH_SUPPORT_PROJECTION;  // the node projects its scan tuple itself
     cp->custom_paths = list_make2(in.outer, in.inner);
-    List *codecs[2] = {NIL, NIL}, *widths = NIL;
+    List *codecs[2] = {NIL, NIL}, *widths = NIL, *scales = NIL;
     for (int k = 0; k < jc->nkeys; k++) {
         codecs[0] = lappend_int(codecs[0], int(jc->columns[k].codec[0]));
         codecs[1] = lappend_int(codecs[1], int(jc->columns[k].codec[1]));
         widths = lappend_int(widths, jc->columns[k].bits);
+        scales = lappend_int(scales, jc->columns[k].scale);
     }
     MpJoinInfo flags = {};
     flags.jointype = jointype;
@@ -391,6 +412,7 @@ CustomPath* make_path(PlannerInfo* root, RelOptInfo* joinrel, JoinType jointype,
     cp->custom_private = list_make5(mp_join_flags_to_list(&flags), codecs[0], codecs[1], widths, jc->outer_keys);
     cp->custom_private = lappend(lappend(lappend(cp->custom_private, jc->inner_keys), jc->filter), jc->qual);
     cp->custom_private = lappend(lappend(cp->custom_private, jc->recheck), image_key_oids(jc));
+    cp->custom_private = lappend(cp->custom_private, scales);
     cp->methods = &mp_join_path_methods;
     return cp;
 }

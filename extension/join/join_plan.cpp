@@ -69,7 +69,8 @@ static void flags_from_list(List* ints, MpJoinInfo* info) {
 List* mp_join_info_to_list(const MpJoinInfo* info) {
     return lappend(list_make5(mp_join_flags_to_list(info), info->key_columns[0], info->key_columns[1],
                               info->codecs[0], info->codecs[1]),
-                   list_make4(info->key_widths, info->stored[0], info->stored[1], info->image_keys));
+                   list_make5(info->key_widths, info->stored[0], info->stored[1], info->image_keys,
+                              info->key_scales));
 }
 
 void mp_join_info_from_list(List* list, MpJoinInfo* info) {
@@ -81,7 +82,8 @@ void mp_join_info_from_list(List* list, MpJoinInfo* info) {
         info->stored[s] = (List*)list_nth(rest, 1 + s);
     }
     info->key_widths = (List*)linitial(rest);
-    info->image_keys = (List*)lfirst(list_nth_cell(rest, 3));
+    info->image_keys = (List*)list_nth(rest, 3);
+    info->key_scales = (List*)list_nth(rest, 4);
 }
 
 // The 0-based column of `expr` (a Var, maybe under a RelabelType) in a child's target
@@ -160,8 +162,9 @@ static List* with_scan_nullingrels(List* exprs, List* scan_tlist) {
 
 // Path custom_private (join_path.cpp): [mp_join_flags_to_list], codecs of each side, key
 // widths, outer key exprs, inner key exprs, join filter, qual, the key clauses rechecked
-// per pair, the image keys' oids. The plan's join filter is the rechecked clauses, then
-// the filter: every pair of equal keys passes both, the recheck first.
+// per pair, the image keys' oids, the key columns' decimal scales. The plan's join
+// filter is the rechecked clauses, then the filter: every pair of equal keys passes
+// both, the recheck first.
 static Plan* mp_plan_join_path(PlannerInfo*, RelOptInfo* rel, CustomPath* best_path, List* tlist, List* clauses,
                                List* custom_plans) {
     if (clauses != NIL) elog(ERROR, "pg_mergepath: a join with restriction clauses of its own");
@@ -179,6 +182,7 @@ static Plan* mp_plan_join_path(PlannerInfo*, RelOptInfo* rel, CustomPath* best_p
     info.key_widths = (List*)list_nth(priv, 3);
     info.nrecheck = list_length(recheck);
     info.image_keys = (List*)list_nth(priv, 9);
+    info.key_scales = (List*)list_nth(priv, 10);
     info.key_columns[0] = key_column_list(child_tlists[0], (List*)list_nth(priv, 4));
     info.key_columns[1] = key_column_list(child_tlists[1], (List*)list_nth(priv, 5));
     // With CP_IGNORE_TLIST (a projection above will replace our target list) tlist is

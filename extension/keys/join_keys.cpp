@@ -8,6 +8,8 @@
 //  - otherwise the same fixed-width type on both sides, compared with its default
 //    equality, whose codec is lossless for set operations too (keys.cpp): bool, "char",
 //    oid, date, time, timestamp[tz], money, pg_lsn, uuid.
+//  - numeric = numeric where both sides declare a precision and scale whose values,
+//    times 10^(the larger scale), fit 128 bits: those integers (numeric_keys.h);
 //  - else the same type on both sides (varchar = text: both text under the operator),
 //    compared with its default equality (record_eq, array_eq) under a deterministic
 //    collation, when that type has a canonical byte image (images.h): its hash, the
@@ -23,6 +25,7 @@ extern "C" {
 #include "catalog/pg_opfamily_d.h"
 #include "catalog/pg_type_d.h"
 #include "utils/builtins.h"
+#include "utils/typcache.h"
 }
 
 namespace {
@@ -68,12 +71,25 @@ bool image_key_column(Oid opno, const Oid types[2], Oid collation, MpJoinKeyColu
     return true;
 }
 
+// numeric(p, s) = numeric(p', s') with the type's own equality, both declared and
+// narrow enough: their values as integers, no recheck.
+bool numeric_key_column(Oid opno, const Oid types[2], const int32 typmods[2], MpJoinKeyColumn* col) {
+    if (types[0] != NUMERICOID || types[1] != NUMERICOID) return false;
+    if (lookup_type_cache(NUMERICOID, TYPECACHE_EQ_OPR)->eq_opr != opno) return false;
+    int bits;
+    if (!mp_numeric_key_fits(typmods, &col->scale, &bits)) return false;
+    col->codec[0] = col->codec[1] = bits == 64 ? MpCodec::Numeric64 : MpCodec::Numeric128;
+    col->bits = bits;
+    return true;
+}
+
 }  // namespace
 
-bool mp_join_key_column(Oid opno, Oid outer_type, Oid inner_type, Oid collation, MpJoinKeyColumn* col,
-                        char** why_not) {
-    Oid types[2] = {getBaseType(outer_type), getBaseType(inner_type)};
+bool mp_join_key_column(Oid opno, const Oid operand_types[2], const int32 typmods[2], Oid collation,
+                        MpJoinKeyColumn* col, char** why_not) {
+    Oid types[2] = {getBaseType(operand_types[0]), getBaseType(operand_types[1])};
     *col = {};
+    if (numeric_key_column(opno, types, typmods, col)) return true;
     Oid family = mp_btree_equality_family(opno);
     for (int s = 0; s < 2; s++) {
         if (family == INTEGER_BTREE_FAM_OID && types[0] != types[1]) col->codec[s] = widened_integer(types[s]);

@@ -2,7 +2,9 @@
 // keys.h for the column codecs). A join compares two inputs that may have different
 // types (int4 = int8, float4 = float8): each key column has a codec per side, chosen so
 // that values equal by the clause's operator encode to the same bits on both sides.
-// Lossless codecs also give different values different bits. A column whose type has
+// Lossless codecs also give different values different bits. Numeric columns of a
+// declared precision and scale on both sides are keyed exactly by their values as
+// integers (numeric_keys.h). A column whose type has
 // only a canonical byte image (text, varchar, bpchar, bytea, numeric, interval, name,
 // arrays, composites: images.h) takes the image's 64-bit hash (ImageHash): equal values
 // hash alike, but two different values may collide, so the join rechecks every pair of
@@ -15,21 +17,26 @@
 #include <cstdint>
 
 #include "keys.h"
+#include "numeric_keys.h"
 
 // One equality clause: the codec of each side (0 outer, 1 inner) and its width; for an
 // image column (codec ImageHash on both sides) the operator's input type, the operator
-// and its collation, which the executor's image plan needs.
+// and its collation, which the executor's image plan needs; for numeric(p, s) columns
+// (Numeric64 / Numeric128 on both sides) the decimal scale their integers carry.
 struct MpJoinKeyColumn {
     MpCodec codec[2];
     int bits;
     Oid image_type;
     Oid eqop;
     Oid collation;
+    int scale;
 };
 
 // Planner: can `outer_expr opno inner_expr` (compared under `collation`) be a key
 // column, lossless or by image hash? Fills *col, or returns false with a palloc'd reason.
-bool mp_join_key_column(Oid opno, Oid outer_type, Oid inner_type, Oid collation, MpJoinKeyColumn* col,
+// typmods: each operand's declared type modifier where every value it yields keeps it
+// (a stored table column's), else -1.
+bool mp_join_key_column(Oid opno, const Oid types[2], const int32 typmods[2], Oid collation, MpJoinKeyColumn* col,
                         char** why_not);
 
 // The key width (32, 64 or 128) for these columns, or 0 when they need more than 128 bits.
@@ -50,6 +57,7 @@ struct MpJoinKeySide {
     const MpImagePlan* images;
     MpImageScratch* scratch;
     const int* image_column;
+    const int* scales;  // each key column's decimal scale (numeric(p, s) keys), else 0
 };
 
 // The hash of key column c's canonical image (join_keys.cpp).
@@ -59,6 +67,8 @@ inline mp_u128 mp_join_column_bits(const MpJoinKeySide* side, int c, Datum value
     switch (side->codecs[c]) {
         case MpCodec::Uuid: return mp_encode_uuid(value);
         case MpCodec::ImageHash: return mp_join_image_hash(side, c, value);
+        case MpCodec::Numeric64: return mp_encode_numeric_scaled(value, side->scales[c], 64);
+        case MpCodec::Numeric128: return mp_encode_numeric_scaled(value, side->scales[c], 128);
         default: return mp_encode_column(side->codecs[c], value);
     }
 }

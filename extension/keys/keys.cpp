@@ -77,13 +77,15 @@ int mp_codec_bits(MpCodec codec) {
         case MpCodec::UInt32: return 32;
         case MpCodec::Int64:
         case MpCodec::UInt64: return 64;
-        case MpCodec::Uuid: return 128;
+        case MpCodec::Uuid:
+        case MpCodec::Numeric128: return 128;
         case MpCodec::Hashed: return 0;
         case MpCodec::Int16As64:
         case MpCodec::Int32As64:
         case MpCodec::Float8:
         case MpCodec::Float4As8:
-        case MpCodec::ImageHash: return 64;
+        case MpCodec::ImageHash:
+        case MpCodec::Numeric64: return 64;
     }
     return 0;
 }
@@ -272,7 +274,9 @@ uint64_t mp_encode_column(MpCodec codec, Datum value) {
         case MpCodec::Float4As8: return float_key(double(DatumGetFloat4(value)));
         case MpCodec::Uuid:
         case MpCodec::Hashed:
-        case MpCodec::ImageHash: break;
+        case MpCodec::ImageHash:
+        case MpCodec::Numeric64:
+        case MpCodec::Numeric128: break;
     }
     elog(ERROR, "pg_mergepath: codec %d is not a 64-bit lossless codec", int(codec));
     return 0;

@@ -59,6 +59,8 @@ enum class MpCodec : uint8_t {
     ImageHash,  // the 64-bit hash of the value's canonical byte image (images.h): equal
                 // values hash alike, different ones may collide, so the join rechecks
                 // each pair with the clause's operator
+    Numeric64,   // numeric(p, s) on both sides: value * 10^scale as a sign-flipped integer
+    Numeric128,  // (numeric_keys.h), in 64 bits when it has up to 18 digits, else in 128
 };
 
 struct MpKeyColumn {

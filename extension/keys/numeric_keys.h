@@ -1,0 +1,26 @@
+// numeric_keys.h — an exact join key for numeric columns of a declared precision and
+// scale (numeric(p, s)): the value times 10^S as an integer, S the larger scale of the
+// two sides.
+//
+// PostgreSQL stores a numeric(p, s) column's values rounded to s decimals and with fewer
+// than p - s digits before the point (numeric.c: apply_typmod, on every insert, update,
+// COPY and rewrite). So every value times 10^S is an integer below 10^D, where D is the
+// larger p - s + S of the two sides: when D <= 18 it fits a signed 64-bit integer, when
+// D <= 38 a 128-bit one. Equal values (numeric_eq: 1.5 = 1.50) give equal integers and
+// different values different ones, so such a key needs no recheck, unlike the image hash
+// of an unconstrained numeric (join_keys.h). NaN (numeric_eq: NaN = NaN) and the
+// infinities take integers no value reaches. A value that breaks its column's declared
+// precision cannot be stored; should one arrive anyway, encoding it raises an ERROR
+// rather than give it a key that might equal another value's.
+#pragma once
+
+#include "keys.h"
+
+// Planner: the key of numeric columns with these type modifiers (-1: undeclared, or not
+// to be trusted): false when one side has none or the integers need more than 128 bits;
+// else *scale = S and *bits = 64 or 128.
+bool mp_numeric_key_fits(const int32 typmods[2], int* scale, int* bits);
+
+// The key bits of a numeric value (a Datum of type numeric, maybe packed or toasted) as
+// a bits-wide sign-flipped integer of value * 10^scale.
+mp_u128 mp_encode_numeric_scaled(Datum value, int scale, int bits);

@@ -1,0 +1,102 @@
+-- join_numeric: the MergePath Join on numeric(p, s) keys (numeric_keys.h). Where both
+-- sides are stored columns that declare a precision and scale, each value times
+-- 10^(the larger scale) is an exact integer (64 bits up to 18 digits, else 128): no
+-- hash, no recheck. Other numeric keys (undeclared, or not a stored column: a
+-- subquery's output, whose values need not keep the modifier) stay image-hashed and
+-- rechecked (Key Recheck in EXPLAIN). Odd values: NaN (= NaN), 1.5 = 1.5000, zero,
+-- the extremes of each declaration, negative scales, domains, NULLs; every join type,
+-- join filters, two-column keys, a partitioned side, parallel, spilled and streamed;
+-- each answer compared with PostgreSQL's own join (join_basic's mp_join_check).
+SET pg_mergepath.min_rows = 0;
+SET max_parallel_workers_per_gather = 0;
+\set VERBOSITY terse
+
+CREATE DOMAIN mp_jn_money AS numeric(8, 3);
+CREATE TABLE na (id int4, k numeric(12, 2), g int4, d mp_jn_money, w numeric(38, 0), r numeric(6, -2));
+CREATE TABLE nb (id int4, k numeric(15, 4), g int4, d mp_jn_money, w numeric(19, 0), r numeric(4, -1));
+CREATE TABLE nc (id int4, k numeric(30, 10), g int4, d numeric, w numeric, r numeric);
+INSERT INTO na SELECT i, round((i % 97 - 48) / 4.0, 2), i % 3, round((i % 41) / 8.0, 3),
+                      (i % 53 - 26)::numeric * 100000000000000000, (i % 17) * 100
+  FROM generate_series(1, 3000) i;
+INSERT INTO nb SELECT i, round((i % 89 - 44) / 4.0, 2 + i % 3), i % 4, round((i % 37) / 8.0, 2),
+                      (i % 41 - 20)::numeric * 100000000000000000, (i % 13) * 100
+  FROM generate_series(1, 2000) i;
+INSERT INTO nc SELECT id, k, g, d, w, r FROM nb;
+-- the odd values: NaN, zero, the largest of each declaration, the smallest step, NULLs
+INSERT INTO na VALUES (-1, 'NaN', 0, 'NaN', 'NaN', 'NaN'), (-2, NULL, 1, NULL, NULL, NULL), (-3, 0, 2, 0, 0, 0),
+                      (-4, 9999999999.99, 0, 99999.999, 99999999999999999999999999999999999999, 99999900),
+                      (-5, -9999999999.99, 1, -99999.999, -99999999999999999999999999999999999999, -99999900),
+                      (-6, 0.01, 2, 0.001, 1, 100);
+INSERT INTO nb VALUES (-1, 'NaN', 0, 'NaN', 'NaN', 'NaN'), (-2, NULL, 1, NULL, NULL, NULL), (-3, 0.0000, 2, 0.00, 0, 0),
+                      (-4, 9999999999.9900, 0, 99999.999, 9999999999999999999, 99990),
+                      (-5, -9999999999.99, 1, -99999.999, -9999999999999999999, -99990),
+                      (-6, 0.0100, 2, 0.001, 1, 100), (-7, 0.0001, 3, 0.01, 10, 10);
+INSERT INTO nc VALUES (-8, 12345678901234567890.1234567891, 0, 1.5, 1, 1), (-9, -0.0000000001, 1, 0, 0, 0),
+                      (-10, 'NaN', 2, 'NaN', 'NaN', 'NaN');
+CREATE TABLE np (id int4, k numeric(12, 2), g int4) PARTITION BY RANGE (id);
+CREATE TABLE np_1 PARTITION OF np FOR VALUES FROM (MINVALUE) TO (1000);
+CREATE TABLE np_2 PARTITION OF np FOR VALUES FROM (1000) TO (MAXVALUE);
+INSERT INTO np SELECT id, k, g FROM na;
+ANALYZE na, nb, nc, np;
+
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_nestloop = off;
+
+-- the plans: exact keys (64 and 128 bits, a domain's declaration, no Key Recheck); an
+-- undeclared side and a subquery's output are image-hashed; two keys past 128 bits
+-- keep the native plan
+SELECT * FROM mp_explain('SELECT na.id, nb.id FROM na JOIN nb ON na.k = nb.k') WHERE mp_explain ~ 'Keys|Recheck';
+SELECT * FROM mp_explain('SELECT na.id, nb.id FROM na JOIN nb ON na.w = nb.w') WHERE mp_explain ~ 'Keys|Recheck';
+SELECT * FROM mp_explain('SELECT na.id, nc.id FROM na JOIN nc ON na.k = nc.k') WHERE mp_explain ~ 'Keys|Recheck';
+SELECT * FROM mp_explain('SELECT na.id, nb.id FROM na JOIN nb ON na.d = nb.d') WHERE mp_explain ~ 'Keys|Recheck';
+SELECT * FROM mp_explain('SELECT na.id, nc.id FROM na JOIN nc ON na.d = nc.d') WHERE mp_explain ~ 'Keys|Recheck';
+SELECT * FROM mp_explain('SELECT na.id, s.id FROM na JOIN (SELECT id, (k * 1)::numeric(15, 4) AS k FROM nb OFFSET 0) s ON na.k = s.k')
+  WHERE mp_explain ~ 'Keys|Recheck';
+SELECT mp_join_plan('SELECT na.id, nb.id FROM na JOIN nb ON na.w = nb.w AND na.k = nb.k') AS past_128_bits;
+
+-- every join type x key: 64-bit (scales 2 and 4), 128-bit (scales 2 and 10), a domain,
+-- 38 digits against 19, negative scales (-2 and -1), an undeclared side (image hash),
+-- with a join filter, and two columns (a numeric and an int4 in one 128-bit key)
+SELECT a, b, cond, jt, mp_join_check(mp_join_sql(jt, replace(replace(cond, 'A.', a || '.'), 'B.', b || '.'), a, b))
+FROM (VALUES ('na', 'nb', 'A.k = B.k'), ('na', 'nc', 'A.k = B.k'), ('na', 'nb', 'A.d = B.d'),
+             ('na', 'nb', 'A.w = B.w'), ('na', 'nb', 'A.r = B.r'), ('nb', 'nc', 'A.k = B.k'),
+             ('na', 'nb', 'A.k = B.k AND A.id % 5 <> B.id % 5'), ('na', 'nb', 'A.k = B.k AND A.g = B.g'),
+             ('np', 'nb', 'A.k = B.k')) AS c(a, b, cond),
+     unnest(ARRAY['inner', 'left', 'right', 'full', 'semi', 'anti']) WITH ORDINALITY AS j(jt, o)
+ORDER BY a, b, cond, o;
+
+-- parallel: every participant reads and encodes its share of both sides
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 3;
+SET pg_mergepath.stream_outer = off;
+SELECT b, cond, jt, mp_join_check(mp_join_sql(jt, cond, 'na', b))
+FROM (VALUES ('nc', 'na.k = nc.k'), ('nb', 'na.k = nb.k AND na.g = nb.g')) c(b, cond),
+     unnest(ARRAY['inner', 'full', 'anti']) jt
+ORDER BY 1, 2, 3;
+RESET pg_mergepath.stream_outer;
+SET max_parallel_workers_per_gather = 0;
+
+-- a streamed outer side (the inner side a quarter of the outer one or less)
+CREATE TABLE nb_small AS SELECT * FROM nb WHERE id % 8 = 0 OR id < 0;
+ANALYZE nb_small;
+SELECT jt, e ->> 'Outer Side' AS outer_side, mp_join_check(mp_join_sql(jt, 'na.k = nb_small.k', 'na', 'nb_small'))
+FROM unnest(ARRAY['inner', 'left', 'semi', 'anti']) WITH ORDINALITY AS j(jt, o),
+     mp_explain_analyzed(mp_join_sql(jt, 'na.k = nb_small.k', 'na', 'nb_small')) e
+ORDER BY o;
+
+-- over the memory limit: both sides sorted into runs by key, joined range by range
+SET work_mem = '64kB';
+SET pg_mergepath.memory_limit = 0;
+SELECT cond, jt, mp_explain_count(e, 'Key Ranges') > 1 AS ranges, mp_join_check(mp_join_sql(jt, cond, 'na', 'nc'))
+FROM unnest(ARRAY['na.k = nc.k', 'na.k = nc.k AND na.id > nc.id']) cond,
+     unnest(ARRAY['inner', 'left', 'full', 'anti']) jt,
+     mp_explain_analyzed(mp_join_sql('inner', cond, 'na', 'nc')) e
+ORDER BY 1, 2;
+RESET pg_mergepath.memory_limit;
+RESET work_mem;
+
+DROP TABLE na, nb, nc, np, nb_small;
+DROP DOMAIN mp_jn_money;
