@@ -170,7 +170,7 @@ static void mp_join_begin(CustomScanState* node, EState* estate, int eflags) {
     st->emitter.a_isnull = (bool*)palloc0(sizeof(bool) * Max(1, st->node.nstored[0]));
     init_checks(st, cscan);
     st->node.library_match = st->node.outer_side[1] && !mp_join_checks_pairs(st);
-    st->stats.report.device = (eflags & EXEC_FLAG_EXPLAIN_ONLY) ? mp_resolve_device() : mp_planning_device();
+    st->stats.report.device = (eflags & EXEC_FLAG_EXPLAIN_ONLY) ? mp_resolve_device() : mp_node_begin_device();
     st->stats.counts.node.combiner = -1;
     st->emitter.step = MpJoinStep::Init;
 }

@@ -3,11 +3,12 @@
 //
 // CUDA is not fork-safe, so nothing here runs in the postmaster: _PG_init does not
 // touch it. Parallel workers are fresh processes that would pay CUDA's start for one
-// query: they always use the CPU backend. In a backend, the first plan that may run on
-// the GPU starts the GPU context on a thread of its own (probe, context, stream and
-// pool: ~100-300 ms), so that planning and reading the input overlap it; the combining
-// step then finds it ready, waits for it, or takes the CPU backend for inputs too small
-// to be worth the wait (mp_choose_device); waiting can be cancelled. The thread only
+// query: they always use the CPU backend. In a backend, the first node of ours that
+// begins to run (not a plan that merely considered one) starts the GPU context on a
+// thread of its own (probe, context, stream and pool: ~100-300 ms), so that reading
+// the input overlaps it; the combining step then finds it ready, waits for it, or takes
+// the CPU backend for inputs too small to be worth the wait (mp_choose_device); waiting
+// can be cancelled. The thread only
 // calls CUDA and the library, never PostgreSQL; it starts with every signal blocked
 // (PostgreSQL's handlers must run on the backend's own thread), and the backend joins
 // it before it exits. The context is always CUDA device 0, which every thread of the
@@ -248,9 +249,13 @@ void mp_gpu_start_async() {
 
 MpDevice mp_planning_device() {
     if (mp_device_setting == MP_DEVICE_SETTING_CPU || IsParallelWorker()) return MpDevice::Cpu;
-    mp_gpu_start_async();
     if (mp_device_setting == MP_DEVICE_SETTING_AUTO && gpu_unusable) return MpDevice::Cpu;
     return MpDevice::Gpu;
+}
+
+MpDevice mp_node_begin_device() {
+    mp_gpu_start_async();
+    return mp_planning_device();
 }
 
 MpDevice mp_choose_device(uint64_t keys) {

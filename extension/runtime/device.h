@@ -9,11 +9,16 @@
 
 enum class MpDevice { Cpu, Gpu };
 
-// The device the planner costs with, without waiting: pg_mergepath.device = cpu, a
-// parallel worker (workers never start CUDA) or auto with a GPU known to be unusable
-// give the CPU; otherwise the GPU, whose context starts in the background now (once
-// per backend) so that it is ready, or nearly, when the query runs.
+// The device the planner costs with, without waiting and without starting anything:
+// pg_mergepath.device = cpu, a parallel worker (workers never start CUDA) or auto with
+// a GPU known to be unusable give the CPU; otherwise the GPU.
 MpDevice mp_planning_device();
+
+// The same for a node of ours that begins to run, whose plan may use the GPU: its
+// context starts in the background now (once per backend), so that it is ready, or
+// nearly, when the node has read its input. A query whose plan has no node of ours
+// never starts it (the start takes a core and the driver's time while the query runs).
+MpDevice mp_node_begin_device();
 
 // Starts the GPU context in the background unless that is pointless (see above).
 void mp_gpu_start_async();

@@ -109,7 +109,7 @@ static void mp_begin(CustomScanState* node, EState* estate, int eflags) {
     if (mp_verified_hashes(st)) st->node.row_equal = build_row_equal(st, desc);
     st->node.uuid_bufs = (pg_uuid_t*)palloc0(sizeof(pg_uuid_t) * st->node.ncols);
     // EXPLAIN alone shows where the node would run (waiting for a GPU start under way)
-    st->stats.report.device = (eflags & EXEC_FLAG_EXPLAIN_ONLY) ? mp_resolve_device() : mp_planning_device();
+    st->stats.report.device = (eflags & EXEC_FLAG_EXPLAIN_ONLY) ? mp_resolve_device() : mp_node_begin_device();
     st->stats.counts.combiner = -1;
     st->emitter.phase = MpPhase::Init;
 }
