@@ -54,6 +54,18 @@ SELECT * FROM mp_explain('SELECT na.id, nc.id FROM na JOIN nc ON na.d = nc.d') W
 SELECT * FROM mp_explain('SELECT na.id, s.id FROM na JOIN (SELECT id, (k * 1)::numeric(15, 4) AS k FROM nb OFFSET 0) s ON na.k = s.k')
   WHERE mp_explain ~ 'Keys|Recheck';
 SELECT mp_join_plan('SELECT na.id, nb.id FROM na JOIN nb ON na.w = nb.w AND na.k = nb.k') AS past_128_bits;
+-- a table with a foreign table among its inheritance children: that wrapper's rows need
+-- not keep the declaration, so its key is the image hash, rechecked
+CREATE EXTENSION file_fdw;
+CREATE SERVER mp_jn_files FOREIGN DATA WRAPPER file_fdw;
+CREATE TABLE nf (id int4, k numeric(12, 2), g int4);
+CREATE FOREIGN TABLE nf_outside () INHERITS (nf) SERVER mp_jn_files OPTIONS (filename '/dev/null');
+INSERT INTO nf SELECT id, k, g FROM na;
+ANALYZE nf;
+SELECT * FROM mp_explain('SELECT nf.id, nb.id FROM nf JOIN nb ON nf.k = nb.k') WHERE mp_explain ~ 'Keys|Recheck';
+SELECT mp_join_check(mp_join_sql('inner', 'nf.k = nb.k', 'nf', 'nb'));
+DROP TABLE nf CASCADE;
+DROP EXTENSION file_fdw CASCADE;
 
 -- every join type x key: 64-bit (scales 2 and 4), 128-bit (scales 2 and 10), a domain,
 -- 38 digits against 19, negative scales (-2 and -1), an undeclared side (image hash),

@@ -138,13 +138,30 @@ bool is_key_clause(RestrictInfo* rinfo, RelOptInfo* outerrel, RelOptInfo* innerr
 // a partitioned table's or a materialized view's, whose rows were coerced to it when
 // written; a domain's, when the column's type is one), else -1 (a foreign table's
 // wrapper, a subquery's or a function's output need not coerce its values).
+// Whether relation relid's rows are stored by PostgreSQL itself: a table, a partitioned
+// table or a materialized view, and so are those of every child it is expanded into
+// (a foreign table among them, its wrapper's rows, need not keep the modifiers).
+bool stored_by_postgres(PlannerInfo* root, Index relid) {
+    RangeTblEntry* rte = planner_rt_fetch(relid, root);
+    if (rte->rtekind != RTE_RELATION) return false;
+    if (rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_PARTITIONED_TABLE && rte->relkind != RELKIND_MATVIEW)
+        return false;
+    if (!rte->inh) return true;
+    ListCell* lc;
+    foreach (lc, root->append_rel_list) {
+        AppendRelInfo* child = (AppendRelInfo*)lfirst(lc);
+        if (child->parent_relid == relid && child->child_relid != relid && !stored_by_postgres(root, child->child_relid))
+            return false;
+    }
+    return true;
+}
+
 int32 kept_typmod(PlannerInfo* root, Node* expr) {
     Var* var = (Var*)mp_strip_relabel(expr);
     if (!IsA(var, Var) || var->varlevelsup != 0 || var->varattno <= 0) return -1;
-    RangeTblEntry* rte = planner_rt_fetch(var->varno, root);
-    if (rte->rtekind != RTE_RELATION) return -1;
-    if (rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_PARTITIONED_TABLE && rte->relkind != RELKIND_MATVIEW)
-        return -1;
+    // a binary-compatible cast to another type: the column's modifier is not the operand's
+    if (getBaseType(var->vartype) != getBaseType(exprType(expr))) return -1;
+    if (!stored_by_postgres(root, var->varno)) return -1;
     int32 typmod = var->vartypmod;
     if (typmod < 0) (void)getBaseTypeAndTypmod(var->vartype, &typmod);
     return typmod;
