@@ -3,7 +3,8 @@
 -- 10^(the larger scale) is an exact integer (64 bits up to 18 digits, else 128): no
 -- hash, no recheck. Other numeric keys (undeclared, or not a stored column: a
 -- subquery's output, whose values need not keep the modifier) stay image-hashed and
--- rechecked (Key Recheck in EXPLAIN). Odd values: NaN (= NaN), 1.5 = 1.5000, zero,
+-- rechecked (Key Recheck in EXPLAIN). An integer column against a declared numeric is
+-- keyed the same way. Odd values: NaN (= NaN), 1.5 = 1.5000, zero,
 -- the extremes of each declaration, negative scales, domains, NULLs; every join type,
 -- join filters, two-column keys, a partitioned side, parallel, spilled and streamed;
 -- each answer compared with PostgreSQL's own join (join_basic's mp_join_check).
@@ -78,6 +79,24 @@ FROM (VALUES ('na', 'nb', 'A.k = B.k'), ('na', 'nc', 'A.k = B.k'), ('na', 'nb', 
      unnest(ARRAY['inner', 'left', 'right', 'full', 'semi', 'anti']) WITH ORDINALITY AS j(jt, o)
 ORDER BY a, b, cond, o;
 
+-- numeric(p, s) against an integer column, which the planner casts to numeric: the
+-- integer times 10^s, as the numeric side's key (int2, int4, int8; 64 and 128 bits; a
+-- negative scale); against an undeclared numeric the cast stays an expression: native
+CREATE TABLE ni (id int4, i2 int2, i4 int4, i8 int8);
+INSERT INTO ni SELECT i, (i % 61 - 30)::int2, i % 53 - 26, (i % 41 - 20)::int8 * 100000000000000000
+  FROM generate_series(1, 1500) i;
+INSERT INTO ni VALUES (-1, NULL, NULL, NULL), (-2, 32767, 2147483647, 9223372036854775807),
+                      (-3, -32768, -2147483648, -9223372036854775808), (-4, 0, 0, 0), (-5, 100, 100, 100);
+ANALYZE ni;
+SELECT * FROM mp_explain('SELECT na.id, ni.id FROM na JOIN ni ON na.k = ni.i4') WHERE mp_explain ~ 'Keys|Recheck';
+SELECT * FROM mp_explain('SELECT na.id, ni.id FROM na JOIN ni ON na.k = ni.i8') WHERE mp_explain ~ 'Keys|Recheck';
+SELECT mp_join_plan('SELECT nc.id, ni.id FROM nc JOIN ni ON nc.d = ni.i4') AS undeclared;
+SELECT cond, jt, mp_join_check(mp_join_sql(jt, cond, 'na', 'ni'))
+FROM unnest(ARRAY['na.k = ni.i2', 'na.k = ni.i4', 'na.k = ni.i8', 'na.w = ni.i8', 'ni.i4 = na.r',
+                  'na.k = ni.i4 AND na.g = ni.i2']) WITH ORDINALITY AS c(cond, i),
+     unnest(ARRAY['inner', 'left', 'right', 'full', 'semi', 'anti']) WITH ORDINALITY AS j(jt, o)
+ORDER BY i, o;
+
 -- parallel: every participant reads and encodes its share of both sides
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
@@ -85,7 +104,7 @@ SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 3;
 SET pg_mergepath.stream_outer = off;
 SELECT b, cond, jt, mp_join_check(mp_join_sql(jt, cond, 'na', b))
-FROM (VALUES ('nc', 'na.k = nc.k'), ('nb', 'na.k = nb.k AND na.g = nb.g')) c(b, cond),
+FROM (VALUES ('nc', 'na.k = nc.k'), ('nb', 'na.k = nb.k AND na.g = nb.g'), ('ni', 'na.k = ni.i8')) c(b, cond),
      unnest(ARRAY['inner', 'full', 'anti']) jt
 ORDER BY 1, 2, 3;
 RESET pg_mergepath.stream_outer;
@@ -110,5 +129,5 @@ ORDER BY 1, 2;
 RESET pg_mergepath.memory_limit;
 RESET work_mem;
 
-DROP TABLE na, nb, nc, np, nb_small;
+DROP TABLE na, nb, nc, np, nb_small, ni;
 DROP DOMAIN mp_jn_money;

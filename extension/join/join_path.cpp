@@ -173,14 +173,19 @@ bool add_key(PlannerInfo* root, JoinClauses* jc, RestrictInfo* rinfo, bool outer
     OpExpr* op = (OpExpr*)rinfo->clause;
     Node* outer_expr = (Node*)(outer_is_left ? linitial(op->args) : lsecond(op->args));
     Node* inner_expr = (Node*)(outer_is_left ? lsecond(op->args) : linitial(op->args));
-    if (!IsA(mp_strip_relabel(outer_expr), Var) || !IsA(mp_strip_relabel(inner_expr), Var)) {
+    if (!IsA(mp_join_key_operand(outer_expr), Var) || !IsA(mp_join_key_operand(inner_expr), Var)) {
         jc->filter = lappend(jc->filter, rinfo->clause);  // an expression: checked per pair
         return true;
     }
     MpJoinKeyColumn col;
     const Oid types[2] = {exprType(outer_expr), exprType(inner_expr)};
     const int32 typmods[2] = {kept_typmod(root, outer_expr), kept_typmod(root, inner_expr)};
-    if (!mp_join_key_column(op->opno, types, typmods, op->inputcollid, &col, why_not)) return false;
+    const Oid casts[2] = {mp_integer_cast_to_numeric(outer_expr), mp_integer_cast_to_numeric(inner_expr)};
+    if (!mp_join_key_column(op->opno, types, typmods, op->inputcollid, &col, why_not, casts)) {
+        if (!OidIsValid(casts[0]) && !OidIsValid(casts[1])) return false;
+        jc->filter = lappend(jc->filter, rinfo->clause);  // an integer's cast against any numeric: an expression
+        return true;
+    }
     if (col.codec[0] == MpCodec::ImageHash) {  // a hash: equal hashes are checked by the clause itself
         jc->recheck = lappend(jc->recheck, rinfo->clause);
         mp_image_plan_depends(root, col.image_type);

@@ -86,10 +86,10 @@ void mp_join_info_from_list(List* list, MpJoinInfo* info) {
     info->key_scales = (List*)list_nth(rest, 4);
 }
 
-// The 0-based column of `expr` (a Var, maybe under a RelabelType) in a child's target
-// list, or -1.
+// The 0-based column of `expr` (a Var, maybe under a RelabelType, or a key's integer
+// under its cast to numeric: mp_join_key_operand) in a child's target list, or -1.
 static int child_column(List* child_tlist, Node* expr) {
-    expr = mp_strip_relabel(expr);
+    expr = mp_join_key_operand(expr);
     if (!IsA(expr, Var)) return -1;
     Var* var = (Var*)expr;
     ListCell* lc;

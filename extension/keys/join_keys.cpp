@@ -14,8 +14,10 @@
 //    compared with its default equality (record_eq, array_eq) under a deterministic
 //    collation, when that type has a canonical byte image (images.h): its hash, the
 //    pairs rechecked.
-// Anything else (cross-type numeric = int8 or date = timestamp, a nondeterministic
-// collation, a type with neither) keeps the native join.
+//  - numeric(p, s) = an integer column cast to numeric (the planner's cast for
+//    `numeric_col = int_col`): the integer times 10^s, as the numeric side's key;
+// Anything else (an integer against an undeclared numeric, date = timestamp, a
+// nondeterministic collation, a type with neither) keeps the native join.
 #include "join_keys.h"
 
 #include "images.h"
@@ -24,7 +26,9 @@ extern "C" {
 #include "access/stratnum.h"
 #include "catalog/pg_opfamily_d.h"
 #include "catalog/pg_type_d.h"
+#include "nodes/nodeFuncs.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/typcache.h"
 }
 
@@ -72,24 +76,72 @@ bool image_key_column(Oid opno, const Oid types[2], Oid collation, MpJoinKeyColu
 }
 
 // numeric(p, s) = numeric(p', s') with the type's own equality, both declared and
-// narrow enough: their values as integers, no recheck.
-bool numeric_key_column(Oid opno, const Oid types[2], const int32 typmods[2], MpJoinKeyColumn* col) {
+// narrow enough: their values as integers, no recheck. An operand that is an integer
+// column cast to numeric counts as numeric(5, 0), (10, 0) or (19, 0), keyed from the
+// integer itself.
+bool numeric_key_column(Oid opno, const Oid types[2], const int32 declared_typmods[2], const Oid integer_under_cast[2],
+                        MpJoinKeyColumn* col) {
     if (types[0] != NUMERICOID || types[1] != NUMERICOID) return false;
     if (lookup_type_cache(NUMERICOID, TYPECACHE_EQ_OPR)->eq_opr != opno) return false;
+    int32 typmods[2];
+    MpCodec integer_codec[2];
+    for (int side = 0; side < 2; side++) {
+        typmods[side] = declared_typmods[side];
+        integer_codec[side] = MpCodec::Hashed;
+        switch (integer_under_cast[side]) {
+            case INT2OID: typmods[side] = mp_numeric_integer_typmod(5), integer_codec[side] = MpCodec::ScaledInt16; break;
+            case INT4OID: typmods[side] = mp_numeric_integer_typmod(10), integer_codec[side] = MpCodec::ScaledInt32; break;
+            case INT8OID: typmods[side] = mp_numeric_integer_typmod(19), integer_codec[side] = MpCodec::ScaledInt64; break;
+            default: break;
+        }
+    }
     int bits;
     if (!mp_numeric_key_fits(typmods, &col->scale, &bits)) return false;
-    col->codec[0] = col->codec[1] = bits == 64 ? MpCodec::Numeric64 : MpCodec::Numeric128;
+    for (int side = 0; side < 2; side++)
+        col->codec[side] = integer_codec[side] != MpCodec::Hashed ? integer_codec[side]
+                           : bits == 64                          ? MpCodec::Numeric64
+                                                                 : MpCodec::Numeric128;
     col->bits = bits;
     return true;
 }
 
+Node* strip_relabel(Node* expr) {
+    while (expr && IsA(expr, RelabelType)) expr = (Node*)((RelabelType*)expr)->arg;
+    return expr;
+}
+
 }  // namespace
 
+Oid mp_integer_cast_to_numeric(Node* expr) {
+    expr = strip_relabel(expr);
+    if (!IsA(expr, FuncExpr) || list_length(((FuncExpr*)expr)->args) != 1) return InvalidOid;
+    Oid integer;
+    switch (((FuncExpr*)expr)->funcid) {
+        case F_NUMERIC_INT2: integer = INT2OID; break;
+        case F_NUMERIC_INT4: integer = INT4OID; break;
+        case F_NUMERIC_INT8: integer = INT8OID; break;
+        default: return InvalidOid;
+    }
+    Node* arg = strip_relabel((Node*)linitial(((FuncExpr*)expr)->args));
+    return IsA(arg, Var) && getBaseType(exprType(arg)) == integer ? integer : InvalidOid;
+}
+
+Node* mp_join_key_operand(Node* expr) {
+    if (OidIsValid(mp_integer_cast_to_numeric(expr)))
+        return strip_relabel((Node*)linitial(((FuncExpr*)strip_relabel(expr))->args));
+    return strip_relabel(expr);
+}
+
 bool mp_join_key_column(Oid opno, const Oid operand_types[2], const int32 typmods[2], Oid collation,
-                        MpJoinKeyColumn* col, char** why_not) {
+                        MpJoinKeyColumn* col, char** why_not, const Oid integer_under_cast[2]) {
     Oid types[2] = {getBaseType(operand_types[0]), getBaseType(operand_types[1])};
     *col = {};
-    if (numeric_key_column(opno, types, typmods, col)) return true;
+    if (numeric_key_column(opno, types, typmods, integer_under_cast, col)) return true;
+    if (OidIsValid(integer_under_cast[0]) || OidIsValid(integer_under_cast[1])) {
+        *why_not = psprintf("operator %s compares an integer cast to numeric with a numeric of no declared precision",
+                            get_opname(opno));
+        return false;
+    }
     Oid family = mp_btree_equality_family(opno);
     for (int s = 0; s < 2; s++) {
         if (family == INTEGER_BTREE_FAM_OID && types[0] != types[1]) col->codec[s] = widened_integer(types[s]);

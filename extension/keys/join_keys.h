@@ -36,8 +36,10 @@ struct MpJoinKeyColumn {
 // column, lossless or by image hash? Fills *col, or returns false with a palloc'd reason.
 // typmods: each operand's declared type modifier where every value it yields keeps it
 // (a stored table column's), else -1.
+// An operand that is an integer column cast to numeric (mp_integer_cast_to_numeric)
+// is keyed as that integer when the other is a declared numeric (ScaledInt*).
 bool mp_join_key_column(Oid opno, const Oid types[2], const int32 typmods[2], Oid collation, MpJoinKeyColumn* col,
-                        char** why_not);
+                        char** why_not, const Oid integer_under_cast[2]);
 
 // The key width (32, 64 or 128) for these columns, or 0 when they need more than 128 bits.
 int mp_join_key_bits(const MpJoinKeyColumn* cols, int ncols);
@@ -60,6 +62,13 @@ struct MpJoinKeySide {
     const int* scales;  // each key column's decimal scale (numeric(p, s) keys), else 0
 };
 
+// The column under a key operand: a Var's binary-compatible casts stripped, and an
+// integer column's cast to numeric (the planner's, for `numeric_col = int_col`),
+// whose integer the key encodes (ScaledInt*). Returns expr itself when neither applies.
+Node* mp_join_key_operand(Node* expr);
+// The integer type under an operand's cast to numeric, or InvalidOid.
+Oid mp_integer_cast_to_numeric(Node* expr);
+
 // The hash of key column c's canonical image (join_keys.cpp).
 uint64_t mp_join_image_hash(const MpJoinKeySide* side, int c, Datum value);
 
@@ -69,6 +78,9 @@ inline mp_u128 mp_join_column_bits(const MpJoinKeySide* side, int c, Datum value
         case MpCodec::ImageHash: return mp_join_image_hash(side, c, value);
         case MpCodec::Numeric64: return mp_encode_numeric_scaled(value, side->scales[c], 64);
         case MpCodec::Numeric128: return mp_encode_numeric_scaled(value, side->scales[c], 128);
+        case MpCodec::ScaledInt16: return mp_encode_scaled_integer(DatumGetInt16(value), side->scales[c], side->bits[c]);
+        case MpCodec::ScaledInt32: return mp_encode_scaled_integer(DatumGetInt32(value), side->scales[c], side->bits[c]);
+        case MpCodec::ScaledInt64: return mp_encode_scaled_integer(DatumGetInt64(value), side->scales[c], side->bits[c]);
         default: return mp_encode_column(side->codecs[c], value);
     }
 }

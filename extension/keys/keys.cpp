@@ -86,6 +86,9 @@ int mp_codec_bits(MpCodec codec) {
         case MpCodec::Float4As8:
         case MpCodec::ImageHash:
         case MpCodec::Numeric64: return 64;
+        case MpCodec::ScaledInt16:  // (a join sets their width: 64 or 128)
+        case MpCodec::ScaledInt32:
+        case MpCodec::ScaledInt64: return 64;
     }
     return 0;
 }
@@ -276,7 +279,10 @@ uint64_t mp_encode_column(MpCodec codec, Datum value) {
         case MpCodec::Hashed:
         case MpCodec::ImageHash:
         case MpCodec::Numeric64:
-        case MpCodec::Numeric128: break;
+        case MpCodec::Numeric128:
+        case MpCodec::ScaledInt16:
+        case MpCodec::ScaledInt32:
+        case MpCodec::ScaledInt64: break;
     }
     elog(ERROR, "pg_mergepath: codec %d is not a 64-bit lossless codec", int(codec));
     return 0;

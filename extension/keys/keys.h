@@ -61,6 +61,9 @@ enum class MpCodec : uint8_t {
                 // each pair with the clause's operator
     Numeric64,   // numeric(p, s) on both sides: value * 10^scale as a sign-flipped integer
     Numeric128,  // (numeric_keys.h), in 64 bits when it has up to 18 digits, else in 128
+    ScaledInt16,  // an integer column cast to numeric against a numeric(p, s) one: its
+    ScaledInt32,  // value * 10^scale as the numeric side's key (numeric_keys.h), in the
+    ScaledInt64,  // key column's width
 };
 
 struct MpKeyColumn {

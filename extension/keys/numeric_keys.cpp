@@ -44,6 +44,13 @@ mp_u128 power_of_ten(int e) {
     pg_unreachable();
 }
 
+// The key bits of the integer +-magnitude (below 10^18 or 10^38): two's complement in
+// `bits` bits, its sign bit flipped.
+mp_u128 signed_key(bool negative, mp_u128 magnitude, int bits) {
+    mp_u128 encoded = (negative ? mp_u128(0) - magnitude : magnitude) ^ (mp_u128(1) << (bits - 1));
+    return bits == 64 ? encoded & (~mp_u128(0) >> 64) : encoded;
+}
+
 // The 16-bit word at p (a packed varlena's data need not be aligned).
 uint16 word_at(const char* p) {
     uint16 w;
@@ -105,9 +112,15 @@ mp_u128 mp_encode_numeric_scaled(Datum value, int scale, int bits) {
             if (term >= limit - magnitude) out_of_declared_range();
             magnitude += term;
         }
-        encoded = (negative ? mp_u128(0) - magnitude : magnitude) ^ sign_bit;
-        if (bits == 64) encoded &= ~mp_u128(0) >> 64;
+        encoded = signed_key(negative, magnitude, bits);
     }
     if (v != stored) pfree(v);
     return encoded;
 }
+
+mp_u128 mp_encode_scaled_integer(int64 value, int scale, int bits) {
+    const mp_u128 magnitude = mp_u128(value < 0 ? -(__int128)value : (__int128)value) * power_of_ten(scale);
+    return signed_key(value < 0, magnitude, bits);
+}
+
+int32 mp_numeric_integer_typmod(int precision) { return int32((precision << 16) | 0) + VARHDRSZ; }

@@ -11,7 +11,9 @@
 // of an unconstrained numeric (join_keys.h). NaN (numeric_eq: NaN = NaN) and the
 // infinities take integers no value reaches. A value that breaks its column's declared
 // precision cannot be stored; should one arrive anyway, encoding it raises an ERROR
-// rather than give it a key that might equal another value's.
+// rather than give it a key that might equal another value's. An integer column that
+// the planner casts to numeric to compare it with one (`numeric_col = int_col`) is
+// keyed alike: its values are those of numeric(5, 0), (10, 0) or (19, 0).
 #pragma once
 
 #include "keys.h"
@@ -24,3 +26,11 @@ bool mp_numeric_key_fits(const int32 typmods[2], int* scale, int* bits);
 // The key bits of a numeric value (a Datum of type numeric, maybe packed or toasted) as
 // a bits-wide sign-flipped integer of value * 10^scale.
 mp_u128 mp_encode_numeric_scaled(Datum value, int scale, int bits);
+
+// The same key of an integer compared as a numeric (an int2 / int4 / int8 column cast to
+// numeric, which the planner adds to `numeric_col = int_col`): numeric(5, 0), (10, 0) or
+// (19, 0) for mp_numeric_key_fits; scale >= 0.
+mp_u128 mp_encode_scaled_integer(int64 value, int scale, int bits);
+
+// The type modifier of numeric(precision, 0).
+int32 mp_numeric_integer_typmod(int precision);
