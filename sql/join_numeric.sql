@@ -91,6 +91,10 @@ ANALYZE ni;
 SELECT * FROM mp_explain('SELECT na.id, ni.id FROM na JOIN ni ON na.k = ni.i4') WHERE mp_explain ~ 'Keys|Recheck';
 SELECT * FROM mp_explain('SELECT na.id, ni.id FROM na JOIN ni ON na.k = ni.i8') WHERE mp_explain ~ 'Keys|Recheck';
 SELECT mp_join_plan('SELECT nc.id, ni.id FROM nc JOIN ni ON nc.d = ni.i4') AS undeclared;
+-- ... and with another key the join is ours, the cast's clause in its filter
+SELECT * FROM mp_explain('SELECT nc.id, ni.id FROM nc JOIN ni ON nc.d = ni.i4 AND nc.id = ni.id')
+  WHERE mp_explain ~ 'Keys|Filter|MergePath';
+SELECT mp_join_check(mp_join_sql('left', 'nc.d = ni.i4 AND nc.id = ni.id', 'nc', 'ni'));
 SELECT cond, jt, mp_join_check(mp_join_sql(jt, cond, 'na', 'ni'))
 FROM unnest(ARRAY['na.k = ni.i2', 'na.k = ni.i4', 'na.k = ni.i8', 'na.w = ni.i8', 'ni.i4 = na.r',
                   'na.k = ni.i4 AND na.g = ni.i2']) WITH ORDINALITY AS c(cond, i),

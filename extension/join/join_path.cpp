@@ -183,7 +183,8 @@ bool add_key(PlannerInfo* root, JoinClauses* jc, RestrictInfo* rinfo, bool outer
     const Oid casts[2] = {mp_integer_cast_to_numeric(outer_expr), mp_integer_cast_to_numeric(inner_expr)};
     if (!mp_join_key_column(op->opno, types, typmods, op->inputcollid, &col, why_not, casts)) {
         if (!OidIsValid(casts[0]) && !OidIsValid(casts[1])) return false;
-        jc->filter = lappend(jc->filter, rinfo->clause);  // an integer's cast against any numeric: an expression
+        *why_not = NULL;  // not a reason to refuse the join: the clause is an expression,
+        jc->filter = lappend(jc->filter, rinfo->clause);  // checked per pair in the filter
         return true;
     }
     if (col.codec[0] == MpCodec::ImageHash) {  // a hash: equal hashes are checked by the clause itself
