@@ -69,11 +69,6 @@ List* mp_join_info_to_list(const MpJoinInfo* info);
 // Its scalar fields (join type, key bits, the flags) as an integer list: the first
 // element of both the path's and the plan's custom_private.
 List* mp_join_flags_to_list(const MpJoinInfo* info);
-// A key's expression without the binary-compatible casts over it (a Var for our keys).
-inline Node* mp_strip_relabel(Node* expr) {
-    while (IsA(expr, RelabelType)) expr = (Node*)((RelabelType*)expr)->arg;
-    return expr;
-}
 void mp_join_info_from_list(List* list, MpJoinInfo* info);
 const char* mp_join_type_name(JoinType jointype);  // "Inner", "Left", ...
 

@@ -134,10 +134,6 @@ bool is_key_clause(RestrictInfo* rinfo, RelOptInfo* outerrel, RelOptInfo* innerr
     return true;
 }
 
-// The type modifier every value of a key operand keeps: a stored column's (a table's,
-// a partitioned table's or a materialized view's, whose rows were coerced to it when
-// written; a domain's, when the column's type is one), else -1 (a foreign table's
-// wrapper, a subquery's or a function's output need not coerce its values).
 // Whether relation relid's rows are stored by PostgreSQL itself: a table, a partitioned
 // table or a materialized view, and so are those of every child it is expanded into
 // (a foreign table among them, its wrapper's rows, need not keep the modifiers).
@@ -156,6 +152,10 @@ bool stored_by_postgres(PlannerInfo* root, Index relid) {
     return true;
 }
 
+// The type modifier every value of a key operand keeps: a stored column's (a table's,
+// a partitioned table's or a materialized view's, whose rows were coerced to it when
+// written; a domain's, when the column's type is one), else -1 (a foreign table's
+// wrapper, a subquery's or a function's output need not coerce its values).
 int32 kept_typmod(PlannerInfo* root, Node* expr) {
     Var* var = (Var*)mp_strip_relabel(expr);
     if (!IsA(var, Var) || var->varlevelsup != 0 || var->varattno <= 0) return -1;

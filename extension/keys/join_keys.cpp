@@ -105,15 +105,10 @@ bool numeric_key_column(Oid opno, const Oid types[2], const int32 declared_typmo
     return true;
 }
 
-Node* strip_relabel(Node* expr) {
-    while (expr && IsA(expr, RelabelType)) expr = (Node*)((RelabelType*)expr)->arg;
-    return expr;
-}
-
 }  // namespace
 
 Oid mp_integer_cast_to_numeric(Node* expr) {
-    expr = strip_relabel(expr);
+    expr = mp_strip_relabel(expr);
     if (!IsA(expr, FuncExpr) || list_length(((FuncExpr*)expr)->args) != 1) return InvalidOid;
     Oid integer;
     switch (((FuncExpr*)expr)->funcid) {
@@ -122,14 +117,14 @@ Oid mp_integer_cast_to_numeric(Node* expr) {
         case F_NUMERIC_INT8: integer = INT8OID; break;
         default: return InvalidOid;
     }
-    Node* arg = strip_relabel((Node*)linitial(((FuncExpr*)expr)->args));
+    Node* arg = mp_strip_relabel((Node*)linitial(((FuncExpr*)expr)->args));
     return IsA(arg, Var) && getBaseType(exprType(arg)) == integer ? integer : InvalidOid;
 }
 
 Node* mp_join_key_operand(Node* expr) {
     if (OidIsValid(mp_integer_cast_to_numeric(expr)))
-        return strip_relabel((Node*)linitial(((FuncExpr*)strip_relabel(expr))->args));
-    return strip_relabel(expr);
+        return mp_strip_relabel((Node*)linitial(((FuncExpr*)mp_strip_relabel(expr))->args));
+    return mp_strip_relabel(expr);
 }
 
 bool mp_join_key_column(Oid opno, const Oid operand_types[2], const int32 typmods[2], Oid collation,

@@ -62,6 +62,12 @@ struct MpJoinKeySide {
     const int* scales;  // each key column's decimal scale (numeric(p, s) keys), else 0
 };
 
+// A key's expression without the binary-compatible casts over it (a Var for our keys).
+inline Node* mp_strip_relabel(Node* expr) {
+    while (IsA(expr, RelabelType)) expr = (Node*)((RelabelType*)expr)->arg;
+    return expr;
+}
+
 // The column under a key operand: a Var's binary-compatible casts stripped, and an
 // integer column's cast to numeric (the planner's, for `numeric_col = int_col`),
 // whose integer the key encodes (ScaledInt*). Returns expr itself when neither applies.
