@@ -79,6 +79,18 @@ FROM (VALUES ('na', 'nb', 'A.k = B.k'), ('na', 'nc', 'A.k = B.k'), ('na', 'nb', 
      unnest(ARRAY['inner', 'left', 'right', 'full', 'semi', 'anti']) WITH ORDINALITY AS j(jt, o)
 ORDER BY a, b, cond, o;
 
+-- an empty side, and all-duplicate keys (every row of both sides 1.5 = 1.5000)
+CREATE TABLE nb_empty (LIKE nb);
+CREATE TABLE na_dup AS SELECT id, 1.5::numeric(12, 2) AS k FROM na WHERE id < 200;
+CREATE TABLE nb_dup AS SELECT id, 1.5000::numeric(15, 4) AS k FROM nb WHERE id < 100;
+ANALYZE nb_empty, na_dup, nb_dup;
+SELECT * FROM mp_explain('SELECT na_dup.id, nb_dup.id FROM na_dup JOIN nb_dup ON na_dup.k = nb_dup.k')
+  WHERE mp_explain ~ 'Keys|Recheck';
+SELECT jt, mp_join_check(mp_join_sql(jt, 'na.k = nb_empty.k', 'na', 'nb_empty')) AS empty_b,
+       mp_join_check(mp_join_sql(jt, 'na_dup.k = nb_dup.k', 'na_dup', 'nb_dup')) AS all_duplicates
+FROM unnest(ARRAY['inner', 'left', 'right', 'full', 'semi', 'anti']) jt;
+DROP TABLE nb_empty, na_dup, nb_dup;
+
 -- numeric(p, s) against an integer column, which the planner casts to numeric: the
 -- integer times 10^s, as the numeric side's key (int2, int4, int8; 64 and 128 bits; a
 -- negative scale); against an undeclared numeric the cast stays an expression: native
