@@ -31,6 +31,8 @@
 // stored columns in the batch.
 #include "join_node.h"
 
+#include "prefetch.h"
+
 // ---- the scan tuple -----------------------------------------------------------------
 
 // Deforms a stored row into values / isnull (a side's columns).
@@ -58,7 +60,7 @@ static void resolve_a_window(MpJoinState* st, uint64 lo, uint64 hi) {
     }
     for (uint64 i = 0; i < hi - lo; i++) {
         w->refs[i] = *(const uint64*)(uintptr_t)w->refs[i];
-        __builtin_prefetch(mp_space_at(&st->run.space, w->refs[i]));
+        mp_prefetch_record(mp_space_at(&st->run.space, w->refs[i]));
     }
     w->lo = lo;
     w->hi = hi;
@@ -112,7 +114,7 @@ static void resolve_b_window(MpJoinState* st, MpPairWindow* w, uint64 j, bool in
         if (i + kMpPrefetchAhead < w->count) __builtin_prefetch(&st->emitter.b_refs[w->pos[i + kMpPrefetchAhead]]);
         w->tuples[i] = mp_arena_row(&st->run.space, st->emitter.b_refs[w->pos[i]]);
     }
-    for (uint32 i = 1; i < Min(kMpPrefetchAhead, w->count); i++) __builtin_prefetch(w->tuples[i]);
+    for (uint32 i = 1; i < Min(kMpPrefetchAhead, w->count); i++) mp_prefetch_record(w->tuples[i]);
 }
 
 // Points w->next at sorted B position j, looking from entry `from` on; false when the
@@ -155,7 +157,7 @@ static MinimalTuple b_tuple(MpJoinState* st, uint64 j, bool in_pairs) {
         }
         st->emitter.b_active = w;
     }
-    if (w->next + kMpPrefetchAhead < w->count) __builtin_prefetch(w->tuples[w->next + kMpPrefetchAhead]);
+    if (w->next + kMpPrefetchAhead < w->count) mp_prefetch_record(w->tuples[w->next + kMpPrefetchAhead]);
     return w->tuples[w->next++];
 }
 

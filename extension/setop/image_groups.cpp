@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "images.h"
+#include "prefetch.h"
 #include "threads.h"
 #include "mergepath/key_ranges.h"
 
@@ -36,7 +37,7 @@ inline const char* record(const Walk& w, int side, uint64 pos) {
 
 // Prefetches the records of one side's positions from *next up to `until` (< end).
 inline void prefetch_until(const Walk& w, int side, uint64* next, uint64 until, uint64 end) {
-    for (until = std::min(until, end); *next < until; ++*next) __builtin_prefetch(record(w, side, *next));
+    for (until = std::min(until, end); *next < until; ++*next) mp_prefetch_record(record(w, side, *next));
 }
 
 // Writes a group's copies (nodeSetOp.c's rules, sql_setop_copies) of its first row on
