@@ -61,8 +61,8 @@ void mp_join_probe_put_b(MpJoinState* st) {
     const uint32 key_bytes = st->node.info.key_bits / 8;
     void *keys, *dir;
     r->b_dir_buckets = mergepath::key_directory_buckets(nb);
-    r->b_keys = mp_space_alloc_kept(&st->run.space, queue, Max(nb, 1) * key_bytes, &keys);
-    r->b_dir = mp_space_alloc_kept(&st->run.space, queue, (r->b_dir_buckets + 1) * sizeof(uint64), &dir);
+    r->b_keys = mp_space_alloc_kept(&st->run.space, queue, Max(nb, 1) * key_bytes, &keys, 1);
+    r->b_dir = mp_space_alloc_kept(&st->run.space, queue, (r->b_dir_buckets + 1) * sizeof(uint64), &dir, 1);
     if (nb > 0) mp_stage_download_b_keys(st->run.stage, keys);
     mp_with_key_type(key_bytes, [&](auto k) {
         using K = decltype(k);

@@ -84,7 +84,7 @@ void mp_put_image_results(MpSetOpState* st) {
     void* address;
     MpChunkRef out_ref = kNoChunk;
     if (st->shared) {
-        out_ref = mp_space_alloc_kept(&st->run.space, mp_setop_queue(st), bytes, &address);
+        out_ref = mp_space_alloc_kept(&st->run.space, mp_setop_queue(st), bytes, &address, 0);
         mp_prefault_block(address, bytes);
     } else {
         address = MemoryContextAllocHuge(st->run.cxt, bytes);

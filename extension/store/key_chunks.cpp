@@ -41,12 +41,14 @@ static MpChunkRef alloc_block(const MpChunkSpace* space, size_t bytes, void** ad
     return ref != 0 ? ref : mp_space_alloc(space, bytes, address);
 }
 
-MpChunkRef mp_space_alloc_kept(const MpChunkSpace* space, MpChunkQueue* queue, size_t bytes, void** address) {
+MpChunkRef mp_space_alloc_kept(const MpChunkSpace* space, MpChunkQueue* queue, size_t bytes, void** address,
+                               int side) {
     void* block;
     MpChunkRef ref = alloc_block(space, sizeof(MpChunk) + bytes, &block);
     MpChunk* header = (MpChunk*)block;
     memset(header, 0, sizeof(MpChunk));
     header->stream = kRowBlockStream;
+    header->side = uint32(side);
     header->capacity = bytes;
     mp_queue_keep(queue, space, ref);
     *address = mp_chunk_keys(header);

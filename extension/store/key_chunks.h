@@ -112,8 +112,11 @@ inline size_t mp_chunk_bytes(const MpChunk* chunk) {
 // Allocates `bytes` of plain memory in the space (result arrays), returning its ref.
 MpChunkRef mp_space_alloc(const MpChunkSpace* space, size_t bytes, void** address);
 // The same, as a block listed on the queue (never taken) so that it is freed with the
-// queue's chunks: stored rows, result arrays. Returns the ref of the block's data.
-MpChunkRef mp_space_alloc_kept(const MpChunkSpace* space, MpChunkQueue* queue, size_t bytes, void** address);
+// queue's chunks: stored rows, result arrays. `side` (its header's) says whose rows or
+// results it holds, so that a reader can tell which blocks it will read at random.
+// Returns the ref of the block's data.
+MpChunkRef mp_space_alloc_kept(const MpChunkSpace* space, MpChunkQueue* queue, size_t bytes, void** address,
+                               int side);
 
 // One producer's current chunk of one (stream, side).
 struct MpChunkWriter {

@@ -15,7 +15,7 @@ constexpr uint64 kMaxBlockBytes = uint64(4) << 20;
 void next_block(MpRowArena* a, uint64 need) {
     uint64 bytes = Max(a->next_bytes, MAXALIGN(need));
     void* address;
-    a->block_ref = mp_space_alloc_kept(a->space, a->queue, bytes, &address);
+    a->block_ref = mp_space_alloc_kept(a->space, a->queue, bytes, &address, a->side);
     mp_prefault_block(address, bytes);  // one call, not a fault every 4 kB
     a->block = (char*)address;
     a->used = 0;
@@ -34,8 +34,9 @@ void mp_arena_init_blocks(MpRowArena* arena, const MpChunkSpace* space, MpChunkQ
 }
 
 void mp_arena_init(MpRowArena* arena, const MpChunkSpace* space, MpChunkQueue* queue, TupleDesc desc,
-                   const int* columns) {
+                   const int* columns, int side) {
     mp_arena_init_blocks(arena, space, queue);
+    arena->side = side;
     arena->desc = desc;
     arena->ncols = desc->natts;
     arena->columns = columns;

@@ -26,10 +26,11 @@ struct MpRowArena {
     uint64 used, capacity;
     uint64 next_bytes;
     uint64 held_bytes;    // of every block so far
+    int side;             // whose rows (the blocks' side: key_chunks.h); 0 for records of both
 };
 
 void mp_arena_init(MpRowArena* arena, const MpChunkSpace* space, MpChunkQueue* queue, TupleDesc desc,
-                   const int* columns);
+                   const int* columns, int side);
 // An arena of raw records (no stored columns of its own: mp_arena_reserve only).
 void mp_arena_init_blocks(MpRowArena* arena, const MpChunkSpace* space, MpChunkQueue* queue);
 // Room for a record of `bytes` (a multiple of MAXALIGN) in the current block, or a new
