@@ -66,6 +66,7 @@ void mp_join_free_run(MpJoinState* st) {
     memset(st->run.arena, 0, sizeof(st->run.arena));
     memset(st->run.adopted, 0, sizeof(st->run.adopted));
     memset(&st->emitter.a_dir, 0, sizeof(st->emitter.a_dir));
+    st->emitter.a_dir_near = 0;
     memset(&st->emitter.a_window, 0, sizeof(st->emitter.a_window));
     memset(&st->emitter.b_window, 0, sizeof(st->emitter.b_window));
     memset(&st->emitter.b_walk, 0, sizeof(st->emitter.b_walk));
@@ -238,6 +239,7 @@ void mp_join_take_results(MpJoinState* st) {
     st->emitter.b_matched = (uint8*)mp_space_at(&st->run.space, r->b_matched);
     premap_stored_rows(st);
     mp_join_probe_take(st);
+    st->emitter.a_dir_near = 0;
     mp_directory_fill(st->run.cxt, &st->run.space, &st->emitter.a_dir,
                       (const uint64*)mp_space_at(&st->run.space, r->a_dir_first),
                       (const MpChunkRef*)mp_space_at(&st->run.space, r->a_dir_chunk), r->a_dir_count, true);

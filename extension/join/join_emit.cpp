@@ -54,7 +54,7 @@ static void fill_side(MpJoinState* st, TupleTableSlot* scan, int side, MinimalTu
 static void resolve_a_window(MpJoinState* st, uint64 lo, uint64 hi) {
     MpRowWindow* w = &st->emitter.a_window;
     for (uint64 p = lo; p < hi; p++) {
-        const uint64* slot = mp_row_ref_slot(&st->emitter.a_dir, p);
+        const uint64* slot = mp_row_ref_slot(&st->emitter.a_dir, p, &st->emitter.a_dir_near);
         __builtin_prefetch(slot);
         w->refs[p - lo] = (uint64)(uintptr_t)slot;
     }
@@ -67,9 +67,9 @@ static void resolve_a_window(MpJoinState* st, uint64 lo, uint64 hi) {
 }
 
 // The B range of A row a: in its chunk, or in the outer batch (a streamed outer side).
-static const mergepath::JoinRange* a_range(const MpJoinState* st, uint64 a) {
+static const mergepath::JoinRange* a_range(MpJoinState* st, uint64 a) {
     return st->strategy.way == MpJoinWay::StreamOuter ? mp_join_probe_range(st, a)
-                                                      : mp_join_a_range(&st->emitter.a_dir, a);
+                                                      : mp_join_a_range(&st->emitter.a_dir, a, &st->emitter.a_dir_near);
 }
 
 // How far ahead of its use a B row's reference, and its tuple, is prefetched: enough

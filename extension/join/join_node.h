@@ -295,9 +295,10 @@ struct MpJoinCursor {
     uint64 b_pos, b_pos_end;  // unmatched B: sorted positions still to look at
 };
 
-// The B range of A row `row` (in its chunk, next to its key).
-inline const mergepath::JoinRange* mp_join_a_range(const MpRowDirectory* dir, uint64 row) {
-    uint64 c = mp_row_chunk_of(dir, row);
+// The B range of A row `row` (in its chunk, next to its key); *near: the emitter's
+// cursor over the directory (mp_row_chunk_near).
+inline const mergepath::JoinRange* mp_join_a_range(const MpRowDirectory* dir, uint64 row, uint64* near) {
+    uint64 c = mp_row_chunk_near(dir, row, near);
     return &dir->ranges[c][row - dir->first[c]];
 }
 
@@ -372,6 +373,7 @@ struct MpJoinEmitter {
     const uint64* b_refs;
     uint8* b_matched;
     MpRowDirectory a_dir;
+    uint64 a_dir_near;      // a_dir's chunk of the last A row looked up (A rows go in order)
     MpRowWindow a_window;
     MpPairWindow b_window;  // the batch's rows' candidates, or a run of unmatched B rows
     MpPairWindow b_walk;    // a SEMI / ANTI row's walk past its first candidates
