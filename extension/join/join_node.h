@@ -373,7 +373,8 @@ struct MpJoinEmitter {
     const uint64* b_refs;
     uint8* b_matched;
     MpRowDirectory a_dir;
-    uint64 a_dir_near;      // a_dir's chunk of the last A row looked up (A rows go in order)
+    uint64 a_dir_near;      // a_dir's chunk of the last A row looked up (a batch goes in order;
+                            // its window of references runs ahead and back: any value is safe)
     MpRowWindow a_window;
     MpPairWindow b_window;  // the batch's rows' candidates, or a run of unmatched B rows
     MpPairWindow b_walk;    // a SEMI / ANTI row's walk past its first candidates

@@ -7,7 +7,9 @@
 // wasted prefetch, never a wrong read (prefetches do not fault).
 #pragma once
 
+#include <cstdint>
+
 inline void mp_prefetch_record(const void* record) {
     __builtin_prefetch(record);
-    __builtin_prefetch(static_cast<const char*>(record) + 63);
+    __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(record) + 63));
 }

@@ -2,9 +2,10 @@
 // library numbers each side's keys in the order their chunks were adopted; the
 // combiner records that order (the first row number and the chunk of each adopted
 // main-stream chunk), and a row number is then found by a binary search over the
-// chunks: the chunk holds the row's reference next to its key (key_chunks.h), and a
-// join's A chunk its range too. Used by the join (B's sorted rows, A's emission) and
-// by set operations over images (both sides' sorted rows).
+// chunks (an emitter, walking its batch in order, tries a cursor first:
+// mp_row_chunk_near): the chunk holds the row's reference next to its key
+// (key_chunks.h), and a join's A chunk its range too. Used by the join (B's sorted
+// rows, A's emission) and by set operations over images (both sides' sorted rows).
 #pragma once
 
 #include "key_chunks.h"
