@@ -5,9 +5,9 @@
 // a value with a 1-byte header can be handed on as a Datum pointing into the record;
 // a 4-byte header or an interval may sit at any address and is copied out aligned.
 #include "images.h"
+#include "image_hash.h"
 
 extern "C" {
-#include "common/hashfn.h"
 #include "mb/pg_wchar.h"
 #include "utils/uuid.h"
 }
@@ -186,7 +186,7 @@ uint64 mp_image_write_record(const MpImagePlan* plan, const MpImageScratch* s, c
     p += plan->null_bytes;
     for (int c = 0; c < plan->ncols; c++)
         if (!s->isnull[c]) p = write_piece(p, s->canonical[c]);
-    uint64 hash = hash_bytes_extended((const unsigned char*)at, int(p - at), 0);
+    uint64 hash = mp_image_hash(at, size_t(p - at));
     for (int c = 0; c < plan->ncols; c++)
         if (!s->isnull[c] && plan->cols[c].keeps_original) p = write_piece(p, s->original[c]);
     Assert(uint64(p - at) == bytes);

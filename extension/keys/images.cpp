@@ -4,12 +4,12 @@
 // writes them). Values are detoasted first: a compressed or external value would not
 // compare by its bytes.
 #include "images.h"
+#include "image_hash.h"
 
 #include <cmath>
 
 extern "C" {
 #include "access/htup_details.h"
-#include "common/hashfn.h"
 #include "catalog/pg_operator_d.h"
 #include "catalog/pg_type_d.h"
 #include "datatype/timestamp.h"
@@ -390,7 +390,7 @@ uint64 mp_image_value_hash(const MpImagePlan* plan, MpImageScratch* s, int c, Da
     MemoryContextReset(s->temp);
     MemoryContext old = MemoryContextSwitchTo(s->temp);
     MpImagePiece p = canonical(plan->cols[c], s, c, value);
-    uint64 hash = hash_bytes_extended((const unsigned char*)p.data, int(p.len), 0);
+    uint64 hash = mp_image_hash(p.data, p.len);
     MemoryContextSwitchTo(old);
     return plan->hash_bits < 64 ? hash & ((uint64(1) << plan->hash_bits) - 1) : hash;
 }
