@@ -145,5 +145,55 @@ ORDER BY 1, 2;
 RESET pg_mergepath.memory_limit;
 RESET work_mem;
 
-DROP TABLE na, nb, nc, np, nb_small, ni;
+-- undeclared numeric keys (numeric_keys.h: mp_numeric_exact_key): a value with at most 4
+-- decimals below 2^62 / 10^4 (461168601842738.7904) is keyed exactly as value x 10^4
+-- (no recheck; no stored row read of a side the output does not need); any other (more
+-- decimals, larger, NaN, the infinities) by its image hash, rechecked, and never equal
+-- to an exact key. Both kinds on both sides, the limit's neighbours, display scales
+-- mixed (1.5 = 1.5000), forced hash collisions, parallel and spilled.
+CREATE TABLE nxa (id int4, n numeric);
+CREATE TABLE nxb (id int4, n numeric);
+INSERT INTO nxa SELECT g, CASE g % 6 WHEN 0 THEN round((g % 50) / 8.0, 4) WHEN 1 THEN (g % 40) * 1.5
+    WHEN 2 THEN 461168601842738.7 + (g % 4) * 0.1 WHEN 3 THEN round((g % 30) / 7.0, 5 + g % 2)
+    WHEN 4 THEN -(g % 45) ELSE (g % 20) * 100000000000000 END
+  FROM generate_series(1, 3000) g;
+INSERT INTO nxb SELECT g, CASE g % 5 WHEN 0 THEN round((g % 60) / 8.0, 2 + g % 3) WHEN 1 THEN round((g % 30) * 1.5, 3)
+    WHEN 2 THEN -461168601842738.7 - (g % 4) * 0.1 + (g % 2) * 922337203685477.4 WHEN 3 THEN round((g % 35) / 7.0, 5 + g % 2)
+    ELSE -(g % 45) * 1.00 END
+  FROM generate_series(1, 2500) g;
+INSERT INTO nxa VALUES (-1, 'NaN'), (-2, 'Infinity'), (-3, '-Infinity'), (-4, NULL), (-5, 0), (-6, -0.0000),
+                       (-7, 0.0001), (-8, 0.00005);
+INSERT INTO nxb VALUES (-1, 'NaN'), (-2, 'Infinity'), (-3, NULL), (-4, 0.000), (-5, 0.00010), (-6, 0.00005),
+                       (-7, -461168601842738.7904);
+ANALYZE nxa, nxb;
+SELECT * FROM mp_explain('SELECT nxa.id FROM nxa JOIN nxb ON nxa.n = nxb.n') WHERE mp_explain ~ 'Keys|Recheck';
+SELECT jt, cols, mp_join_check(CASE jt WHEN 'semi' THEN format('SELECT %s FROM nxa WHERE EXISTS (SELECT 1 FROM nxb WHERE nxb.n = nxa.n)', cols)
+                                       WHEN 'anti' THEN format('SELECT %s FROM nxa WHERE NOT EXISTS (SELECT 1 FROM nxb WHERE nxb.n = nxa.n)', cols)
+                                       ELSE format('SELECT %s FROM nxa %s JOIN nxb ON nxa.n = nxb.n', cols, jt) END)
+FROM unnest(ARRAY['inner', 'left', 'right', 'full', 'semi', 'anti']) WITH ORDINALITY AS j(jt, o),
+     unnest(ARRAY['nxa.id, nxb.id, nxa.n::text, nxb.n::text', 'nxa.id, nxa.n::text', 'nxb.id', '1']) WITH ORDINALITY AS c(cols, i)
+WHERE jt NOT IN ('semi', 'anti') OR i IN (2, 4)
+ORDER BY o, i;
+SELECT mp_join_check('SELECT nxa.id, nxb.id FROM nxa JOIN nxb ON nxa.n = nxb.n AND nxa.id < nxb.id') AS filtered;
+SET pg_mergepath.debug_hash_bits = 3;
+SELECT jt, mp_join_check(mp_join_sql(jt, 'nxa.n = nxb.n', 'nxa', 'nxb'))
+FROM unnest(ARRAY['inner', 'left', 'full', 'semi', 'anti']) jt;
+SELECT mp_explain_count(e, 'Rows Removed by Key Recheck') > 0 AS collisions_removed
+FROM mp_explain_analyzed('SELECT nxa.id FROM nxa JOIN nxb ON nxa.n = nxb.n') e;
+RESET pg_mergepath.debug_hash_bits;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 3;
+SET pg_mergepath.stream_outer = off;
+SELECT jt, mp_join_check(mp_join_sql(jt, 'nxa.n = nxb.n', 'nxa', 'nxb')) FROM unnest(ARRAY['inner', 'full', 'semi', 'anti']) jt;
+RESET pg_mergepath.stream_outer;
+SET max_parallel_workers_per_gather = 0;
+SET work_mem = '64kB';
+SET pg_mergepath.memory_limit = 0;
+SELECT jt, mp_join_check(mp_join_sql(jt, 'nxa.n = nxb.n', 'nxa', 'nxb')) FROM unnest(ARRAY['inner', 'left', 'anti']) jt;
+RESET pg_mergepath.memory_limit;
+RESET work_mem;
+
+DROP TABLE na, nb, nc, np, nb_small, ni, nxa, nxb;
 DROP DOMAIN mp_jn_money;

@@ -66,10 +66,20 @@ static void resolve_a_window(MpJoinState* st, uint64 lo, uint64 hi) {
     w->hi = hi;
 }
 
-// The B range of A row a: in its chunk, or in the outer batch (a streamed outer side).
-static const mergepath::JoinRange* a_range(MpJoinState* st, uint64 a) {
-    return st->strategy.way == MpJoinWay::StreamOuter ? mp_join_probe_range(st, a)
-                                                      : mp_join_a_range(&st->emitter.a_dir, a, &st->emitter.a_dir_near);
+// The B range of A row a: in its chunk, or in the outer batch (a streamed outer side);
+// *exact: a's key is exact (mp_join_exact_key: its pairs need no key recheck).
+static const mergepath::JoinRange* a_range(MpJoinState* st, uint64 a, bool* exact = nullptr) {
+    if (st->strategy.way == MpJoinWay::StreamOuter) {
+        if (exact) *exact = false;
+        return mp_join_probe_range(st, a);
+    }
+    return mp_join_a_range(&st->emitter.a_dir, a, &st->emitter.a_dir_near, st->node.exact_keys ? exact : nullptr);
+}
+
+// Whether a pair of A row a's range reads B's stored row: unless a's key is exact and
+// nothing but the key recheck reads B's columns.
+static bool pairs_read_b(const MpJoinState* st, bool exact) {
+    return st->node.nstored[1] > 0 && (!exact || st->node.reads_side[1]);
 }
 
 // How far ahead of its use a B row's reference, and its tuple, is prefetched: enough
@@ -100,8 +110,9 @@ static uint32 upcoming_b_positions(MpJoinState* st, uint64 j, bool in_pairs, uin
     };
     add_block(j, in_pairs ? Min(cur->b_end, j + ahead) : cur->b_pos_end);
     for (uint64 a = cur->a + 1; in_pairs && ahead == per_row && a < cur->a_end && n < kMpEmitBatch; a++) {
-        const mergepath::JoinRange* r = a_range(st, a);
-        add_block(r->lower, r->lower + Min(r->count, per_row));
+        bool exact = false;
+        const mergepath::JoinRange* r = a_range(st, a, &exact);
+        if (pairs_read_b(st, exact)) add_block(r->lower, r->lower + Min(r->count, per_row));
     }
     return n;
 }
@@ -172,6 +183,13 @@ static void fill_a_row(MpJoinState* st, uint64 a) {
     deform_tuple(st, 0, mp_arena_row(&st->run.space, w->refs[a - w->lo]), st->emitter.a_values, st->emitter.a_isnull);
 }
 
+// A row a's stored columns, unless its key is exact and nothing but the key recheck
+// reads them: then NULLs, which nothing reads.
+static void load_a_row(MpJoinState* st, uint64 a, bool exact) {
+    if (!exact || st->node.reads_side[0]) return fill_a_row(st, a);
+    for (int c = 0; c < st->node.nstored[0]; c++) st->emitter.a_isnull[c] = true;
+}
+
 // B's stored row at sorted position j straight into the scan tuple.
 static void fill_b_row(MpJoinState* st, TupleTableSlot* scan, uint64 j, bool in_pairs) {
     if (st->node.nstored[1] > 0) fill_side(st, scan, 1, b_tuple(st, j, in_pairs));
@@ -214,12 +232,13 @@ static bool key_values_equal(const MpKeyRecheck* check, Datum a, Datum b, ExprCo
     return equal;
 }
 
-// The key clauses rechecked, then the join filter (a pair failing either is counted).
-bool mp_join_passes_filter(MpJoinState* st, TupleTableSlot* scan) {
-    if (!mp_join_checks_pairs(st)) return true;
+// The key clauses rechecked (unless the keys are exact), then the join filter (a pair
+// failing either is counted).
+bool mp_join_passes_filter(MpJoinState* st, TupleTableSlot* scan, bool keys_exact) {
+    if (!mp_join_checks_pairs(st) || (keys_exact && !st->node.filter)) return true;
     ExprContext* econtext = st->css.ss.ps.ps_ExprContext;
     ResetExprContext(econtext);
-    for (int i = 0; i < st->node.info.nrecheck; i++) {
+    for (int i = 0; i < st->node.info.nrecheck && !keys_exact; i++) {
         const MpKeyRecheck* check = &st->node.recheck[i];
         if (scan->tts_isnull[check->a_col] || scan->tts_isnull[check->b_col] ||
             !key_values_equal(check, scan->tts_values[check->a_col], scan->tts_values[check->b_col], econtext)) {
@@ -273,18 +292,20 @@ void mp_join_restart_emit(MpJoinState* st) {
 
 // ---- pairs ----------------------------------------------------------------------------
 
-// SEMI / ANTI without a filter: whether A position a is emitted follows from its count.
-// A SEMI row carries its first match's B columns, as PostgreSQL's semi joins do (B's
-// columns are in the output only as row marks, which EvalPlanQual reads back).
+// SEMI / ANTI without a join filter, A position a with nothing to recheck (keys not
+// keyed by image hash, an exact key, or no candidate): whether it is emitted follows from
+// its count. A SEMI row carries its first match's B columns, as PostgreSQL's semi joins
+// do (B's columns are in the output only as row marks, which EvalPlanQual reads back).
 static bool decide_without_pairs(MpJoinState* st, TupleTableSlot* scan, uint64 a) {
-    const mergepath::JoinRange* range = a_range(st, a);
+    bool exact = false;
+    const mergepath::JoinRange* range = a_range(st, a, &exact);
     const JoinType jt = st->node.info.jointype;
     MpJoinRowStep step{false};
     bool row_done;  // (always: these join types decide at the first pair)
     if (!(range->count > 0 ? step.pair_passed(jt, &row_done) : step.emits_unmatched(jt))) return false;
-    fill_a_row(st, a);
+    load_a_row(st, a, exact);
     put_a(st, scan);
-    if (step.matched && st->node.nstored[1] > 0)
+    if (step.matched && pairs_read_b(st, exact))
         fill_side(st, scan, 1, mp_arena_row(&st->run.space, st->emitter.b_refs[range->lower]));
     else null_side(st, scan, 1);
     mp_join_store_scan(scan);
@@ -297,10 +318,11 @@ static bool next_passing_pair(MpJoinState* st, TupleTableSlot* scan) {
     while (cur->b < cur->b_end) {
         uint64 j = cur->b++;
         if ((++st->stats.counts.pairs & 0xFFFF) == 0) CHECK_FOR_INTERRUPTS();  // one A row may have millions
-        fill_b_row(st, scan, j, true);
+        if (pairs_read_b(st, cur->a_exact)) fill_b_row(st, scan, j, true);
+        else null_side(st, scan, 1);
         put_a(st, scan);
         mp_join_store_scan(scan);
-        if (!mp_join_passes_filter(st, scan)) continue;
+        if (!mp_join_passes_filter(st, scan, cur->a_exact)) continue;
         if (st->emitter.b_matched && !st->node.library_match) st->emitter.b_matched[j] = 1;
         bool row_done;
         bool emitted = cur->a_step.pair_passed(st->node.info.jointype, &row_done);
@@ -312,20 +334,28 @@ static bool next_passing_pair(MpJoinState* st, TupleTableSlot* scan) {
 
 static void start_a_row(MpJoinState* st, TupleTableSlot* scan) {
     MpJoinCursor* cur = &st->emitter.cur;
-    const mergepath::JoinRange* range = a_range(st, cur->a);
+    cur->a_exact = false;
+    const mergepath::JoinRange* range = a_range(st, cur->a, &cur->a_exact);
     cur->b = range->lower;
     cur->b_end = range->lower + range->count;
     cur->a_step = MpJoinRowStep{false};
     cur->a_started = true;
-    fill_a_row(st, cur->a);
+    load_a_row(st, cur->a, cur->a_exact);
+}
+
+// SEMI / ANTI without a join filter: whether A row a is decided by its count alone.
+static bool decided_by_count(MpJoinState* st, uint64 a) {
+    if (st->node.info.nrecheck == 0) return true;
+    bool exact = false;
+    return a_range(st, a, &exact)->count == 0 || exact;
 }
 
 // The next row from the claimed batch of A positions, or false when it is done.
 static bool next_in_batch(MpJoinState* st, TupleTableSlot* scan) {
     MpJoinCursor* cur = &st->emitter.cur;
-    bool quick = !mp_join_checks_pairs(st) && mp_join_first_match_decides(st->node.info.jointype);
+    const bool quick = !st->node.filter && mp_join_first_match_decides(st->node.info.jointype);
     while (cur->a < cur->a_end) {
-        if (quick) {
+        if (quick && !cur->a_started && decided_by_count(st, cur->a)) {
             if (decide_without_pairs(st, scan, cur->a++)) return true;
             continue;
         }

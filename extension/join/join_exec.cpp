@@ -36,6 +36,7 @@
 
 extern "C" {
 #include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
 #include "utils/fmgroids.h"
 }
 
@@ -158,6 +159,36 @@ static void init_checks(MpJoinState* st, CustomScan* cscan) {
     st->node.filter = ExecInitQual(list_copy_tail(clauses, st->node.info.nrecheck), &st->css.ss.ps);
 }
 
+// Which sides' stored columns anything but the key recheck reads: the output, the qual,
+// the join filter (join_emit.cpp: a pair whose key is exact reads no stored row of a side
+// no one else reads). Their Vars are INDEX_VARs after setrefs; one the walk cannot place
+// marks both.
+static void init_sides_read(MpJoinState* st, CustomScan* cscan) {
+    List* readers = list_concat(list_concat(list_copy(cscan->scan.plan.targetlist), list_copy(cscan->scan.plan.qual)),
+                                list_copy_tail(cscan->custom_exprs, st->node.info.nrecheck));
+    List* vars = pull_var_clause((Node*)readers, PVC_RECURSE_AGGREGATES | PVC_RECURSE_WINDOWFUNCS |
+                                                     PVC_RECURSE_PLACEHOLDERS);
+    const int nouter = st->node.nstored[0];
+    st->node.reads_side[0] = st->node.reads_side[1] = false;
+    ListCell* lc;
+    foreach (lc, vars) {
+        const Var* var = (const Var*)lfirst(lc);
+        const int column = var->varattno - 1;
+        if (var->varno != INDEX_VAR || column < 0 || column >= nouter + st->node.nstored[1])
+            st->node.reads_side[0] = st->node.reads_side[1] = true;
+        else
+            st->node.reads_side[column < nouter ? 0 : 1] = true;
+    }
+}
+
+// One numeric key column without a declared scale, in 64 bits, its clause the only one
+// rechecked: a key with the exact bit (numeric_keys.h) needs no recheck.
+static bool exact_keys(const MpJoinState* st) {
+    const MpJoinKeySide* keys = &st->node.key_side[0];
+    return st->node.info.nkeys == 1 && st->node.info.key_bits == 64 && st->node.info.nrecheck == 1 &&
+           keys->codecs[0] == MpCodec::ImageHash && keys->images->cols[keys->image_column[0]].rule == MpImageRule::Numeric;
+}
+
 static void mp_join_begin(CustomScanState* node, EState* estate, int eflags) {
     MpJoinState* st = (MpJoinState*)node;
     CustomScan* cscan = (CustomScan*)node->ss.ps.plan;
@@ -169,6 +200,8 @@ static void mp_join_begin(CustomScanState* node, EState* estate, int eflags) {
     st->emitter.a_values = (Datum*)palloc0(sizeof(Datum) * Max(1, st->node.nstored[0]));
     st->emitter.a_isnull = (bool*)palloc0(sizeof(bool) * Max(1, st->node.nstored[0]));
     init_checks(st, cscan);
+    init_sides_read(st, cscan);
+    st->node.exact_keys = exact_keys(st);
     st->node.library_match = st->node.outer_side[1] && !mp_join_checks_pairs(st);
     st->stats.report.device = (eflags & EXEC_FLAG_EXPLAIN_ONLY) ? mp_resolve_device() : mp_node_begin_device();
     st->stats.counts.node.combiner = -1;

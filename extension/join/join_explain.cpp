@@ -5,7 +5,8 @@
 //                                     equal hashes is checked with them first
 //   Join Filter: ...                  the other clauses of the join, per pair
 //   Device: gpu | cpu                 where it sorts and searches (with ANALYZE: used)
-//   Keys: 64-bit                      the key width (and whether image hashes are in it)
+//   Keys: 64-bit                      the key width (and whether image hashes are in it;
+//                                     a numeric's: exact where it fits, numeric_keys.h)
 //   Parallel: ...                     a parallel-aware node: who reads, combines, emits
 //   Memory Limit: ...                 over it: the inputs sorted, joined key range by key
 //                                     range (with ANALYZE: also a parallel join that
@@ -142,7 +143,9 @@ void mp_explain_join(CustomScanState* node, List* ancestors, ExplainState* es) {
     ExplainPropertyText("Device", mp_device_name(st->stats.report.device), es);
     ExplainPropertyText("Keys",
                         psprintf("%d-bit%s", st->node.info.key_bits,
-                                 st->node.info.nrecheck > 0 ? ", image hashes rechecked" : ""),
+                                 st->node.exact_keys               ? ", numerics exact to 4 decimals, others by image hash rechecked"
+                                 : st->node.info.nrecheck > 0      ? ", image hashes rechecked"
+                                                                   : ""),
                         es);
     if (st->node.info.parallel) ExplainPropertyText("Parallel", parallel_line(st), es);
     if (st->node.info.probe)

@@ -288,6 +288,7 @@ struct MpJoinCursor {
     uint64 a, a_end;  // A row numbers of the batch
     uint64 b, b_end;  // sorted B positions still to pair with A position a
     bool a_started;   // b, b_end are a's
+    bool a_exact;     // ... and its key is exact (MpJoinNode.exact_keys): no recheck
     MpJoinRowStep a_step;  // a's pairs so far
     MpExtrasPart part;
     MpChunkRef chunk;  // null-key rows: the chunk being walked (the queue's all list)
@@ -296,9 +297,12 @@ struct MpJoinCursor {
 };
 
 // The B range of A row `row` (in its chunk, next to its key); *near: the emitter's
-// cursor over the directory (mp_row_chunk_near).
-inline const mergepath::JoinRange* mp_join_a_range(const MpRowDirectory* dir, uint64 row, uint64* near) {
+// cursor over the directory (mp_row_chunk_near); *exact (when asked, 64-bit keys): the
+// key has numeric_keys.h's exact bit.
+inline const mergepath::JoinRange* mp_join_a_range(const MpRowDirectory* dir, uint64 row, uint64* near,
+                                                   bool* exact = nullptr) {
     uint64 c = mp_row_chunk_near(dir, row, near);
+    if (exact) *exact = (((const uint64*)dir->keys[c])[row - dir->first[c]] & kMpNumericExactBit) != 0;
     return &dir->ranges[c][row - dir->first[c]];
 }
 
@@ -349,6 +353,10 @@ struct MpJoinNode {
     int* stored_columns[2];
     TupleDesc stored_desc[2];
     bool outer_side[2];       // rows of this side without a match are emitted
+    bool reads_side[2];       // the output, the filter or the qual reads a column of this side
+                              // (else only the key recheck does)
+    bool exact_keys;          // a numeric key: where exact (numeric_keys.h) no recheck, and no
+                              // stored row read of a side that reads_side says nothing reads
     bool library_match;       // b_matched comes from the library (right / full, nothing checked per pair)
     MpKeyRecheck* recheck;    // the plan's first info.nrecheck join filter clauses (custom_exprs) ...
     ExprState* filter;        // ... and the rest, or NULL
@@ -578,7 +586,8 @@ bool mp_join_next(MpJoinState* st, TupleTableSlot* scan);  // the next joined ro
 void mp_join_stop_emit(MpJoinState* st);                   // leaves the emitters (an early end)
 void mp_join_restart_emit(MpJoinState* st);                // a serial rescan: the same results again
 void mp_join_store_scan(TupleTableSlot* scan);  // the values written into the scan tuple, stored
-bool mp_join_passes_filter(MpJoinState* st, TupleTableSlot* scan);  // the join filter (counted when not)
+// The key recheck (unless keys_exact) and the join filter (a pair failing is counted).
+bool mp_join_passes_filter(MpJoinState* st, TupleTableSlot* scan, bool keys_exact = false);
 
 // join_explain.cpp
 void mp_explain_join(CustomScanState* node, List* ancestors, ExplainState* es);

@@ -152,7 +152,12 @@ bool mp_join_key_column(Oid opno, const Oid operand_types[2], const int32 typmod
 }
 
 uint64_t mp_join_image_hash(const MpJoinKeySide* side, int c, Datum value) {
-    return mp_image_value_hash(side->images, side->scratch, side->image_column[c], value);
+    const int column = side->image_column[c];
+    if (side->images->cols[column].rule != MpImageRule::Numeric)
+        return mp_image_value_hash(side->images, side->scratch, column, value);
+    uint64 exact;  // a numeric: exact where it fits (numeric_keys.h), else its hash's low 63 bits
+    if (mp_numeric_exact_key(value, &exact)) return exact;
+    return mp_image_value_hash(side->images, side->scratch, column, value) & ~kMpNumericExactBit;
 }
 
 int mp_join_key_bits(const MpJoinKeyColumn* cols, int ncols) {

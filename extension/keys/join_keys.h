@@ -9,7 +9,9 @@
 // arrays, composites: images.h) takes the image's 64-bit hash (ImageHash): equal values
 // hash alike, but two different values may collide, so the join rechecks every pair of
 // equal keys with the clause itself (join_plan.cpp puts those clauses first in the
-// join filter) and a collision never makes a wrong pair. The columns are packed
+// join filter) and a collision never makes a wrong pair; except that a numeric's key is
+// its value itself where that fits 63 bits (mp_numeric_exact_key: top bit set), which
+// needs no recheck. The columns are packed
 // first-most-significant into a 32-, 64- or 128-bit key. Rows with a NULL in a key column never match (SQL
 // equality) and get no key at all: the node keeps them aside for the outer joins.
 #pragma once
@@ -75,7 +77,7 @@ Node* mp_join_key_operand(Node* expr);
 // The integer type under an operand's cast to numeric, or InvalidOid.
 Oid mp_integer_cast_to_numeric(Node* expr);
 
-// The hash of key column c's canonical image (join_keys.cpp).
+// The hash of key column c's canonical image, or a numeric's exact key (join_keys.cpp).
 uint64_t mp_join_image_hash(const MpJoinKeySide* side, int c, Datum value);
 
 inline mp_u128 mp_join_column_bits(const MpJoinKeySide* side, int c, Datum value) {

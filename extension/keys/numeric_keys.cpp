@@ -72,6 +72,40 @@ bool mp_numeric_key_fits(const int32 typmods[2], int* scale, int* bits) {
     return true;
 }
 
+// A finite numeric's digits (numeric.c's packed layout: a header word, for the long
+// form a weight word, then base-10000 digit words) as |value| * 10^scale, an integer
+// below `limit`: false when it has decimals below the scale or reaches the limit.
+bool scaled_magnitude(const char* data, int len, uint16 header, int scale, mp_u128 limit, bool* negative,
+                      mp_u128* magnitude) {
+    const bool is_short = (header & 0x8000) != 0;
+    *negative = is_short ? (header & 0x2000) != 0 : (header & 0xC000) == 0x4000;
+    const int weight = is_short ? ((header & 0x0040) ? int(header & 0x003F) - 64 : int(header & 0x003F))
+                                : int(int16(word_at(data + 2)));
+    const int first = is_short ? 2 : 4;
+    const int ndigits = (len - first) / 2;
+    *magnitude = 0;
+    for (int i = 0; i < ndigits; i++) {
+        const int digit = int16(word_at(data + first + 2 * i));
+        if (digit == 0) continue;
+        const int place = 4 * (weight - i) + scale;  // the digit word's units times 10^scale
+        mp_u128 term;
+        if (place >= 0) {
+            if (place > kMaxDigits128) return false;
+            const mp_u128 unit = power_of_ten(place);
+            if (mp_u128(digit) > (limit - 1) / unit) return false;
+            term = mp_u128(digit) * unit;
+        } else {
+            if (place < -4 || digit % int(power_of_ten(-place)) != 0) return false;  // decimals below the scale
+            term = mp_u128(digit / int(power_of_ten(-place)));
+        }
+        if (term >= limit - *magnitude) return false;
+        *magnitude += term;
+    }
+    return true;
+}
+
+bool is_special(uint16 header) { return (header & 0xC000) == 0xC000; }  // NaN, +-Infinity
+
 mp_u128 mp_encode_numeric_scaled(Datum value, int scale, int bits) {
     const mp_u128 sign_bit = mp_u128(1) << (bits - 1);
     const mp_u128 largest = sign_bit - 1;  // the signed maximum: NaN; one below it: +Infinity
@@ -81,41 +115,39 @@ mp_u128 mp_encode_numeric_scaled(Datum value, int scale, int bits) {
     const int len = int(VARSIZE_ANY_EXHDR(v));
     const uint16 header = word_at(data);
     mp_u128 encoded;
-    if ((header & 0xC000) == 0xC000) {
+    if (is_special(header)) {
         const uint16 special = header & 0xF000;
         const mp_u128 signed_value = special == 0xC000 ? largest : special == 0xD000 ? largest - 1 : sign_bit;
         encoded = signed_value ^ sign_bit;  // -Infinity: the signed minimum, 0 once flipped
     } else {
-        const bool is_short = (header & 0x8000) != 0;
-        const bool negative = is_short ? (header & 0x2000) != 0 : (header & 0xC000) == 0x4000;
-        const int weight = is_short ? ((header & 0x0040) ? int(header & 0x003F) - 64 : int(header & 0x003F))
-                                    : int(int16(word_at(data + 2)));
-        const int first = is_short ? 2 : 4;
-        const int ndigits = (len - first) / 2;
-        const mp_u128 limit = power_of_ten(bits == 64 ? kMaxDigits64 : kMaxDigits128);
-        mp_u128 magnitude = 0;
-        for (int i = 0; i < ndigits; i++) {
-            const int digit = int16(word_at(data + first + 2 * i));
-            if (digit == 0) continue;
-            const int place = 4 * (weight - i) + scale;  // the digit word's units times 10^scale
-            mp_u128 term;
-            if (place >= 0) {
-                if (place > kMaxDigits128) out_of_declared_range();
-                const mp_u128 unit = power_of_ten(place);
-                if (mp_u128(digit) > (limit - 1) / unit) out_of_declared_range();
-                term = mp_u128(digit) * unit;
-            } else {
-                // decimals below the scale: a declared column has none
-                if (place < -4 || digit % int(power_of_ten(-place)) != 0) out_of_declared_range();
-                term = mp_u128(digit / int(power_of_ten(-place)));
-            }
-            if (term >= limit - magnitude) out_of_declared_range();
-            magnitude += term;
-        }
+        bool negative;
+        mp_u128 magnitude;
+        // a declared column has no decimals below its scale and no digits past its precision
+        if (!scaled_magnitude(data, len, header, scale, power_of_ten(bits == 64 ? kMaxDigits64 : kMaxDigits128),
+                              &negative, &magnitude))
+            out_of_declared_range();
         encoded = signed_key(negative, magnitude, bits);
     }
     if (v != stored) pfree(v);
     return encoded;
+}
+
+bool mp_numeric_exact_key(Datum value, uint64* key) {
+    struct varlena* stored = (struct varlena*)DatumGetPointer(value);
+    struct varlena* v = pg_detoast_datum_packed(stored);
+    const char* data = VARDATA_ANY(v);
+    const uint16 header = word_at(data);
+    bool negative = false, exact = false;
+    mp_u128 magnitude = 0;
+    if (!is_special(header))
+        exact = scaled_magnitude(data, int(VARSIZE_ANY_EXHDR(v)), header, kMpNumericExactScale,
+                                 mp_u128(kMpNumericExactLimit), &negative, &magnitude);
+    if (v != stored) pfree(v);
+    if (!exact) return false;
+    // value * 10^scale in [-2^62, 2^62) moved to [0, 2^63), then the exact class's bit
+    const uint64 offset = uint64(1) << 62;
+    *key = kMpNumericExactBit | (negative ? offset - uint64(magnitude) : offset + uint64(magnitude));
+    return true;
 }
 
 mp_u128 mp_encode_scaled_integer(int64 value, int scale, int bits) {

@@ -27,6 +27,18 @@ bool mp_numeric_key_fits(const int32 typmods[2], int* scale, int* bits);
 // a bits-wide sign-flipped integer of value * 10^scale.
 mp_u128 mp_encode_numeric_scaled(Datum value, int scale, int bits);
 
+// The 64-bit join key of a numeric column without a declared precision and scale
+// (keyed by image hash, join_keys.h), when its value allows: value * 10^4 exactly, a
+// 63-bit integer below 2^62 in magnitude (so |value| < ~4.6 * 10^14 with at most 4
+// decimals), with the top bit set; such keys are equal exactly when the values are
+// (numeric_eq: 1.5 = 1.50), so a pair of them needs no recheck. False for any other
+// value (NaN, the infinities, more decimals, larger), whose key is then its image hash
+// with the top bit clear: a hash never equals an exact key.
+constexpr int kMpNumericExactScale = 4;
+constexpr uint64 kMpNumericExactLimit = uint64(1) << 62;
+constexpr uint64 kMpNumericExactBit = uint64(1) << 63;
+bool mp_numeric_exact_key(Datum value, uint64* key);
+
 // The same key of an integer compared as a numeric (an int2 / int4 / int8 column cast to
 // numeric, which the planner adds to `numeric_col = int_col`): numeric(5, 0), (10, 0) or
 // (19, 0) for mp_numeric_key_fits; scale >= 0.

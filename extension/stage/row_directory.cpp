@@ -37,10 +37,12 @@ void mp_directory_fill(MemoryContext cxt, const MpChunkSpace* space, MpRowDirect
     dir->ranges = with_ranges
                       ? (mergepath::JoinRange**)MemoryContextAlloc(cxt, sizeof(mergepath::JoinRange*) * Max(1, count))
                       : NULL;
+    dir->keys = with_ranges ? (const char**)MemoryContextAlloc(cxt, sizeof(char*) * Max(1, count)) : NULL;
     for (uint64 i = 0; i < count; i++) {
         MpChunk* c = mp_chunk_at(space, chunks[i]);
         dir->refs[i] = c->ref_size ? mp_chunk_refs(c) : NULL;
         if (dir->ranges) dir->ranges[i] = (mergepath::JoinRange*)mp_chunk_ranges(c);
+        if (dir->keys) dir->keys[i] = mp_chunk_keys(c);
     }
 }
 

@@ -28,7 +28,8 @@ void mp_adopted_record(MpAdoptedChunks adopted[2], const MpChunkSpace* space, Me
 struct MpRowDirectory {
     const uint64* first;  // first row number of each chunk, ascending
     uint64** refs;        // the row references of each chunk (chunks written with them)
-    mergepath::JoinRange** ranges;  // a join's A: the range of each row of each chunk
+    mergepath::JoinRange** ranges;  // a join's A: the range of each row of each chunk ...
+    const char** keys;              // ... and its key
     uint64 count;
 };
 
