@@ -16,7 +16,9 @@
 //   RIGHT    every pair that passes, marking its B row; FULL: LEFT and RIGHT.
 // Without a filter, SEMI and ANTI need no pairs at all: the range's count says it.
 // ("The filter" in this file is every check of a pair: the recheck of the keys keyed by
-// image hash, then the join filter; mp_join_checks_pairs says whether there is one.)
+// image hash, then the join filter; mp_join_checks_pairs says whether there is one. An A
+// row whose numeric key is exact, numeric_keys.h, skips the recheck, and a side whose
+// columns only the recheck reads is then not read at all: MpJoinNode.reads_side.)
 //
 // Unmatched B rows (RIGHT, FULL): without a filter the sorted search's match flags say
 // which they are, so batches of B positions are claimed after the A batches, by every
@@ -67,7 +69,7 @@ static void resolve_a_window(MpJoinState* st, uint64 lo, uint64 hi) {
 }
 
 // The B range of A row a: in its chunk, or in the outer batch (a streamed outer side);
-// *exact: a's key is exact (mp_join_exact_key: its pairs need no key recheck).
+// *exact: a's key is an exact numeric (MpJoinNode.exact_keys: its pairs need no recheck).
 static const mergepath::JoinRange* a_range(MpJoinState* st, uint64 a, bool* exact = nullptr) {
     if (st->strategy.way == MpJoinWay::StreamOuter) {
         if (exact) *exact = false;
