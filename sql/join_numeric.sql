@@ -150,7 +150,8 @@ RESET work_mem;
 -- (no recheck; no stored row read of a side the output does not need); any other (more
 -- decimals, larger, NaN, the infinities) by its image hash, rechecked, and never equal
 -- to an exact key. Both kinds on both sides, the limit's neighbours, display scales
--- mixed (1.5 = 1.5000), forced hash collisions, parallel and spilled.
+-- mixed (1.5 = 1.5000), outputs reading either side or none, forced hash collisions,
+-- streamed, parallel and spilled.
 CREATE TABLE nxa (id int4, n numeric);
 CREATE TABLE nxb (id int4, n numeric);
 INSERT INTO nxa SELECT g, CASE g % 6 WHEN 0 THEN round((g % 50) / 8.0, 4) WHEN 1 THEN (g % 40) * 1.5
@@ -175,6 +176,19 @@ FROM unnest(ARRAY['inner', 'left', 'right', 'full', 'semi', 'anti']) WITH ORDINA
 WHERE jt NOT IN ('semi', 'anti') OR i IN (2, 4)
 ORDER BY o, i;
 SELECT mp_join_check('SELECT nxa.id, nxb.id FROM nxa JOIN nxb ON nxa.n = nxb.n AND nxa.id < nxb.id') AS filtered;
+-- a streamed outer side (a small inner one, a NaN and values past 4 decimals in it), and
+-- a declared numeric(1000, 990) side (long-form values) against the undeclared one
+CREATE TABLE nxs AS SELECT * FROM nxb WHERE id % 10 = 0 OR id < 0;
+CREATE TABLE nxl (id int4, n numeric(1000, 990));
+INSERT INTO nxl SELECT id, n FROM nxb WHERE n IS NULL OR n = 'NaN' OR abs(n) < 1e9;
+ANALYZE nxs, nxl;
+SELECT jt, e ->> 'Outer Side' AS outer_side, mp_join_check(mp_join_sql(jt, 'nxa.n = nxs.n', 'nxa', 'nxs')) AS result,
+       mp_join_check(format('SELECT nxa.id FROM nxa %s JOIN nxs ON nxa.n = nxs.n', CASE jt WHEN 'semi' THEN 'inner' WHEN 'anti' THEN 'left' ELSE jt END))
+         AS outer_only
+FROM unnest(ARRAY['inner', 'left', 'semi', 'anti']) WITH ORDINALITY AS j(jt, o),
+     mp_explain_analyzed(mp_join_sql(jt, 'nxa.n = nxs.n', 'nxa', 'nxs')) e
+ORDER BY o;
+SELECT jt, mp_join_check(mp_join_sql(jt, 'nxa.n = nxl.n', 'nxa', 'nxl')) FROM unnest(ARRAY['inner', 'full', 'semi', 'anti']) jt;
 SET pg_mergepath.debug_hash_bits = 3;
 SELECT jt, mp_join_check(mp_join_sql(jt, 'nxa.n = nxb.n', 'nxa', 'nxb'))
 FROM unnest(ARRAY['inner', 'left', 'full', 'semi', 'anti']) jt;
@@ -195,5 +209,5 @@ SELECT jt, mp_join_check(mp_join_sql(jt, 'nxa.n = nxb.n', 'nxa', 'nxb')) FROM un
 RESET pg_mergepath.memory_limit;
 RESET work_mem;
 
-DROP TABLE na, nb, nc, np, nb_small, ni, nxa, nxb;
+DROP TABLE na, nb, nc, np, nb_small, ni, nxa, nxb, nxs, nxl;
 DROP DOMAIN mp_jn_money;

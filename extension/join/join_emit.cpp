@@ -72,7 +72,7 @@ static void resolve_a_window(MpJoinState* st, uint64 lo, uint64 hi) {
 // *exact: a's key is an exact numeric (MpJoinNode.exact_keys: its pairs need no recheck).
 static const mergepath::JoinRange* a_range(MpJoinState* st, uint64 a, bool* exact = nullptr) {
     if (st->strategy.way == MpJoinWay::StreamOuter) {
-        if (exact) *exact = false;
+        if (exact) *exact = st->strategy.probe.exact[a];
         return mp_join_probe_range(st, a);
     }
     return mp_join_a_range(&st->emitter.a_dir, a, &st->emitter.a_dir_near, st->node.exact_keys ? exact : nullptr);
@@ -298,9 +298,8 @@ void mp_join_restart_emit(MpJoinState* st) {
 // keyed by image hash, an exact key, or no candidate): whether it is emitted follows from
 // its count. A SEMI row carries its first match's B columns, as PostgreSQL's semi joins
 // do (B's columns are in the output only as row marks, which EvalPlanQual reads back).
-static bool decide_without_pairs(MpJoinState* st, TupleTableSlot* scan, uint64 a) {
-    bool exact = false;
-    const mergepath::JoinRange* range = a_range(st, a, &exact);
+static bool decide_without_pairs(MpJoinState* st, TupleTableSlot* scan, uint64 a, const mergepath::JoinRange* range,
+                                 bool exact) {
     const JoinType jt = st->node.info.jointype;
     MpJoinRowStep step{false};
     bool row_done;  // (always: these join types decide at the first pair)
@@ -345,21 +344,19 @@ static void start_a_row(MpJoinState* st, TupleTableSlot* scan) {
     load_a_row(st, cur->a, cur->a_exact);
 }
 
-// SEMI / ANTI without a join filter: whether A row a is decided by its count alone.
-static bool decided_by_count(MpJoinState* st, uint64 a) {
-    if (st->node.info.nrecheck == 0) return true;
-    bool exact = false;
-    return a_range(st, a, &exact)->count == 0 || exact;
-}
 
 // The next row from the claimed batch of A positions, or false when it is done.
 static bool next_in_batch(MpJoinState* st, TupleTableSlot* scan) {
     MpJoinCursor* cur = &st->emitter.cur;
     const bool quick = !st->node.filter && mp_join_first_match_decides(st->node.info.jointype);
     while (cur->a < cur->a_end) {
-        if (quick && !cur->a_started && decided_by_count(st, cur->a)) {
-            if (decide_without_pairs(st, scan, cur->a++)) return true;
-            continue;
+        if (quick && !cur->a_started) {
+            bool exact = false;
+            const mergepath::JoinRange* range = a_range(st, cur->a, &exact);
+            if (st->node.info.nrecheck == 0 || exact || range->count == 0) {  // decided by the count alone
+                if (decide_without_pairs(st, scan, cur->a++, range, exact)) return true;
+                continue;
+            }
         }
         if (!cur->a_started) start_a_row(st, scan);
         if (next_passing_pair(st, scan)) return true;
@@ -400,7 +397,8 @@ static bool next_unmatched_b(MpJoinState* st, TupleTableSlot* scan) {
     while (cur->b_pos < cur->b_pos_end) {
         uint64 j = cur->b_pos++;
         if (st->emitter.b_matched[j]) continue;
-        fill_b_row(st, scan, j, false);
+        if (st->node.reads_side[1]) fill_b_row(st, scan, j, false);
+        else null_side(st, scan, 1);  // (only a key recheck reads B's columns: none runs here)
         null_side(st, scan, 0);
         mp_join_store_scan(scan);
         return true;

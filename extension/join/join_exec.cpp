@@ -186,7 +186,8 @@ static void init_sides_read(MpJoinState* st, CustomScan* cscan) {
 static bool exact_keys(const MpJoinState* st) {
     const MpJoinKeySide* keys = &st->node.key_side[0];
     return st->node.info.nkeys == 1 && st->node.info.key_bits == 64 && st->node.info.nrecheck == 1 &&
-           keys->codecs[0] == MpCodec::ImageHash && keys->images->cols[keys->image_column[0]].rule == MpImageRule::Numeric;
+           keys->codecs[0] == MpCodec::ImageHash &&
+           keys->images->cols[keys->image_column[0]].rule == MpImageRule::Numeric;
 }
 
 static void mp_join_begin(CustomScanState* node, EState* estate, int eflags) {

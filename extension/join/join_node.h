@@ -271,6 +271,7 @@ struct MpJoinProbe {
     Datum* values;             // [kMpProbeBatch][nstored[0]]: the batch's stored columns
     bool* isnull;
     mergepath::JoinRange ranges[kMpProbeBatch];  // each row's equal keys in sorted B
+    bool exact[kMpProbeBatch];                   // ... and whether its key is exact (exact_keys)
     int rows;                  // in the batch
     bool done;                 // the outer input has ended
     bool spilled;              // an execution found B past the memory limit: both sides spilled (EXPLAIN)

@@ -170,6 +170,10 @@ static void search_batch(MpJoinState* st, const K* keys, const bool* keyed) {
         uint64 lower = 0, upper = 0;
         if (in_span[i]) dir.equal_range_in(bucket[i], keys[i], &lower, &upper);
         p->ranges[i] = {lower, upper - lower};
+        if constexpr (sizeof(K) == sizeof(uint64))
+            p->exact[i] = st->node.exact_keys && keyed[i] && (uint64(keys[i]) & kMpNumericExactBit) != 0;
+        else
+            p->exact[i] = false;
     }
 }
 

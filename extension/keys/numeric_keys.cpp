@@ -72,6 +72,8 @@ bool mp_numeric_key_fits(const int32 typmods[2], int* scale, int* bits) {
     return true;
 }
 
+namespace {
+
 // A finite numeric's digits (numeric.c's packed layout: a header word, for the long
 // form a weight word, then base-10000 digit words) as |value| * 10^scale, an integer
 // below `limit`: false when it has decimals below the scale or reaches the limit.
@@ -105,6 +107,13 @@ bool scaled_magnitude(const char* data, int len, uint16 header, int scale, mp_u1
 }
 
 bool is_special(uint16 header) { return (header & 0xC000) == 0xC000; }  // NaN, +-Infinity
+
+// An odd multiplier: x -> x * it mod 2^63 is a bijection of 63-bit integers, which
+// spreads exact keys of nearby values over the whole key space (the streamed outer
+// side's key directory cuts the span into equal buckets; the GPU sorts by radix).
+constexpr uint64 kExactSpread = 0x9E3779B97F4A7C15ull;
+
+}  // namespace
 
 mp_u128 mp_encode_numeric_scaled(Datum value, int scale, int bits) {
     const mp_u128 sign_bit = mp_u128(1) << (bits - 1);
@@ -144,9 +153,11 @@ bool mp_numeric_exact_key(Datum value, uint64* key) {
                                  mp_u128(kMpNumericExactLimit), &negative, &magnitude);
     if (v != stored) pfree(v);
     if (!exact) return false;
-    // value * 10^scale in [-2^62, 2^62) moved to [0, 2^63), then the exact class's bit
+    // value * 10^scale, in (-2^62, 2^62), moved into [0, 2^63) and spread there (one to
+    // one), then the exact class's bit
     const uint64 offset = uint64(1) << 62;
-    *key = kMpNumericExactBit | (negative ? offset - uint64(magnitude) : offset + uint64(magnitude));
+    const uint64 shifted = negative ? offset - uint64(magnitude) : offset + uint64(magnitude);
+    *key = kMpNumericExactBit | ((shifted * kExactSpread) & ~kMpNumericExactBit);
     return true;
 }
 

@@ -28,12 +28,12 @@ bool mp_numeric_key_fits(const int32 typmods[2], int* scale, int* bits);
 mp_u128 mp_encode_numeric_scaled(Datum value, int scale, int bits);
 
 // The 64-bit join key of a numeric column without a declared precision and scale
-// (keyed by image hash, join_keys.h), when its value allows: value * 10^4 exactly, a
-// 63-bit integer below 2^62 in magnitude (so |value| < ~4.6 * 10^14 with at most 4
-// decimals), with the top bit set; such keys are equal exactly when the values are
-// (numeric_eq: 1.5 = 1.50), so a pair of them needs no recheck. False for any other
-// value (NaN, the infinities, more decimals, larger), whose key is then its image hash
-// with the top bit clear: a hash never equals an exact key.
+// (keyed by image hash, join_keys.h), when its value allows: value * 10^4 exactly, an
+// integer below 2^62 in magnitude (so |value| < ~4.6 * 10^14 with at most 4 decimals),
+// mapped one to one into 63 bits, with the top bit set; such keys are equal exactly
+// when the values are (numeric_eq: 1.5 = 1.50), so a pair of them needs no recheck.
+// False for any other value (NaN, the infinities, more decimals, larger), whose key is
+// then its image hash with the top bit clear: a hash never equals an exact key.
 constexpr int kMpNumericExactScale = 4;
 constexpr uint64 kMpNumericExactLimit = uint64(1) << 62;
 constexpr uint64 kMpNumericExactBit = uint64(1) << 63;
