@@ -195,10 +195,7 @@ FROM unnest(ARRAY['inner', 'left', 'full', 'semi', 'anti']) jt;
 SELECT mp_explain_count(e, 'Rows Removed by Key Recheck') > 0 AS collisions_removed
 FROM mp_explain_analyzed('SELECT nxa.id FROM nxa JOIN nxb ON nxa.n = nxb.n') e;
 RESET pg_mergepath.debug_hash_bits;
-SET parallel_setup_cost = 0;
-SET parallel_tuple_cost = 0;
-SET min_parallel_table_scan_size = 0;
-SET max_parallel_workers_per_gather = 3;
+SET max_parallel_workers_per_gather = 3;  -- (parallel costs still 0, from above)
 SET pg_mergepath.stream_outer = off;
 SELECT jt, mp_join_check(mp_join_sql(jt, 'nxa.n = nxb.n', 'nxa', 'nxb')) FROM unnest(ARRAY['inner', 'full', 'semi', 'anti']) jt;
 RESET pg_mergepath.stream_outer;
