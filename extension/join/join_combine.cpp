@@ -216,8 +216,8 @@ void mp_join_put_ranges(MpJoinState* st) {
 // (Mapping them too, in every participant, mapped the whole of A once per participant,
 // and unmapped it at the end: a fifth of a 16-participant text join's CPU time, in the
 // kernel.) Nor B's rows when A's keys are exact numerics (join_node.h: exact_keys) and
-// nothing but the recheck reads B's columns: only the pairs of a key past 63 bits read
-// one then.
+// nothing but the recheck reads B's columns: only the pairs of a key that is not exact
+// (NaN, the infinities, more decimals, larger) read one then.
 static void premap_stored_rows(MpJoinState* st) {
     if (st->node.exact_keys && !st->node.reads_side[1]) return;
     MpMemoryRange* ranges = NULL;
