@@ -176,6 +176,12 @@ FROM unnest(ARRAY['inner', 'left', 'right', 'full', 'semi', 'anti']) WITH ORDINA
 WHERE jt NOT IN ('semi', 'anti') OR i IN (2, 4)
 ORDER BY o, i;
 SELECT mp_join_check('SELECT nxa.id, nxb.id FROM nxa JOIN nxb ON nxa.n = nxb.n AND nxa.id < nxb.id') AS filtered;
+-- an empty side, and a side whose every row has one exact key (1.50 = 1.5)
+CREATE TABLE nxd AS SELECT id, 1.50::numeric AS n FROM nxb;
+ANALYZE nxd;
+SELECT jt, mp_join_check(format('SELECT nxa.id, e.id FROM nxa %s JOIN (SELECT * FROM nxb WHERE id < -100) e ON nxa.n = e.n', jt)) AS empty_inner,
+       mp_join_check(format('SELECT nxa.id, nxd.id FROM nxa %s JOIN nxd ON nxa.n = nxd.n', jt)) AS all_duplicates
+FROM unnest(ARRAY['inner', 'left', 'full']) jt;
 -- a streamed outer side (a small inner one, a NaN and values past 4 decimals in it), and
 -- a declared numeric(1000, 990) side (long-form values) against the undeclared one
 CREATE TABLE nxs AS SELECT * FROM nxb WHERE id % 10 = 0 OR id < 0;
@@ -206,5 +212,5 @@ SELECT jt, mp_join_check(mp_join_sql(jt, 'nxa.n = nxb.n', 'nxa', 'nxb')) FROM un
 RESET pg_mergepath.memory_limit;
 RESET work_mem;
 
-DROP TABLE na, nb, nc, np, nb_small, ni, nxa, nxb, nxs, nxl;
+DROP TABLE na, nb, nc, np, nb_small, ni, nxa, nxb, nxs, nxl, nxd;
 DROP DOMAIN mp_jn_money;

@@ -344,7 +344,6 @@ static void start_a_row(MpJoinState* st, TupleTableSlot* scan) {
     load_a_row(st, cur->a, cur->a_exact);
 }
 
-
 // The next row from the claimed batch of A positions, or false when it is done.
 static bool next_in_batch(MpJoinState* st, TupleTableSlot* scan) {
     MpJoinCursor* cur = &st->emitter.cur;
