@@ -170,16 +170,21 @@ void mp_join_combine(MpJoinState* st, uint64 keys) {
 
 static_assert(sizeof(mergepath::JoinRange) == kMpRangeSize, "a chunk's room holds the library's ranges");
 
-// The room for the ranges of A's chunks [first, end) of the adoption order, mapped here
-// on threads (other participants faulted it in) before the downloads write it.
-static void premap_range_rooms(MpJoinState* st, uint64 first, uint64 end) {
+// The ranges of A's chunks [first, end) of the adoption order (consecutive A rows) into
+// the room next to each chunk's keys: the rooms mapped here on threads first (other
+// participants faulted them in), then one download into all of them.
+static void put_piece_ranges(MpJoinState* st, uint64 first, uint64 end) {
     const MpAdoptedChunks* a = &st->run.adopted[0];
     MpMemoryRange* rooms = (MpMemoryRange*)palloc(sizeof(MpMemoryRange) * Max(1, end - first));
+    mergepath::HostSpan* spans = (mergepath::HostSpan*)palloc(sizeof(mergepath::HostSpan) * Max(1, end - first));
     for (uint64 i = first; i < end; i++) {
         MpChunk* c = mp_chunk_at(&st->run.space, a->chunk[i]);
         rooms[i - first] = {mp_chunk_ranges(c), c->count * sizeof(mergepath::JoinRange)};
+        spans[i - first] = {rooms[i - first].data, rooms[i - first].bytes};
     }
     mp_premap(rooms, int(end - first), kMpCombinerThreads);
+    mp_stage_download_ranges_by_a_row(st->run.stage, a->first[first], spans, int(end - first));
+    pfree(spans);
     pfree(rooms);
 }
 
@@ -193,12 +198,7 @@ void mp_join_put_ranges(MpJoinState* st) {
         while (i < a->count && (i == first || rows < piece_rows))
             rows += mp_chunk_at(&st->run.space, a->chunk[i++])->count;
         CHECK_FOR_INTERRUPTS();
-        premap_range_rooms(st, first, i);
-        for (uint64 c = first; c < i; c++) {
-            MpChunk* chunk = mp_chunk_at(&st->run.space, a->chunk[c]);
-            mp_stage_download_ranges_by_a_row(st->run.stage, a->first[c], chunk->count,
-                                              (mergepath::JoinRange*)mp_chunk_ranges(chunk));
-        }
+        put_piece_ranges(st, first, i);
         if (mp_join_runs_shared(st)) mp_shared_results_ready(s, a->first[first] + rows);
     }
     if (mp_join_runs_shared(st)) mp_shared_results_ready(s, a->rows);

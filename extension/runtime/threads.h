@@ -8,8 +8,9 @@
 
 #include <functional>
 
-// Threads a parallel node's combiner maps other participants' pages with (prefault.h),
-// or turns row numbers into references with, while everyone else waits for it.
+// Threads a parallel node's combiner maps other participants' pages with (prefault.h)
+// while everyone else waits for it (row numbers turned into references take at least
+// as many: row_directory.h).
 constexpr int kMpCombinerThreads = 8;
 
 // Runs work() on min(threads, the machine's cores) threads; with fewer when threads

@@ -34,8 +34,8 @@ public:
     mergepath::PipelineTimings timings() const override { return join_->timings(); }
     size_t side_rows(mergepath::Side side) const override { return join_->rows(side); }
     void download_ranges(const mergepath::JoinRangesOut& out) override { join_->download(out); }
-    void download_ranges_by_a_row(uint64_t first_row, size_t n, mergepath::JoinRange* out) override {
-        join_->download_by_a_row(first_row, n, out);
+    void download_ranges_by_a_row(uint64_t first_row, const mergepath::HostSpan* spans, size_t count) override {
+        join_->download_by_a_row(first_row, spans, count);
     }
     void download_b_keys(void* out) override { join_->download_b_keys(static_cast<K*>(out)); }
 

@@ -59,7 +59,7 @@ public:
     // After finish(): each side's sorted row numbers and the B range of every A key.
     virtual void download_ranges(const mergepath::JoinRangesOut& out) = 0;
     // After finish(): the ranges of A rows [first_row, first_row + n), by A row number.
-    virtual void download_ranges_by_a_row(uint64_t first_row, size_t n, mergepath::JoinRange* out) = 0;
+    virtual void download_ranges_by_a_row(uint64_t first_row, const mergepath::HostSpan* spans, size_t count) = 0;
     // Sorted B's keys (the pipeline's key type) into out, when made with keep_b_keys.
     virtual void download_b_keys(void* out) = 0;
 

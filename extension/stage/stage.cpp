@@ -301,11 +301,12 @@ void mp_stage_download_b_keys(MpStage* stage, void* out) {
     stage->report.results_ms += clock.lap_ms();
 }
 
-void mp_stage_download_ranges_by_a_row(MpStage* stage, uint64 first_row, uint64 n, mergepath::JoinRange* out) {
+void mp_stage_download_ranges_by_a_row(MpStage* stage, uint64 first_row, const mergepath::HostSpan* spans,
+                                       int count) {
     MpError err;
     MpJoinPipeline* pipeline = join_of(stage);
     MpStopwatch clock;
-    if (!mp_try(&err, [&] { pipeline->download_ranges_by_a_row(first_row, n, out); }))
+    if (!mp_try(&err, [&] { pipeline->download_ranges_by_a_row(first_row, spans, size_t(count)); }))
         mp_raise(&err, "reading the join's ranges");
     stage->report.results_ms += clock.lap_ms();
 }

@@ -102,8 +102,10 @@ uint64 mp_stage_side_rows(MpStage* stage, int side);
 void mp_stage_download_ranges(MpStage* stage, const mergepath::JoinRangesOut& out);
 // A join's sorted B keys (key_bits / 8 bytes each, mp_stage_side_rows(stage, 1) of them).
 void mp_stage_download_b_keys(MpStage* stage, void* out);
-// A join's ranges of A rows [first_row, first_row + n), by A row number, into `out`.
-void mp_stage_download_ranges_by_a_row(MpStage* stage, uint64 first_row, uint64 n, mergepath::JoinRange* out);
+// A join's ranges of A rows from first_row on, by A row number, into the spans in order
+// (each a whole number of mergepath::JoinRange), in one copy.
+void mp_stage_download_ranges_by_a_row(MpStage* stage, uint64 first_row, const mergepath::HostSpan* spans,
+                                       int count);
 // Deletes the pipeline early (its results are no longer needed).
 void mp_stage_release(MpStage* stage);
 // Deletes the pipeline and releases the stage's contexts (it will not be used again).

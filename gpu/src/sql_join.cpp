@@ -51,7 +51,7 @@ struct SqlJoin<K>::State {
     void run();
     void move_to_a_row_order(SearchResult& found);
     void download(const JoinRangesOut& out);
-    void download_by_a_row(uint64_t first_row, size_t n, JoinRange* out);
+    void download_by_a_row(uint64_t first_row, const HostSpan* spans, size_t count);
 };
 
 template <class K>
@@ -98,13 +98,20 @@ void SqlJoin<K>::State::download(const JoinRangesOut& out) {
 }
 
 template <class K>
-void SqlJoin<K>::State::download_by_a_row(uint64_t first_row, size_t n, JoinRange* out) {
+void SqlJoin<K>::State::download_by_a_row(uint64_t first_row, const HostSpan* spans, size_t count) {
     const size_t na = sides.rows(Side::A);
+    size_t n = 0;
+    for (size_t i = 0; i < count; ++i) {
+        if (spans[i].bytes % sizeof(JoinRange) != 0)
+            throw Error("mergepath: SqlJoin::download_by_a_row into a span of part of a range");
+        n += spans[i].bytes / sizeof(JoinRange);
+    }
     if (first_row > na || n > na - first_row)
         throw Error("mergepath: SqlJoin::download_by_a_row past the last row of A");
     if (!want_by_a_row) throw Error("mergepath: SqlJoin::download_by_a_row without set_ranges_by_a_row(true)");
+    if (n == 0) return;
     Stopwatch clock;
-    ctx().download(View<const JoinRange>(by_a_row.data() + first_row, n), out);
+    ctx().copy_out_scattered(by_a_row.data() + first_row, spans, count);
     timings.transfer_ms += clock.lap_ms();
 }
 
@@ -152,9 +159,9 @@ void SqlJoin<K>::download(const JoinRangesOut& out) {
 }
 
 template <class K>
-void SqlJoin<K>::download_by_a_row(uint64_t first_row, size_t n, JoinRange* out) {
+void SqlJoin<K>::download_by_a_row(uint64_t first_row, const HostSpan* spans, size_t count) {
     this->require_success("download_by_a_row");
-    state_->download_by_a_row(first_row, n, out);
+    state_->download_by_a_row(first_row, spans, count);
 }
 
 template class SqlJoin<uint32_t>;

@@ -248,9 +248,21 @@ template <class K>
     for (size_t k = 0; k < nb; ++k) sorted_b[k] = b[b_rows[k]];
     std::vector<JoinRange> by_row(na, JoinRange{kUnwritten, kUnwritten});
     Rng rng(seed ^ 0xb7a0);
+    // pieces of random length, some into one array, some cut into spans (an empty one too)
     for (size_t first = 0; first < na;) {
         size_t n = std::min<size_t>(na - first, 1 + rng() % 5000);
-        j.download_by_a_row(first, n, by_row.data() + first);
+        if (rng() % 2) {
+            j.download_by_a_row(first, n, by_row.data() + first);
+        } else {
+            std::vector<HostSpan> spans;
+            for (size_t at = first; at <= first + n;) {
+                size_t len = std::min<size_t>(first + n - at, rng() % 700);
+                spans.push_back(HostSpan{by_row.data() + at, len * sizeof(JoinRange)});
+                if (at == first + n) break;
+                at += len;
+            }
+            j.download_by_a_row(first, spans.data(), spans.size());
+        }
         first += n;
     }
     for (size_t r = 0; r < na; ++r) {
@@ -440,6 +452,8 @@ TYPED_TEST(SqlJoinTest, MisuseThrows) {
     by_row.resize(a.size() + 1);
     EXPECT_THROW(by_a_row.download_by_a_row(0, a.size() + 1, by_row.data()), Error) << "by A row past the last row";
     EXPECT_THROW(by_a_row.download_by_a_row(a.size() + 1, 0, by_row.data()), Error) << "by A row from past the end";
+    const HostSpan part{by_row.data(), sizeof(JoinRange) + 1};
+    EXPECT_THROW(by_a_row.download_by_a_row(0, &part, 1), Error) << "by A row into part of a range";
     EXPECT_TRUE(check_by_a_row("after misuse", by_a_row, a, b, 7));
 
     // Empty sides need no arrays at all.

@@ -58,10 +58,16 @@ public:
     // position (download's a_rows, a_lower, a_count then throw). Default false. Set
     // before finish().
     void set_ranges_by_a_row(bool by_a_row);
-    // After a successful finish() with ranges by A row: the ranges of A rows
-    // [first_row, first_row + n) into `out` (n elements), so that a caller can copy
-    // them out piece by piece. Throws Error otherwise, or past the last A row.
-    void download_by_a_row(uint64_t first_row, size_t n, JoinRange* out);
+    // After a successful finish() with ranges by A row: the ranges of A rows from
+    // first_row on into the spans, in order (each span a whole number of ranges), so
+    // that a caller can copy them out piece by piece, a piece straight into the places
+    // its rows are kept, in one copy. Throws Error otherwise, or past the last A row.
+    void download_by_a_row(uint64_t first_row, const HostSpan* spans, size_t count);
+    // The same into one array: the ranges of A rows [first_row, first_row + n).
+    void download_by_a_row(uint64_t first_row, size_t n, JoinRange* out) {
+        const HostSpan span{out, n * sizeof(JoinRange)};
+        download_by_a_row(first_row, &span, 1);
+    }
 
     // Whether finish() keeps sorted B's keys for download_b_keys (default false: they are
     // freed after the search). Set before finish(). A join whose outer side streams past
