@@ -53,7 +53,11 @@
 # BENCH_PAR_WORKERS (16: max_parallel_workers_per_gather of the pg_mergepath variants and
 # of the parallel read floor), BENCH_REPS (3 timed runs per variant), BENCH_VARIANT_S (15:
 # fewer runs for a variant slower than that in all), BENCH_TOTAL_S (540),
-# BENCH_REQUIRE_GPU=1 (a gpu variant that errors is a failure).
+# BENCH_REQUIRE_GPU=1 (a gpu variant that errors is a failure), BENCH_PG_OPTS (more server
+# settings, e.g. "-c min_dynamic_shared_memory=24GB"; a warm server started with other
+# settings is restarted with these), BENCH_HUGEPAGES (a number of 2 MB huge pages the
+# host reserves, as root, for the server's shared memory, which then needs them:
+# huge_pages=on; README, Tuning).
 # Time use: per dataset the stock plans first race each other (8 connections; the loser
 # is stopped at 1.2x the winner, as it is not the best stock plan), then each variant runs.
 # Exit status: non-zero on any wrong answer (or a runner / server failure).
@@ -99,6 +103,15 @@ log "GPU: $(nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>/de
 
 opts="-c shared_buffers=16GB -c max_worker_processes=16 -c max_parallel_workers=16"
 opts+=" -c maintenance_work_mem=2GB -c max_wal_size=16GB -c synchronous_commit=off"
+opts+=" ${BENCH_PG_OPTS:-}"
+if [ -n "${BENCH_HUGEPAGES:-}" ]; then
+  if [ "$(cat /proc/sys/vm/nr_hugepages 2>/dev/null || echo 0)" -lt "$BENCH_HUGEPAGES" ]; then
+    echo "$BENCH_HUGEPAGES" > /proc/sys/vm/nr_hugepages 2>/dev/null || true
+  fi
+  [ "$(cat /proc/sys/vm/nr_hugepages 2>/dev/null || echo 0)" -ge "$BENCH_HUGEPAGES" ] ||
+    { echo "bench-device: could not reserve $BENCH_HUGEPAGES huge pages" >&2; exit 2; }
+  opts+=" -c huge_pages=on"
+fi
 if [ "$pg_version" != 15 ]; then
   :  # scripts/pg-device.sh loads the extension its archive holds
 elif [ -f .device/stage/usr/lib/postgresql/15/lib/pg_mergepath.so ]; then
@@ -119,12 +132,13 @@ if [ "$pg_version" = 15 ]; then
   # shellcheck disable=SC1091
   . /opt/pg/env
   # a warm host may still run a server started with other settings: restart it with ours
-  if [ "$(psql -Atc 'show shared_buffers')" != 16GB ] ||
+  if [ "$(psql -Atc 'show shared_buffers')" != 16GB ] || [ "$(cat /opt/pgdata/bench-opts 2>/dev/null)" != "$opts" ] ||
      { [[ $opts == *pg_mergepath* ]] && [ "$(psql -Atc 'show shared_preload_libraries')" != pg_mergepath ]; }; then
     log "restarting the server with the benchmark settings"
     runuser -u postgres -- env LD_LIBRARY_PATH="$LD_LIBRARY_PATH" pg_ctl -D /opt/pgdata -w restart \
       -o "-c listen_addresses=127.0.0.1 -c port=5432 -c unix_socket_directories=/tmp $opts" >/dev/null
   fi
+  echo "$opts" > /opt/pgdata/bench-opts
   server_log=/opt/pgdata/server.log
 else
   # 17 / 18: the extension travels inside the version's archive (scripts/pg-device.sh)

@@ -19,6 +19,8 @@
 #                              differ from the expected ones (scripts/regress-auto-explain.sh
 #                              compares their ERRORs)
 #   PGMP_SERVER_LOG=FILE       copy the server's log there
+#   PGMP_CONF="name = value"   more settings for the instance (lines of postgresql.conf),
+#                              e.g. "min_dynamic_shared_memory = 1GB" (README, Tuning)
 #
 # The database is UTF8 with the C locale (identical results on every host); tests
 # that need another collation name an ICU one explicitly.
@@ -64,6 +66,7 @@ pg_mergepath.device = '$device'
 pg_mergepath.hashed_keys = on
 # plans depend on statistics (ranged keys: the key width): only the tests' own ANALYZE sets them
 autovacuum = off
+${PGMP_CONF:-}
 EOF
 if [ -n "${PGMP_AUTO_EXPLAIN:-}" ]; then
   cat >> "$work/regress.conf" <<EOF

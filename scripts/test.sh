@@ -12,6 +12,8 @@
 #   3. several sessions at once under a small shared memory budget, every answer checked
 #      (scripts/concurrency.sh; the CPU backend reserves in the budget through the
 #      hidden pg_mergepath.debug_cpu_shared_budget, so waits and fallbacks happen),
+#   on the newest version the parallel and spill suites again with dynamic shared memory
+#   from the main segment (min_dynamic_shared_memory: README, Tuning),
 #   and once, on the first version, the SQL benchmark's small mode, which verifies
 #   answers (scripts/bench-small.sh).
 # It installs missing packages, builds the library, tests and extension. Exits non-zero
@@ -61,6 +63,15 @@ for v in "${versions[@]}"; do
   if [ "$v" = "$first" ] || [ "$v" = "$last" ]; then
     step "PostgreSQL $v: pg_regress suite under auto_explain (VERBOSE, ANALYZE, nested statements)"
     bash scripts/regress-auto-explain.sh
+  fi
+
+  if [ "$v" = "$last" ]; then
+    # README, Tuning: dynamic shared memory carved from the main segment is reused, not
+    # zeroed, from query to query
+    step "PostgreSQL $v: parallel and spill suites with min_dynamic_shared_memory"
+    PGMP_CONF="min_dynamic_shared_memory = 1GB" \
+    PGMP_TESTS="setop_setup setop_image_spill setop_parallel setop_images join_basic join_parallel join_spill_parallel join_images" \
+      bash scripts/regress.sh
   fi
 
   step "PostgreSQL $v: isolation suite (concurrent sessions: EvalPlanQual rechecks through the join)"
