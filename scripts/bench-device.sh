@@ -106,7 +106,7 @@ opts+=" -c maintenance_work_mem=2GB -c max_wal_size=16GB -c synchronous_commit=o
 opts+=" ${BENCH_PG_OPTS:-}"
 if [ -n "${BENCH_HUGEPAGES:-}" ]; then
   if [ "$(cat /proc/sys/vm/nr_hugepages 2>/dev/null || echo 0)" -lt "$BENCH_HUGEPAGES" ]; then
-    echo "$BENCH_HUGEPAGES" > /proc/sys/vm/nr_hugepages 2>/dev/null || true
+    { echo "$BENCH_HUGEPAGES" > /proc/sys/vm/nr_hugepages; } 2>/dev/null || true
   fi
   [ "$(cat /proc/sys/vm/nr_hugepages 2>/dev/null || echo 0)" -ge "$BENCH_HUGEPAGES" ] ||
     { echo "bench-device: could not reserve $BENCH_HUGEPAGES huge pages" >&2; exit 2; }

@@ -175,16 +175,14 @@ static_assert(sizeof(mergepath::JoinRange) == kMpRangeSize, "a chunk's room hold
 // participants faulted them in), then one download into all of them.
 static void put_piece_ranges(MpJoinState* st, uint64 first, uint64 end) {
     const MpAdoptedChunks* a = &st->run.adopted[0];
-    MpMemoryRange* rooms = (MpMemoryRange*)palloc(sizeof(MpMemoryRange) * Max(1, end - first));
-    mergepath::HostSpan* spans = (mergepath::HostSpan*)palloc(sizeof(mergepath::HostSpan) * Max(1, end - first));
+    static_assert(sizeof(mergepath::HostSpan) == sizeof(MpMemoryRange), "a span is a range");
+    mergepath::HostSpan* rooms = (mergepath::HostSpan*)palloc(sizeof(mergepath::HostSpan) * Max(1, end - first));
     for (uint64 i = first; i < end; i++) {
         MpChunk* c = mp_chunk_at(&st->run.space, a->chunk[i]);
         rooms[i - first] = {mp_chunk_ranges(c), c->count * sizeof(mergepath::JoinRange)};
-        spans[i - first] = {rooms[i - first].data, rooms[i - first].bytes};
     }
-    mp_premap(rooms, int(end - first), kMpCombinerThreads);
-    mp_stage_download_ranges_by_a_row(st->run.stage, a->first[first], spans, int(end - first));
-    pfree(spans);
+    mp_premap(reinterpret_cast<const MpMemoryRange*>(rooms), int(end - first), kMpCombinerThreads);
+    mp_stage_download_ranges_by_a_row(st->run.stage, a->first[first], rooms, int(end - first));
     pfree(rooms);
 }
 

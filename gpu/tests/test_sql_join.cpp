@@ -248,20 +248,38 @@ template <class K>
     for (size_t k = 0; k < nb; ++k) sorted_b[k] = b[b_rows[k]];
     std::vector<JoinRange> by_row(na, JoinRange{kUnwritten, kUnwritten});
     Rng rng(seed ^ 0xb7a0);
-    // pieces of random length, some into one array, some cut into spans (an empty one too)
+    // pieces of random length, some into one array, some cut into spans (empty ones too),
+    // each span a buffer of its own between two guards; the first piece of a large A is
+    // over 1 MB (the CUDA backend stages it through pinned buffers)
+    const JoinRange guard{kUnwritten - 1, kUnwritten - 1};
     for (size_t first = 0; first < na;) {
-        size_t n = std::min<size_t>(na - first, 1 + rng() % 5000);
-        if (rng() % 2) {
+        size_t n = std::min<size_t>(na - first, first == 0 && na > 70000 ? 70000 : 1 + rng() % 5000);
+        if (n < 70000 && rng() % 2) {
             j.download_by_a_row(first, n, by_row.data() + first);
-        } else {
-            std::vector<HostSpan> spans;
-            for (size_t at = first; at <= first + n;) {
-                size_t len = std::min<size_t>(first + n - at, rng() % 700);
-                spans.push_back(HostSpan{by_row.data() + at, len * sizeof(JoinRange)});
-                if (at == first + n) break;
-                at += len;
-            }
-            j.download_by_a_row(first, spans.data(), spans.size());
+            first += n;
+            continue;
+        }
+        std::vector<size_t> lengths;
+        for (size_t left = n;;) {
+            size_t len = std::min<size_t>(left, n >= 70000 ? n / 3 + 1 : rng() % 700);
+            lengths.push_back(len);
+            left -= len;
+            if (left == 0 && len == 0) break;  // the last span is an empty one
+        }
+        std::vector<std::vector<JoinRange>> buffers;
+        std::vector<HostSpan> spans;
+        for (size_t len : lengths) buffers.emplace_back(len + 2, guard);
+        for (auto& buf : buffers) spans.push_back(HostSpan{buf.data() + 1, (buf.size() - 2) * sizeof(JoinRange)});
+        j.download_by_a_row(first, spans.data(), spans.size());
+        size_t at = first;
+        for (const auto& buf : buffers) {
+            const JoinRange& lo = buf.front();
+            const JoinRange& hi = buf.back();
+            const bool kept = lo.lower == guard.lower && lo.count == guard.count && hi.lower == guard.lower &&
+                              hi.count == guard.count;
+            if (!kept)
+                return ::testing::AssertionFailure() << what << ": a download into spans wrote past a span";
+            for (size_t k = 1; k + 1 < buf.size(); ++k) by_row[at++] = buf[k];
         }
         first += n;
     }

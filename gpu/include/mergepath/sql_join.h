@@ -65,6 +65,8 @@ public:
     void download_by_a_row(uint64_t first_row, const HostSpan* spans, size_t count);
     // The same into one array: the ranges of A rows [first_row, first_row + n).
     void download_by_a_row(uint64_t first_row, size_t n, JoinRange* out) {
+        if (n > SIZE_MAX / sizeof(JoinRange))
+            throw Error("mergepath: SqlJoin::download_by_a_row past the last row of A");
         const HostSpan span{out, n * sizeof(JoinRange)};
         download_by_a_row(first_row, &span, 1);
     }
