@@ -70,7 +70,7 @@ for v in "${versions[@]}"; do
     # zeroed, from query to query
     step "PostgreSQL $v: parallel and spill suites with min_dynamic_shared_memory"
     PGMP_CONF="min_dynamic_shared_memory = 1GB" \
-    PGMP_TESTS="setop_setup setop_image_spill setop_parallel setop_images join_basic join_parallel join_spill_parallel join_images" \
+    PGMP_TESTS="setop_setup setop_image_spill setop_parallel setop_images join_basic join_parallel join_spill_parallel" \
       bash scripts/regress.sh
   fi
 
