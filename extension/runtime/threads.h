@@ -9,8 +9,8 @@
 #include <functional>
 
 // Threads a parallel node's combiner maps other participants' pages with (prefault.h)
-// while everyone else waits for it (row numbers turned into references take at least
-// as many: row_directory.h).
+// while everyone else waits for it (row_directory.h turns row numbers into references
+// on up to a thread per core instead).
 constexpr int kMpCombinerThreads = 8;
 
 // Runs work() on min(threads, the machine's cores) threads; with fewer when threads

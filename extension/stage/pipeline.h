@@ -58,7 +58,8 @@ public:
     virtual size_t side_rows(mergepath::Side side) const = 0;  // keys added to the side
     // After finish(): each side's sorted row numbers and the B range of every A key.
     virtual void download_ranges(const mergepath::JoinRangesOut& out) = 0;
-    // After finish(): the ranges of A rows [first_row, first_row + n), by A row number.
+    // After finish(): the ranges of A rows from first_row on, by A row number, into the
+    // spans in order.
     virtual void download_ranges_by_a_row(uint64_t first_row, const mergepath::HostSpan* spans, size_t count) = 0;
     // Sorted B's keys (the pipeline's key type) into out, when made with keep_b_keys.
     virtual void download_b_keys(void* out) = 0;
