@@ -6,9 +6,10 @@
 // whole segment; segments carved from the main shared memory by min_dynamic_shared_memory
 // are neither zeroed nor new, and nothing here reads memory it has not written). In the
 // query's DSA that happens inside dsa_allocate, under the area's one lock, in whichever
-// participant needed the next segment while the others wait for it: measured on the H100 host at 10M x 10M (int8, int4) pairs, 40-58 ms of each
-// participant's read went into allocating chunks (bench/RESULTS.md). Segments of its
-// own are created, and zeroed, by every participant at once.
+// participant needed the next segment while the others wait for it: measured on the
+// H100 host at 10M x 10M (int8, int4) pairs, 40-58 ms of each participant's read went
+// into allocating chunks (bench/RESULTS.md). Segments of its own are created, and
+// zeroed, by every participant at once.
 //
 // Each segment gets a slot in a table in the node's shared state (MpSharedSegments);
 // a chunk's reference (MpChunkRef) names the slot and the offset, with the top bit set
