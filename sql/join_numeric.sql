@@ -209,8 +209,25 @@ SET max_parallel_workers_per_gather = 0;
 SET work_mem = '64kB';
 SET pg_mergepath.memory_limit = 0;
 SELECT jt, mp_join_check(mp_join_sql(jt, 'nxa.n = nxb.n', 'nxa', 'nxb')) FROM unnest(ARRAY['inner', 'left', 'anti']) jt;
+-- ... with one key past a range (1.5 = 1.50: a twelfth of nxe, all of nxd), joined row by
+-- row (join_spill_loop.cpp), and outputs reading either side or none: an exact key's pair
+-- is not rechecked, and a side nothing else reads goes into the sorts with NULL columns
+CREATE TABLE nxe AS SELECT id, CASE WHEN id % 12 = 0 THEN 1.5 ELSE n END AS n FROM nxa;
+ANALYZE nxe;
+SELECT jt, cols, mp_join_check(CASE jt WHEN 'semi' THEN format('SELECT %s FROM nxe WHERE EXISTS (SELECT 1 FROM nxd WHERE nxd.n = nxe.n)', cols)
+                                       WHEN 'anti' THEN format('SELECT %s FROM nxe WHERE NOT EXISTS (SELECT 1 FROM nxd WHERE nxd.n = nxe.n)', cols)
+                                       ELSE format('SELECT %s FROM nxe %s JOIN nxd ON nxe.n = nxd.n', cols, jt) END)
+FROM unnest(ARRAY['inner', 'left', 'right', 'full', 'semi', 'anti']) WITH ORDINALITY AS j(jt, o),
+     unnest(ARRAY['nxe.id, nxd.id', 'nxe.id, nxe.n::text', 'nxd.id', '1']) WITH ORDINALITY AS c(cols, i)
+WHERE jt NOT IN ('semi', 'anti') OR i IN (2, 4)
+ORDER BY o, i;
+SELECT jt, mp_explain_count(e, 'Keys Joined Row By Row') > 0 AS looped
+FROM unnest(ARRAY['left', 'semi', 'anti']) jt,
+     mp_explain_analyzed(CASE jt WHEN 'left' THEN 'SELECT 1 FROM nxe LEFT JOIN nxd ON nxe.n = nxd.n'
+                                 ELSE format('SELECT 1 FROM nxe WHERE %s EXISTS (SELECT 1 FROM nxd WHERE nxd.n = nxe.n)',
+                                             CASE jt WHEN 'anti' THEN 'NOT' ELSE '' END) END) e;
 RESET pg_mergepath.memory_limit;
 RESET work_mem;
 
-DROP TABLE na, nb, nc, np, nb_small, ni, nxa, nxb, nxs, nxl, nxd;
+DROP TABLE na, nb, nc, np, nb_small, ni, nxa, nxb, nxs, nxl, nxd, nxe;
 DROP DOMAIN mp_jn_money;

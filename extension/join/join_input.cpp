@@ -3,14 +3,16 @@
 //
 // Per row, straight from the child's slot, deformed only as far as the key and stored
 // columns reach: the row's stored columns are formed into the side's arena (when the
-// join emits or filters on any column of that side) and its key goes into the main
-// stream's chunk with the row's reference. A row with a NULL in a key column never
-// matches: it is kept (its reference, in the other stream) only when its side's
-// unmatched rows are emitted (outer joins), else dropped. Nothing is allocated per row.
-// When a chunk fills, the combining process may adopt the chunks pushed so far (the
-// GPU then sorts them while the input is still being read). A join over the memory
-// limit reads into sorts instead (join_spill.cpp): from the start when it was planned
-// so, or from the chunk or block of stored rows that takes a serial join to the limit.
+// join emits, filters on or rechecks any column of that side; a row whose exact key
+// needs no recheck, on a side nothing else reads, shares the arena's one row of NULLs:
+// mp_join_row_unread) and its key goes into the main stream's chunk with the row's
+// reference. A row with a NULL in a key column never matches: it is kept (its
+// reference, in the other stream) only when its side's unmatched rows are emitted
+// (outer joins), else dropped. Nothing is allocated per row. When a chunk fills, the
+// combining process may adopt the chunks pushed so far (the GPU then sorts them while
+// the input is still being read). A join over the memory limit reads into sorts instead
+// (join_spill.cpp): from the start when it was planned so, or from the chunk or block of
+// stored rows that takes a serial join to the limit.
 // A join whose outer side streams (join_probe.cpp) reads only B here.
 #include "join_node.h"
 
@@ -36,7 +38,9 @@ static uint64 read_side(MpJoinState* st, PlanState* child, int side, uint64* nul
             key = mp_encode_join_key<K>(keys, slot->tts_values);
             keyed++;
         }
-        bool pushed = mp_join_put_row(st, side, null_key ? NULL : &key, stores ? mp_arena_put(arena, slot) : 0);
+        uint64 ref = 0;
+        if (stores) ref = !null_key && mp_join_row_unread(st, side, key) ? mp_arena_put_all_null(arena) : mp_arena_put(arena, slot);
+        bool pushed = mp_join_put_row(st, side, null_key ? NULL : &key, ref);
         // what the node holds grows by chunks and by blocks of stored rows: checked at each
         if (likely(!pushed && arena->held_bytes == arena_held)) return true;
         arena_held = arena->held_bytes;

@@ -478,6 +478,25 @@ inline bool mp_join_put_row(MpJoinState* st, int side, const K* key, uint64 ref)
     return pushed;
 }
 
+// Whether a row of `side` keyed `key` keeps no columns of its own: its key is exact
+// (numeric_keys.h: a pair of exact keys is never rechecked) and nothing but the recheck
+// reads the side's columns (MpJoinNode.reads_side). Such a row's reference is its arena's
+// one row of NULLs (mp_arena_put_all_null), so every reader still finds a row, and its
+// columns go into a sort as NULLs.
+template <class K>
+inline bool mp_join_row_unread(const MpJoinState* st, int side, const K& key) {
+    if constexpr (sizeof(K) == sizeof(uint64))
+        return st->node.exact_keys && !st->node.reads_side[side] && (uint64(key) & kMpNumericExactBit) != 0;
+    else
+        return false;
+}
+
+// The same for a spilled key, its word as the sorts hold it (join_spill.cpp: top bit
+// flipped): whether its pairs need no recheck.
+inline bool mp_join_sorted_key_exact(const MpJoinState* st, const int64* words) {
+    return st->node.exact_keys && ((uint64(words[0]) ^ (uint64(1) << 63)) & kMpNumericExactBit) != 0;
+}
+
 // join_way.cpp
 void mp_join_choose_way(MpJoinState* st);  // an execution's first state (st->strategy.way)
 // A join reading in memory passed the limit (mp_join_spill_due): the rows it reads next go
@@ -588,7 +607,7 @@ void mp_join_stop_emit(MpJoinState* st);                   // leaves the emitter
 void mp_join_restart_emit(MpJoinState* st);                // a serial rescan: the same results again
 void mp_join_store_scan(TupleTableSlot* scan);  // the values written into the scan tuple, stored
 // The key recheck (unless keys_exact) and the join filter (a pair failing is counted).
-bool mp_join_passes_filter(MpJoinState* st, TupleTableSlot* scan, bool keys_exact = false);
+bool mp_join_passes_filter(MpJoinState* st, TupleTableSlot* scan, bool keys_exact);
 
 // join_explain.cpp
 void mp_explain_join(CustomScanState* node, List* ancestors, ExplainState* es);

@@ -131,7 +131,12 @@ uint64 read_side(MpJoinState* st, PlanState* child, int side, uint64* null_key_r
         if (null_key && !st->node.outer_side[side]) return true;  // never matches, never emitted
         mp_arena_gather(arena, slot);
         uint64 words[2] = {0, 0};
-        if (!null_key) key_words(mp_encode_join_key<K>(keys, slot->tts_values), words);
+        if (!null_key) {
+            K key = mp_encode_join_key<K>(keys, slot->tts_values);
+            key_words(key, words);
+            if (mp_join_row_unread(st, side, key))  // its columns go in as NULLs
+                for (int c = 0; c < arena->ncols; c++) arena->isnull[c] = true;
+        }
         put_row(st, side, arena->values, arena->isnull, null_key ? NULL : words);
         return true;
     });

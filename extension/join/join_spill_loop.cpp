@@ -76,7 +76,7 @@ bool next_pair(MpJoinState* st, TupleTableSlot* scan) {
         put_side(st, scan, 1, ks->slot[1]);
         mp_join_store_scan(scan);  // stored before the filter reads it
         st->stats.counts.pairs++;
-        if (!mp_join_passes_filter(st, scan)) continue;
+        if (!mp_join_passes_filter(st, scan, mp_join_sorted_key_exact(st, ks->key))) continue;
         if (ks->b_matched) ks->b_matched[(ks->b_index - 1) / 8] |= uint8(1 << ((ks->b_index - 1) % 8));
         bool row_done;
         bool emitted = ks->a_step.pair_passed(jt, &row_done);

@@ -95,3 +95,10 @@ uint64 mp_arena_put_values(MpRowArena* a, const Datum* values, const bool* isnul
     mp_tuple_form_at(mp_arena_reserve(a, bytes, &ref), a->desc, values, isnull, hoff, data_len);
     return ref;
 }
+
+uint64 mp_arena_put_all_null(MpRowArena* a) {
+    if (a->all_null_ref != 0) return a->all_null_ref;
+    for (int c = 0; c < a->ncols; c++) a->isnull[c] = true;
+    a->all_null_ref = mp_arena_put_values(a, a->values, a->isnull);  // a block's rows start past its header: never 0
+    return a->all_null_ref;
+}

@@ -26,6 +26,7 @@ struct MpRowArena {
     uint64 used, capacity;
     uint64 next_bytes;
     uint64 held_bytes;    // of every block so far
+    uint64 all_null_ref;  // the arena's one row of NULLs (mp_arena_put_all_null), 0: none yet
     int side;             // whose rows (the blocks' side: key_chunks.h); 0 for records of both
 };
 
@@ -43,6 +44,9 @@ void mp_arena_gather(MpRowArena* arena, TupleTableSlot* child);
 uint64 mp_arena_put(MpRowArena* arena, TupleTableSlot* child);
 // Stores a row given as the arena's own columns; returns its reference.
 uint64 mp_arena_put_values(MpRowArena* arena, const Datum* values, const bool* isnull);
+// The reference of a row whose every column is NULL, stored once per arena and shared by
+// every row whose columns nothing will read (a join's exact keys: join_node.h).
+uint64 mp_arena_put_all_null(MpRowArena* arena);
 // A MinimalTuple of `values` formed in place: mp_tuple_measure gives its header and
 // data sizes and returns its bytes (MAXALIGNed); mp_tuple_form_at writes it there, every
 // padding byte zero (so equal values give equal bytes).
