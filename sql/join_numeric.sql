@@ -206,14 +206,24 @@ SET pg_mergepath.stream_outer = off;
 SELECT jt, mp_join_check(mp_join_sql(jt, 'nxa.n = nxb.n', 'nxa', 'nxb')) FROM unnest(ARRAY['inner', 'full', 'semi', 'anti']) jt;
 RESET pg_mergepath.stream_outer;
 SET max_parallel_workers_per_gather = 0;
+-- every key of one side exact (1.5 = 1.50 on all of nxd; nxe: a twelfth 1.5, the rest
+-- nxa's, exact or not): no pair is rechecked, and where nothing else reads nxd's columns
+-- no row of it is looked up (join_combine.cpp: emitters_read_b_rows)
+CREATE TABLE nxe AS SELECT id, CASE WHEN id % 12 = 0 THEN 1.5 ELSE n END AS n FROM nxa;
+ANALYZE nxe;
+SELECT jt, cols, mp_join_check(CASE jt WHEN 'semi' THEN format('SELECT %s FROM nxe WHERE EXISTS (SELECT 1 FROM nxd WHERE nxd.n = nxe.n)', cols)
+                                       WHEN 'anti' THEN format('SELECT %s FROM nxe WHERE NOT EXISTS (SELECT 1 FROM nxd WHERE nxd.n = nxe.n)', cols)
+                                       ELSE format('SELECT %s FROM nxe %s JOIN nxd ON nxe.n = nxd.n', cols, jt) END)
+FROM unnest(ARRAY['inner', 'left', 'right', 'full', 'semi', 'anti']) WITH ORDINALITY AS j(jt, o),
+     unnest(ARRAY['nxe.id, nxd.id', 'nxe.id, nxe.n::text', 'nxd.id', '1']) WITH ORDINALITY AS c(cols, i)
+WHERE i IN (2, 4)
+ORDER BY o, i;
 SET work_mem = '64kB';
 SET pg_mergepath.memory_limit = 0;
 SELECT jt, mp_join_check(mp_join_sql(jt, 'nxa.n = nxb.n', 'nxa', 'nxb')) FROM unnest(ARRAY['inner', 'left', 'anti']) jt;
--- ... with one key past a range (1.5 = 1.50: a twelfth of nxe, all of nxd), joined row by
--- row (join_spill_loop.cpp), and outputs reading either side or none: an exact key's pair
--- is not rechecked, and a side nothing else reads goes into the sorts with NULL columns
-CREATE TABLE nxe AS SELECT id, CASE WHEN id % 12 = 0 THEN 1.5 ELSE n END AS n FROM nxa;
-ANALYZE nxe;
+-- ... and nxe x nxd, whose key 1.5 passes a range: joined row by row
+-- (join_spill_loop.cpp), outputs reading either side or none: an exact key's pair is not
+-- rechecked, and a side nothing else reads goes into the sorts with NULL columns
 SELECT jt, cols, mp_join_check(CASE jt WHEN 'semi' THEN format('SELECT %s FROM nxe WHERE EXISTS (SELECT 1 FROM nxd WHERE nxd.n = nxe.n)', cols)
                                        WHEN 'anti' THEN format('SELECT %s FROM nxe WHERE NOT EXISTS (SELECT 1 FROM nxd WHERE nxd.n = nxe.n)', cols)
                                        ELSE format('SELECT %s FROM nxe %s JOIN nxd ON nxe.n = nxd.n', cols, jt) END)

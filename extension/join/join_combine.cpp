@@ -137,9 +137,19 @@ static MpChunkRef wanted_array(MpJoinState* st, bool wanted, uint64 n, size_t el
     return ref;
 }
 
+// Whether an emitter may read a B row's stored columns (through its reference): B stores
+// some, and something besides the key recheck reads them, or some pair may be rechecked.
+// Exact numeric keys (join_node.h: exact_keys) are never rechecked, and a key that is not
+// exact equals no exact one: when every key of B is exact, no pair is rechecked.
+static bool emitters_read_b_rows(MpJoinState* st) {
+    if (st->node.nstored[1] == 0) return false;
+    if (!st->node.exact_keys || st->node.reads_side[1]) return true;
+    return !mp_adopted_keys_all_have(&st->run.adopted[1], &st->run.space, kMpNumericExactBit);
+}
+
 // B's results from the stage into the space: only what the emitters read. B's rows need
-// no row numbers when B stores no column; its match flags matter only for right and
-// full joins.
+// no row numbers when no emitter reads their stored columns; its match flags matter only
+// for right and full joins.
 static void put_b_results(MpJoinState* st) {
     MpJoinResults* r = &mp_join_shared(st)->results;
     for (int side = 0; side < 2; side++) r->rows[side] = mp_stage_side_rows(st->run.stage, side);
@@ -148,7 +158,7 @@ static void put_b_results(MpJoinState* st) {
     void* b_matched;
     MpMemoryRange fresh[2];
     int nfresh = 0;
-    r->b_refs = wanted_array(st, st->node.nstored[1] > 0, nb, sizeof(uint64), (void**)&out.b_rows, fresh, &nfresh);
+    r->b_refs = wanted_array(st, emitters_read_b_rows(st), nb, sizeof(uint64), (void**)&out.b_rows, fresh, &nfresh);
     r->b_matched = wanted_array(st, st->node.outer_side[1], nb, 1, &b_matched, fresh, &nfresh);
     out.b_match = st->node.library_match ? (uint8_t*)b_matched : nullptr;
     mp_prefault(fresh, nfresh);

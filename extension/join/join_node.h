@@ -86,7 +86,8 @@ extern const CustomExecMethods mp_join_exec_methods;
 // directory; A rows are emitted in row order (the order they were stored in).
 struct MpJoinResults {
     uint64 rows[2];           // keyed rows of each side (A: row numbers; B: sorted positions)
-    MpChunkRef b_refs;        // uint64[rows[1]]: B stores columns: each sorted B key's stored row
+    MpChunkRef b_refs;        // uint64[rows[1]]: each sorted B key's stored row, when an emitter reads
+                              // one (join_combine.cpp: emitters_read_b_rows)
     MpChunkRef b_matched;     // uint8[rows[1]]: right / full joins: a pair with it passed
     MpChunkRef a_dir_first;   // uint64[a_dir_count]: first row number of each A key chunk
     MpChunkRef a_dir_chunk;   // MpChunkRef[a_dir_count]: the chunk (its ranges and references)

@@ -71,3 +71,21 @@ void mp_rows_to_refs(const MpRowDirectory* dir, const uint64* rows, uint64* refs
         }
     });
 }
+
+bool mp_adopted_keys_all_have(const MpAdoptedChunks* adopted, const MpChunkSpace* space, uint64 bit) {
+    if (adopted->count == 0) return true;
+    const uint64** keys = (const uint64**)palloc(sizeof(uint64*) * adopted->count);
+    for (uint64 i = 0; i < adopted->count; i++) keys[i] = (const uint64*)mp_chunk_keys(mp_chunk_at(space, adopted->chunk[i]));
+    std::atomic<uint64> next{0};
+    std::atomic<bool> missing{false};
+    mp_run_on_threads(unsigned(Min(uint64(kMpCombinerThreads), adopted->count)), [&] {
+        for (uint64 i; !missing.load(std::memory_order_relaxed) && (i = next.fetch_add(1)) < adopted->count;) {
+            const uint64 rows = (i + 1 < adopted->count ? adopted->first[i + 1] : adopted->rows) - adopted->first[i];
+            uint64 all = bit;
+            for (uint64 r = 0; r < rows; r++) all &= keys[i][r];
+            if (all != bit) missing.store(true, std::memory_order_relaxed);
+        }
+    });
+    pfree(keys);
+    return !missing.load();
+}

@@ -67,6 +67,10 @@ inline const uint64* mp_row_ref_slot(const MpRowDirectory* dir, uint64 row, uint
     return &dir->refs[c][row - dir->first[c]];
 }
 
+// Whether every 64-bit key of the adopted chunks has `bit` set (read on threads; the
+// chunks are mapped here first).
+bool mp_adopted_keys_all_have(const MpAdoptedChunks* adopted, const MpChunkSpace* space, uint64 bit);
+
 // refs[i] = the reference of row number rows[i], for n rows, on up to a thread per core
 // (refs may be rows). The directory's chunks must be mapped here (mp_directory_fill).
 void mp_rows_to_refs(const MpRowDirectory* dir, const uint64* rows, uint64* refs, uint64 n);
