@@ -13,6 +13,8 @@
 // digits hold no leading or trailing zero digit words, so each value has one set of them.
 #include "numeric_keys.h"
 
+#include <array>
+
 extern "C" {
 #include "fmgr.h"
 }
@@ -32,9 +34,19 @@ bool declared(int32 typmod, int* precision, int* scale) {
     return true;
 }
 
+// 10^0 .. 10^38, a table (a key is encoded per row read: a loop of 128-bit products, and
+// a 128-bit division per digit word, were a sixth of a 16-process numeric join's CPU).
+constexpr std::array<mp_u128, kMaxDigits128 + 1> kPowersOfTen = [] {
+    std::array<mp_u128, kMaxDigits128 + 1> p{};
+    p[0] = 1;
+    for (int e = 1; e <= kMaxDigits128; e++) p[e] = p[e - 1] * 10;
+    return p;
+}();
+
 mp_u128 power_of_ten(int e) {
-    mp_u128 p = 1;
-    while (e-- > 0) p *= 10;
+    if (e <= kMaxDigits128) return kPowersOfTen[e];
+    mp_u128 p = kPowersOfTen[kMaxDigits128];  // (past 2^128: wraps, as it always did)
+    for (e -= kMaxDigits128; e > 0; e--) p *= 10;
     return p;
 }
 
@@ -94,7 +106,9 @@ bool scaled_magnitude(const char* data, int len, uint16 header, int scale, mp_u1
         if (place >= 0) {
             if (place > kMaxDigits128) return false;
             const mp_u128 unit = power_of_ten(place);
-            if (mp_u128(digit) > (limit - 1) / unit) return false;
+            // a digit word (< 10^4) times 10^34 or less stays below 10^38 < 2^128: only a
+            // higher place needs the division to see that the product passes the limit
+            if (place > kMaxDigits128 - 4 && mp_u128(digit) > (limit - 1) / unit) return false;
             term = mp_u128(digit) * unit;
         } else {
             if (place < -4 || digit % int(power_of_ten(-place)) != 0) return false;  // decimals below the scale
