@@ -168,13 +168,21 @@ INSERT INTO nxb VALUES (-1, 'NaN'), (-2, 'Infinity'), (-3, NULL), (-4, 0.000), (
                        (-7, -461168601842738.7904);
 ANALYZE nxa, nxb;
 SELECT * FROM mp_explain('SELECT nxa.id FROM nxa JOIN nxb ON nxa.n = nxb.n') WHERE mp_explain ~ 'Keys|Recheck';
-SELECT jt, cols, mp_join_check(CASE jt WHEN 'semi' THEN format('SELECT %s FROM nxa WHERE EXISTS (SELECT 1 FROM nxb WHERE nxb.n = nxa.n)', cols)
-                                       WHEN 'anti' THEN format('SELECT %s FROM nxa WHERE NOT EXISTS (SELECT 1 FROM nxb WHERE nxb.n = nxa.n)', cols)
-                                       ELSE format('SELECT %s FROM nxa %s JOIN nxb ON nxa.n = nxb.n', cols, jt) END)
-FROM unnest(ARRAY['inner', 'left', 'right', 'full', 'semi', 'anti']) WITH ORDINALITY AS j(jt, o),
-     unnest(ARRAY['nxa.id, nxb.id, nxa.n::text, nxb.n::text', 'nxa.id, nxa.n::text', 'nxb.id', '1']) WITH ORDINALITY AS c(cols, i)
-WHERE jt NOT IN ('semi', 'anti') OR i IN (2, 4)
-ORDER BY o, i;
+-- every join type of tables a and b on their column n, with outputs reading both sides,
+-- a only, b only or neither (semi and anti: a or neither); only_cols picks some of them
+CREATE FUNCTION mp_jn_outputs(a text, b text, only_cols int[] DEFAULT NULL) RETURNS TABLE (jt text, cols text, result text)
+LANGUAGE sql AS $$
+  SELECT jt, cols, mp_join_check(CASE jt
+           WHEN 'semi' THEN format('SELECT %1$s FROM %2$s WHERE EXISTS (SELECT 1 FROM %3$s WHERE %3$s.n = %2$s.n)', cols, a, b)
+           WHEN 'anti' THEN format('SELECT %1$s FROM %2$s WHERE NOT EXISTS (SELECT 1 FROM %3$s WHERE %3$s.n = %2$s.n)', cols, a, b)
+           ELSE format('SELECT %1$s FROM %2$s %4$s JOIN %3$s ON %2$s.n = %3$s.n', cols, a, b, jt) END)
+  FROM unnest(ARRAY['inner', 'left', 'right', 'full', 'semi', 'anti']) WITH ORDINALITY AS j(jt, o),
+       unnest(ARRAY[format('%1$s.id, %2$s.id, %1$s.n::text, %2$s.n::text', a, b), format('%1$s.id, %1$s.n::text', a),
+                    b || '.id', '1']) WITH ORDINALITY AS c(cols, i)
+  WHERE (jt NOT IN ('semi', 'anti') OR i IN (2, 4)) AND (only_cols IS NULL OR i = ANY (only_cols))
+  ORDER BY o, i
+$$;
+SELECT * FROM mp_jn_outputs('nxa', 'nxb');
 SELECT mp_join_check('SELECT nxa.id, nxb.id FROM nxa JOIN nxb ON nxa.n = nxb.n AND nxa.id < nxb.id') AS filtered;
 -- an empty side, and a side whose every row has one exact key (1.50 = 1.5)
 CREATE TABLE nxd AS SELECT id, 1.50::numeric AS n FROM nxb;
@@ -211,26 +219,14 @@ SET max_parallel_workers_per_gather = 0;
 -- no row of it is looked up (join_combine.cpp: emitters_read_b_rows)
 CREATE TABLE nxe AS SELECT id, CASE WHEN id % 12 = 0 THEN 1.5 ELSE n END AS n FROM nxa;
 ANALYZE nxe;
-SELECT jt, cols, mp_join_check(CASE jt WHEN 'semi' THEN format('SELECT %s FROM nxe WHERE EXISTS (SELECT 1 FROM nxd WHERE nxd.n = nxe.n)', cols)
-                                       WHEN 'anti' THEN format('SELECT %s FROM nxe WHERE NOT EXISTS (SELECT 1 FROM nxd WHERE nxd.n = nxe.n)', cols)
-                                       ELSE format('SELECT %s FROM nxe %s JOIN nxd ON nxe.n = nxd.n', cols, jt) END)
-FROM unnest(ARRAY['inner', 'left', 'right', 'full', 'semi', 'anti']) WITH ORDINALITY AS j(jt, o),
-     unnest(ARRAY['nxe.id, nxd.id', 'nxe.id, nxe.n::text', 'nxd.id', '1']) WITH ORDINALITY AS c(cols, i)
-WHERE i IN (2, 4)
-ORDER BY o, i;
+SELECT * FROM mp_jn_outputs('nxe', 'nxd', ARRAY[2, 4]);
 SET work_mem = '64kB';
 SET pg_mergepath.memory_limit = 0;
 SELECT jt, mp_join_check(mp_join_sql(jt, 'nxa.n = nxb.n', 'nxa', 'nxb')) FROM unnest(ARRAY['inner', 'left', 'anti']) jt;
 -- ... and nxe x nxd, whose key 1.5 passes a range: joined row by row
 -- (join_spill_loop.cpp), outputs reading either side or none: an exact key's pair is not
 -- rechecked, and a side nothing else reads goes into the sorts with NULL columns
-SELECT jt, cols, mp_join_check(CASE jt WHEN 'semi' THEN format('SELECT %s FROM nxe WHERE EXISTS (SELECT 1 FROM nxd WHERE nxd.n = nxe.n)', cols)
-                                       WHEN 'anti' THEN format('SELECT %s FROM nxe WHERE NOT EXISTS (SELECT 1 FROM nxd WHERE nxd.n = nxe.n)', cols)
-                                       ELSE format('SELECT %s FROM nxe %s JOIN nxd ON nxe.n = nxd.n', cols, jt) END)
-FROM unnest(ARRAY['inner', 'left', 'right', 'full', 'semi', 'anti']) WITH ORDINALITY AS j(jt, o),
-     unnest(ARRAY['nxe.id, nxd.id', 'nxe.id, nxe.n::text', 'nxd.id', '1']) WITH ORDINALITY AS c(cols, i)
-WHERE jt NOT IN ('semi', 'anti') OR i IN (2, 4)
-ORDER BY o, i;
+SELECT * FROM mp_jn_outputs('nxe', 'nxd');
 SELECT jt, mp_explain_count(e, 'Keys Joined Row By Row') > 0 AS looped
 FROM unnest(ARRAY['left', 'semi', 'anti']) jt,
      mp_explain_analyzed(CASE jt WHEN 'left' THEN 'SELECT 1 FROM nxe LEFT JOIN nxd ON nxe.n = nxd.n'
@@ -241,3 +237,4 @@ RESET work_mem;
 
 DROP TABLE na, nb, nc, np, nb_small, ni, nxa, nxb, nxs, nxl, nxd, nxe;
 DROP DOMAIN mp_jn_money;
+DROP FUNCTION mp_jn_outputs;

@@ -356,7 +356,9 @@ struct MpJoinNode {
     TupleDesc stored_desc[2];
     bool outer_side[2];       // rows of this side without a match are emitted
     bool reads_side[2];       // the output, the filter or the qual reads a column of this side
-                              // (else only the key recheck does)
+                              // (else only the key recheck does). Every reader of stored
+                              // columns must count here: a row of exact key on a side
+                              // this says nothing reads keeps NULLs (mp_join_row_unread)
     bool exact_keys;          // a numeric key: where exact (numeric_keys.h) no recheck, and no
                               // stored row read of a side that reads_side says nothing reads
     bool library_match;       // b_matched comes from the library (right / full, nothing checked per pair)
@@ -492,8 +494,8 @@ inline bool mp_join_row_unread(const MpJoinState* st, int side, const K& key) {
         return false;
 }
 
-// The same for a spilled key, its word as the sorts hold it (join_spill.cpp: top bit
-// flipped): whether its pairs need no recheck.
+// Whether a spilled key is exact (its pairs need no recheck), its word as the sorts hold
+// it (join_spill.cpp: top bit flipped).
 inline bool mp_join_sorted_key_exact(const MpJoinState* st, const int64* words) {
     return st->node.exact_keys && ((uint64(words[0]) ^ (uint64(1) << 63)) & kMpNumericExactBit) != 0;
 }

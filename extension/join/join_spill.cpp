@@ -3,7 +3,8 @@
 // switches here when what it holds reaches the limit while reading (join_input.cpp): a
 // serial join's rows held so far move into the sorts and are freed (while they move, the
 // node holds them and the sorts' first memory, up to 5/3 of the limit).
-// Each side's rows, as their stored columns with the join key appended (one or two
+// Each side's rows, as their stored columns (NULLs for a row whose exact key nothing
+// reads it for: mp_join_row_unread) with the join key appended (one or two
 // int8 words that sort like the key), go into sorted runs of rows by that key
 // (spill_runs.h: a side's rows wait in memory up to a third of the limit, then are
 // sorted and written as a run, temporary files counted against temp_file_limit,
