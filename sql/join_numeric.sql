@@ -220,6 +220,9 @@ SET max_parallel_workers_per_gather = 0;
 CREATE TABLE nxe AS SELECT id, CASE WHEN id % 12 = 0 THEN 1.5 ELSE n END AS n FROM nxa;
 ANALYZE nxe;
 SELECT * FROM mp_jn_outputs('nxe', 'nxd', ARRAY[2, 4]);
+SELECT inner_side, e ->> 'Inner Rows Read' AS inner_rows_read
+FROM (VALUES ('nxd'), ('nxb')) v(inner_side),
+     mp_explain_analyzed(format('SELECT nxe.id FROM nxe WHERE EXISTS (SELECT 1 FROM %1$s WHERE %1$s.n = nxe.n)', inner_side)) e;
 SET work_mem = '64kB';
 SET pg_mergepath.memory_limit = 0;
 SELECT jt, mp_join_check(mp_join_sql(jt, 'nxa.n = nxb.n', 'nxa', 'nxb')) FROM unnest(ARRAY['inner', 'left', 'anti']) jt;

@@ -158,7 +158,9 @@ static void put_b_results(MpJoinState* st) {
     void* b_matched;
     MpMemoryRange fresh[2];
     int nfresh = 0;
-    r->b_refs = wanted_array(st, emitters_read_b_rows(st), nb, sizeof(uint64), (void**)&out.b_rows, fresh, &nfresh);
+    const bool b_rows_read = emitters_read_b_rows(st);
+    if (!b_rows_read && st->node.nstored[1] > 0) st->stats.b_rows_unread = true;
+    r->b_refs = wanted_array(st, b_rows_read, nb, sizeof(uint64), (void**)&out.b_rows, fresh, &nfresh);
     r->b_matched = wanted_array(st, st->node.outer_side[1], nb, 1, &b_matched, fresh, &nfresh);
     out.b_match = st->node.library_match ? (uint8_t*)b_matched : nullptr;
     mp_prefault(fresh, nfresh);

@@ -84,6 +84,8 @@ static void explain_counts(MpJoinState* st, ExplainState* es) {
                 st->stats.counts.node.combiner < 0 ? "leader" : psprintf("worker %d", st->stats.counts.node.combiner),
                 es);
     }
+    if (st->stats.b_rows_unread)  // (known where this process combined)
+        ExplainPropertyText("Inner Rows Read", "none, every inner key exact", es);
     if (st->stats.report.runs > 0) ExplainPropertyUInteger("Sorted Runs", NULL, st->stats.report.runs, es);
     if (st->node.info.spill || st->strategy.spill.ranges > 0) {
         if (st->strategy.spill.partitions > 0)

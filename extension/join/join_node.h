@@ -408,6 +408,8 @@ struct MpJoinStats {
     MpJoinCounts counts;
     MpStageReport report;
     double read_ms, expand_ms, emit_ms;
+    bool b_rows_unread;  // this process combined without B's references (join_combine.cpp:
+                         // emitters_read_b_rows), in some execution
 };
 
 struct MpJoinState {
