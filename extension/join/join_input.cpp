@@ -39,7 +39,8 @@ static uint64 read_side(MpJoinState* st, PlanState* child, int side, uint64* nul
             keyed++;
         }
         uint64 ref = 0;
-        if (stores) ref = !null_key && mp_join_row_unread(st, side, key) ? mp_arena_put_all_null(arena) : mp_arena_put(arena, slot);
+        if (stores)
+            ref = !null_key && mp_join_row_unread(st, side, key) ? mp_arena_put_all_null(arena) : mp_arena_put(arena, slot);
         bool pushed = mp_join_put_row(st, side, null_key ? NULL : &key, ref);
         // what the node holds grows by chunks and by blocks of stored rows: checked at each
         if (likely(!pushed && arena->held_bytes == arena_held)) return true;

@@ -304,7 +304,7 @@ struct MpJoinCursor {
 inline const mergepath::JoinRange* mp_join_a_range(const MpRowDirectory* dir, uint64 row, uint64* near,
                                                    bool* exact = nullptr) {
     uint64 c = mp_row_chunk_near(dir, row, near);
-    if (exact) *exact = (((const uint64*)dir->keys[c])[row - dir->first[c]] & kMpNumericExactBit) != 0;
+    if (exact) *exact = mp_numeric_key_is_exact(((const uint64*)dir->keys[c])[row - dir->first[c]]);
     return &dir->ranges[c][row - dir->first[c]];
 }
 
@@ -491,7 +491,7 @@ inline bool mp_join_put_row(MpJoinState* st, int side, const K* key, uint64 ref)
 template <class K>
 inline bool mp_join_row_unread(const MpJoinState* st, int side, const K& key) {
     if constexpr (sizeof(K) == sizeof(uint64))
-        return st->node.exact_keys && !st->node.reads_side[side] && (uint64(key) & kMpNumericExactBit) != 0;
+        return st->node.exact_keys && !st->node.reads_side[side] && mp_numeric_key_is_exact(uint64(key));
     else
         return false;
 }
@@ -499,7 +499,7 @@ inline bool mp_join_row_unread(const MpJoinState* st, int side, const K& key) {
 // Whether a spilled key is exact (its pairs need no recheck), its word as the sorts hold
 // it (join_spill.cpp: top bit flipped).
 inline bool mp_join_sorted_key_exact(const MpJoinState* st, const int64* words) {
-    return st->node.exact_keys && ((uint64(words[0]) ^ (uint64(1) << 63)) & kMpNumericExactBit) != 0;
+    return st->node.exact_keys && mp_numeric_key_is_exact(uint64(words[0]) ^ (uint64(1) << 63));
 }
 
 // join_way.cpp

@@ -171,7 +171,7 @@ static void search_batch(MpJoinState* st, const K* keys, const bool* keyed) {
         if (in_span[i]) dir.equal_range_in(bucket[i], keys[i], &lower, &upper);
         p->ranges[i] = {lower, upper - lower};
         if constexpr (sizeof(K) == sizeof(uint64))
-            p->exact[i] = st->node.exact_keys && keyed[i] && (uint64(keys[i]) & kMpNumericExactBit) != 0;
+            p->exact[i] = st->node.exact_keys && keyed[i] && mp_numeric_key_is_exact(uint64(keys[i]));
         else
             p->exact[i] = false;
     }

@@ -38,6 +38,8 @@ constexpr int kMpNumericExactScale = 4;
 constexpr uint64 kMpNumericExactLimit = uint64(1) << 62;
 constexpr uint64 kMpNumericExactBit = uint64(1) << 63;
 bool mp_numeric_exact_key(Datum value, uint64* key);
+// Whether a key of such a column is exact (has the top bit), not an image hash.
+inline bool mp_numeric_key_is_exact(uint64 key) { return (key & kMpNumericExactBit) != 0; }
 
 // The same key of an integer compared as a numeric (an int2 / int4 / int8 column cast to
 // numeric, which the planner adds to `numeric_col = int_col`): numeric(5, 0), (10, 0) or
