@@ -128,8 +128,8 @@ public:
     double ledger_wait_ms() const;
     void reset_memory_peak();
     // Hands memory cached for reuse back to the system: freed Buffers kept by the host
-    // allocator, and the CUDA context's pinned staging buffers (the GPU pool keeps its
-    // device memory cached, unless the context has a ledger). With no Buffer alive, what
+    // allocator (the GPU pool keeps its device memory cached, unless the context has a
+    // ledger; the CUDA context's two pinned staging buffers stay until it closes). With no Buffer alive, what
     // was reserved in the ledger goes back to it. Buffers still alive are untouched.
     void release_cached_memory();
 

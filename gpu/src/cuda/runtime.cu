@@ -24,12 +24,11 @@ public:
     cuda::PinnedStaging& staging() { return staging_; }
 
 protected:
-    // The pinned staging is given back. The pool keeps its device memory cached, unless
-    // the memory is reserved in a shared ledger that did not let it keep it: then other
-    // contexts (other processes) are to get the device memory given back to the
-    // ledger, so the pool returns it to the device.
+    // The pool keeps its device memory cached, unless the memory is reserved in a shared
+    // ledger that did not let it keep it: then other contexts (other processes) are to
+    // get the device memory given back to the ledger, so the pool returns it to the
+    // device. The pinned staging stays (staging.cuh: it is small and slow to make).
     void drop_cached(bool keep_pool) noexcept override {
-        staging_.release();
         if (!has_ledger() || keep_pool) return;
         cudaStreamSynchronize(stream_);  // frees on the stream have reached the pool
         cudaMemPoolTrimTo(pool_, 0);
@@ -86,7 +85,13 @@ CudaDevice cuda_open(int device) {
     cuda::check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
     CudaDevice d;
     d.stream = stream;
-    d.allocator.reset(new CudaPoolAllocator(stream, pool));
+    auto* allocator = new CudaPoolAllocator(stream, pool);
+    d.allocator.reset(allocator);
+    try {
+        allocator->staging().reserve();
+    } catch (const Error&) {  // none now: the first large copy tries again (and reports a failure)
+        cudaGetLastError();
+    }
     d.name = prop.name;
     d.memory_bytes = prop.totalGlobalMem;
     return d;

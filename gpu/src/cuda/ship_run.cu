@@ -5,6 +5,8 @@
 // queued on the context's stream; the unsorted copies are returned to the
 // stream-ordered pool right away, which is safe because the pool reuses memory only
 // in stream order. Nothing here synchronizes.
+#include <vector>
+
 #include "backends.h"
 #include "cuda/for_each.cuh"
 #include "cuda/sort.cuh"
@@ -38,12 +40,9 @@ DeviceRun<K> ship_run(Context& ctx, const HostSlice<K>* slices, size_t count, ui
     // Everything is allocated first: a budget failure throws before any copy is queued.
     DeviceRun<K> unsorted = allocate_run<K>(ctx, n, with_rows);
     DeviceRun<K> run = n > 1 ? allocate_run<K>(ctx, n, with_rows) : DeviceRun<K>();
-    PinnedStaging& staging = staging_of(ctx);
-    K* to = unsorted.keys.data();
-    for (size_t i = 0; i < count; ++i) {
-        staging.copy_to_device(to, slices[i].keys, slices[i].n * sizeof(K), stream_of(ctx));
-        to += slices[i].n;
-    }
+    std::vector<HostSource> sources(count);
+    for (size_t i = 0; i < count; ++i) sources[i] = {slices[i].keys, slices[i].n * sizeof(K)};
+    staging_of(ctx).copy_to_device(unsorted.keys.data(), sources.data(), count, stream_of(ctx));
     if (with_rows) for_each_index(ctx, int64_t(n), RowNumbers{unsorted.rows.data(), first_row}, "row numbers");
     if (n < 2) return unsorted;
     sort_into<K>(ctx, unsorted.keys.data(), run.keys.data(), unsorted.rows.data(), run.rows.data(), n);

@@ -12,9 +12,13 @@ namespace mergepath {
 namespace cuda {
 namespace {
 
+// Copies go through the buffers in pieces small enough for the host's memcpy of one to
+// overlap the device's copy of the other.
+constexpr size_t kPiece = size_t(8) << 20;
+
 size_t slot_size(size_t bytes) {
     size_t size = size_t(1) << 20;
-    while (size < bytes && size < PinnedStaging::kMaxChunk) size <<= 1;
+    while (size < bytes && size < kPiece) size <<= 1;
     return size;
 }
 
@@ -33,6 +37,10 @@ void PinnedStaging::release() noexcept {
     }
 }
 
+void PinnedStaging::reserve() {
+    for (int i = 0; i < 2; ++i) next_slot(kPiece);
+}
+
 PinnedStaging::Slot& PinnedStaging::next_slot(size_t bytes) {
     Slot& s = slots_[next_];
     next_ ^= 1;
@@ -49,35 +57,25 @@ PinnedStaging::Slot& PinnedStaging::next_slot(size_t bytes) {
     return s;
 }
 
-void PinnedStaging::copy_to_device(void* dst, const void* src, size_t bytes, cudaStream_t stream) {
-    const char* from = static_cast<const char*>(src);
-    char* to = static_cast<char*>(dst);
-    while (bytes > 0) {
-        size_t chunk = bytes < kMaxChunk ? bytes : kMaxChunk;
-        Slot& s = next_slot(chunk);
-        std::memcpy(s.host, from, chunk);
-        check(cudaMemcpyAsync(to, s.host, chunk, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync (staged)");
-        check(cudaEventRecord(s.read, stream), "cudaEventRecord");
-        from += chunk;
-        to += chunk;
-        bytes -= chunk;
-    }
-}
-
 namespace {
 
-// Where the host part of a download is: the span and the offset in it.
+// A position in a list of host spans (of a download's destination, or of an upload's
+// sources): the span and the offset in it.
+template <class Span>
 struct SpanCursor {
-    const HostSpan* spans;
+    const Span* spans;
     size_t span = 0, offset = 0;
 
-    // Copies n bytes from `from` into the spans from the cursor on.
-    void fill(const char* from, size_t n) {
+    // Copies n bytes between the contiguous `buffer` and the spans from the cursor on
+    // (into the spans when into_spans, else out of them) and moves the cursor past them.
+    void copy(char* buffer, size_t n, bool into_spans) {
         while (n > 0) {
-            const HostSpan& s = spans[span];
+            const Span& s = spans[span];
             size_t take = std::min(n, s.bytes - offset);
-            std::memcpy(static_cast<char*>(s.data) + offset, from, take);
-            from += take;
+            char* at = (char*)s.data + offset;
+            if (into_spans) std::memcpy(at, buffer, take);
+            else std::memcpy(buffer, at, take);
+            buffer += take;
             n -= take;
             offset += take;
             if (offset == s.bytes) {
@@ -90,10 +88,27 @@ struct SpanCursor {
 
 }  // namespace
 
+// The host gathers piece i + 1 into one buffer while the device copies piece i out of
+// the other (next_slot waits for that copy only when the host gets two pieces ahead).
+void PinnedStaging::copy_to_device(void* dst, const HostSource* sources, size_t count, cudaStream_t stream) {
+    size_t bytes = 0;
+    for (size_t i = 0; i < count; ++i) bytes += sources[i].bytes;
+    char* to = static_cast<char*>(dst);
+    SpanCursor<HostSource> from{sources};
+    while (bytes > 0) {
+        size_t n = std::min(bytes, kPiece);
+        Slot& s = next_slot(n);
+        from.copy(static_cast<char*>(s.host), n, false);
+        check(cudaMemcpyAsync(to, s.host, n, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync (staged)");
+        check(cudaEventRecord(s.read, stream), "cudaEventRecord");
+        to += n;
+        bytes -= n;
+    }
+}
+
 // The device copies piece i + 1 into one buffer while the host copies piece i out of
 // the other into the spans.
 void PinnedStaging::copy_to_host(const void* src, const HostSpan* spans, size_t count, cudaStream_t stream) {
-    constexpr size_t kPiece = size_t(8) << 20;  // small enough to overlap the two halves
     struct Piece {
         Slot* slot = nullptr;
         size_t n = 0;
@@ -101,7 +116,7 @@ void PinnedStaging::copy_to_host(const void* src, const HostSpan* spans, size_t 
     size_t bytes = 0;
     for (size_t i = 0; i < count; ++i) bytes += spans[i].bytes;
     const char* from = static_cast<const char*>(src);
-    SpanCursor to{spans};
+    SpanCursor<HostSpan> to{spans};
     Piece pending;  // on its way into a buffer
     while (bytes > 0 || pending.slot) {
         Piece next;
@@ -116,7 +131,7 @@ void PinnedStaging::copy_to_host(const void* src, const HostSpan* spans, size_t 
         }
         if (pending.slot) {
             check(cudaEventSynchronize(pending.slot->read), "staged download");
-            to.fill(static_cast<const char*>(pending.slot->host), pending.n);
+            to.copy(static_cast<char*>(pending.slot->host), pending.n, true);
         }
         pending = next;
     }

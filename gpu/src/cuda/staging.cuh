@@ -1,21 +1,23 @@
 // staging.cuh — pinned host staging for the CUDA backend's copies between pageable host
 // memory and the device: the runs the stage ships while it reads (ship_run.cu), and
 // large downloads (results into shared memory), which the driver would otherwise move
-// at pageable speed. Two page-locked buffers are used in turn (double buffering):
-//  - to the device: a copy memcpy's its pageable source into the next buffer, queues
-//    cudaMemcpyAsync out of it on the stream and records an event after that copy; the
-//    buffer is written again only once its event has completed, so the host waits only
-//    when it gets two copies ahead of the device;
+// at pageable speed. Two page-locked buffers are used in turn (double buffering), in
+// pieces of 8 MB:
+//  - to the device: the host gathers the next piece of its pageable sources into the next
+//    buffer, queues cudaMemcpyAsync out of it on the stream and records an event after
+//    that copy; the buffer is written again only once its event has completed, so the
+//    host waits only when it gets two pieces ahead of the device;
 //  - to the host: the device copies the next piece into one buffer while the host
-//    memcpy's the previous piece out of the other.
-// A buffer grows to the largest piece it is given (a power of two, at most kMaxChunk);
-// a larger copy goes through in pieces.
+//    memcpy's the previous piece out of the other into the spans.
+// A buffer grows to the largest piece it is given.
 //
 // One PinnedStaging belongs to each CUDA context (it lives in the device's pool
 // allocator, runtime.cu: staging_of), so its buffers are reused by every pipeline on
-// that context until release() (Context::release_cached_memory(), which the extension
-// calls when a context goes idle at the end of a query). Pinned host memory is not
-// counted in the context's GPU budget; a failed cudaHostAlloc throws OutOfMemory.
+// that context, query after query, until the context closes: 16 MB page-locked at most,
+// which cudaHostAlloc takes 3-4 ms per buffer to make (measured on the H200 host), too
+// much to pay again in every query. reserve() makes them when the context opens. Pinned
+// host memory is not counted in the context's GPU budget; a failed cudaHostAlloc throws
+// OutOfMemory.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -27,27 +29,33 @@
 namespace mergepath {
 namespace cuda {
 
+// A stretch of host memory an upload reads.
+struct HostSource {
+    const void* data;
+    size_t bytes;
+};
+
 class PinnedStaging {
 public:
-    static constexpr size_t kMaxChunk = size_t(64) << 20;
-
     PinnedStaging() = default;
-    ~PinnedStaging();  // waits for copies still reading the buffers, then frees them
+    ~PinnedStaging();  // release()
     PinnedStaging(const PinnedStaging&) = delete;
     PinnedStaging& operator=(const PinnedStaging&) = delete;
 
-    // Copies `bytes` from pageable host memory `src` to device memory `dst`, ordered on
-    // `stream`. Returns once src has been read (it may be reused), before the device
-    // has the data.
-    void copy_to_device(void* dst, const void* src, size_t bytes, cudaStream_t stream);
+    // Copies the pageable host sources, one after another, to device memory `dst`,
+    // ordered on `stream`. Returns once they have been read (they may be reused), before
+    // the device has the data.
+    void copy_to_device(void* dst, const HostSource* sources, size_t count, cudaStream_t stream);
 
     // Copies consecutive bytes from device memory `src` into the pageable host spans, in
     // order, after the work queued on `stream`; returns when the spans hold them.
     void copy_to_host(const void* src, const HostSpan* spans, size_t count, cudaStream_t stream);
 
+    // Makes both buffers at their full size (a piece) now rather than at the first copies.
+    void reserve();
+
     // Waits for copies still reading the buffers and frees them (they are allocated
-    // again by the next copy): Context::release_cached_memory() calls it, so an idle
-    // context does not keep host memory page-locked.
+    // again by the next copy); the destructor calls it.
     void release() noexcept;
 
 private:
