@@ -6,6 +6,8 @@
 //    and the backend default): each side comes out sorted, every key with the row number its
 //    add returned, equal keys in ascending rows, and the same as one producer adding
 //    everything; the chunks are never written;
+//  - (CUDA) runs shipped through several pieces of the pinned staging, each gathered
+//    from many chunks;
 //  - empty sides and a side of one key;
 //  - the host keys are charged to the context's budget and discharged when the stage
 //    goes; an out-of-memory in sort() leaves the keys, and after rebind() onto an
@@ -119,6 +121,27 @@ TYPED_TEST(SortedSidesTest, SeveralProducersGiveSortedStableSides) {
                 << "side " << side << ", ship_rows " << ship_rows;
         }
         EXPECT_TRUE(chunks == untouched) << "the stage wrote into a chunk";
+    }
+}
+
+// Runs large enough to go to the GPU through several pieces of the pinned staging (8 MB),
+// each piece gathered from many chunks, one of which the piece's end cuts.
+TYPED_TEST(SortedSidesTest, ShippedRunsGatheredFromManyChunksAcrossStagingPieces) {
+    using K = typename TestFixture::K;
+    if (this->ctx().host_memory()) GTEST_SKIP() << "the pinned staging is the CUDA backend's";
+    const size_t kShipRows = size_t(5) << 20;  // 20-80 MB runs of 4-16 byte keys
+    SortedSides<K> stage(this->ctx(), true);
+    stage.set_ship_rows(kShipRows);
+    std::vector<std::vector<std::vector<K>>> chunks(1);
+    chunks[0].reserve(8000);  // chunk addresses must stay put
+    std::vector<Added<K>> added(1);
+    added[0] = produce(stage, base_seed(), kShipRows + kShipRows / 2, &chunks[0]);
+    ASSERT_LT(chunks[0].size(), 8000u);
+    stage.sort();
+    for (int side = 0; side < 2; ++side) {
+        std::vector<K> by_row;
+        ASSERT_TRUE(keys_by_row(added, side, &by_row));
+        EXPECT_TRUE(check_side(this->ctx(), stage, side == 0 ? Side::A : Side::B, by_row)) << "side " << side;
     }
 }
 
