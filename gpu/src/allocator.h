@@ -43,7 +43,7 @@ public:
     void reset_peak();
     // Drops what the backend caches for reuse and, with nothing allocated, gives the
     // ledger back what was reserved in it, unless the ledger lets the allocator keep
-    // both (then only the pinned staging of the CUDA backend goes back).
+    // both (then nothing is dropped). The CUDA backend's pinned staging always stays.
     void release_cached() noexcept;
 
 protected:

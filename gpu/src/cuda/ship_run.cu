@@ -38,10 +38,10 @@ DeviceRun<K> ship_run(Context& ctx, const HostSlice<K>* slices, size_t count, ui
     size_t n = 0;
     for (size_t i = 0; i < count; ++i) n += slices[i].n;
     // Everything is allocated first: a budget failure throws before any copy is queued.
-    DeviceRun<K> unsorted = allocate_run<K>(ctx, n, with_rows);
-    DeviceRun<K> run = n > 1 ? allocate_run<K>(ctx, n, with_rows) : DeviceRun<K>();
     std::vector<HostSource> sources(count);
     for (size_t i = 0; i < count; ++i) sources[i] = {slices[i].keys, slices[i].n * sizeof(K)};
+    DeviceRun<K> unsorted = allocate_run<K>(ctx, n, with_rows);
+    DeviceRun<K> run = n > 1 ? allocate_run<K>(ctx, n, with_rows) : DeviceRun<K>();
     staging_of(ctx).copy_to_device(unsorted.keys.data(), sources.data(), count, stream_of(ctx));
     if (with_rows) for_each_index(ctx, int64_t(n), RowNumbers{unsorted.rows.data(), first_row}, "row numbers");
     if (n < 2) return unsorted;

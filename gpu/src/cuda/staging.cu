@@ -51,42 +51,13 @@ PinnedStaging::Slot& PinnedStaging::next_slot(size_t bytes) {
         s.host = nullptr;
         s.capacity = 0;
         size_t size = slot_size(bytes);
-        check(cudaHostAlloc(&s.host, size, cudaHostAllocDefault), "cudaHostAlloc (staging)");
+        void* host = nullptr;
+        check(cudaHostAlloc(&host, size, cudaHostAllocDefault), "cudaHostAlloc (staging)");
+        s.host = host;
         s.capacity = size;
     }
     return s;
 }
-
-namespace {
-
-// A position in a list of host spans (of a download's destination, or of an upload's
-// sources): the span and the offset in it.
-template <class Span>
-struct SpanCursor {
-    const Span* spans;
-    size_t span = 0, offset = 0;
-
-    // Copies n bytes between the contiguous `buffer` and the spans from the cursor on
-    // (into the spans when into_spans, else out of them) and moves the cursor past them.
-    void copy(char* buffer, size_t n, bool into_spans) {
-        while (n > 0) {
-            const Span& s = spans[span];
-            size_t take = std::min(n, s.bytes - offset);
-            char* at = (char*)s.data + offset;
-            if (into_spans) std::memcpy(at, buffer, take);
-            else std::memcpy(buffer, at, take);
-            buffer += take;
-            n -= take;
-            offset += take;
-            if (offset == s.bytes) {
-                ++span;
-                offset = 0;
-            }
-        }
-    }
-};
-
-}  // namespace
 
 // The host gathers piece i + 1 into one buffer while the device copies piece i out of
 // the other (next_slot waits for that copy only when the host gets two pieces ahead).
@@ -98,7 +69,7 @@ void PinnedStaging::copy_to_device(void* dst, const HostSource* sources, size_t 
     while (bytes > 0) {
         size_t n = std::min(bytes, kPiece);
         Slot& s = next_slot(n);
-        from.copy(static_cast<char*>(s.host), n, false);
+        from.gather(static_cast<char*>(s.host), n);
         check(cudaMemcpyAsync(to, s.host, n, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync (staged)");
         check(cudaEventRecord(s.read, stream), "cudaEventRecord");
         to += n;
@@ -131,7 +102,7 @@ void PinnedStaging::copy_to_host(const void* src, const HostSpan* spans, size_t 
         }
         if (pending.slot) {
             check(cudaEventSynchronize(pending.slot->read), "staged download");
-            to.copy(static_cast<char*>(pending.slot->host), pending.n, true);
+            to.scatter(static_cast<const char*>(pending.slot->host), pending.n);
         }
         pending = next;
     }

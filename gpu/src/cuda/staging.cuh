@@ -25,15 +25,10 @@
 #include <cstddef>
 
 #include "mergepath/context.h"
+#include "span_cursor.h"
 
 namespace mergepath {
 namespace cuda {
-
-// A stretch of host memory an upload reads.
-struct HostSource {
-    const void* data;
-    size_t bytes;
-};
 
 class PinnedStaging {
 public:

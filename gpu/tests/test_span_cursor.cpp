@@ -1,0 +1,59 @@
+// test_span_cursor.cpp — SpanCursor (span_cursor.h), the walk over host spans that the
+// CUDA staging's copies go through a piece at a time: over random lists of spans (empty
+// ones, null ones of 0 bytes, ones larger than a piece, a piece ending inside a span),
+// gathering the sources piece by piece gives their concatenation, and scattering a
+// buffer piece by piece fills the destination spans in order and nothing else.
+#include "span_cursor.h"
+#include "test_support.h"
+
+namespace mptest {
+namespace {
+
+// Random span sizes: a third empty, some far larger than any piece.
+std::vector<size_t> random_sizes(Rng& rng) {
+    std::vector<size_t> sizes(rng() % 8);
+    for (size_t& s : sizes) s = rng() % 3 == 0 ? 0 : rng() % 4 == 0 ? 1000 + rng() % 5000 : 1 + rng() % 300;
+    return sizes;
+}
+
+TEST(SpanCursor, PiecesGatherTheSourcesAndScatterIntoTheSpansInOrder) {
+    Rng rng(base_seed());
+    for (int trial = 0; trial < 3000; ++trial) {
+        std::vector<size_t> sizes = random_sizes(rng);
+        size_t total = 0;
+        for (size_t s : sizes) total += s;
+        const size_t piece = 1 + rng() % 700;
+        // sources: blocks of random bytes (an empty one with no memory at all)
+        std::vector<std::vector<char>> blocks;
+        std::vector<HostSource> sources;
+        std::vector<char> joined;
+        for (size_t s : sizes) {
+            blocks.emplace_back(s);
+            for (char& c : blocks.back()) c = char(rng());
+            sources.push_back({s ? blocks.back().data() : nullptr, s});
+            joined.insert(joined.end(), blocks.back().begin(), blocks.back().end());
+        }
+        std::vector<char> gathered(total);
+        SpanCursor<HostSource> from{sources.data()};
+        for (size_t done = 0; done < total; done += std::min(piece, total - done))
+            from.gather(gathered.data() + done, std::min(piece, total - done));
+        ASSERT_EQ(gathered, joined) << "trial " << trial << ", piece " << piece;
+
+        // destinations: the same sizes, with a guard byte after each
+        std::vector<std::vector<char>> dest;
+        std::vector<HostSpan> spans;
+        for (size_t s : sizes) dest.emplace_back(s + 1, char(0x5A));
+        for (size_t i = 0; i < sizes.size(); ++i) spans.push_back({sizes[i] ? dest[i].data() : nullptr, sizes[i]});
+        SpanCursor<HostSpan> to{spans.data()};
+        for (size_t done = 0; done < total; done += std::min(piece, total - done))
+            to.scatter(joined.data() + done, std::min(piece, total - done));
+        for (size_t i = 0; i < sizes.size(); ++i) {
+            ASSERT_TRUE(std::equal(dest[i].begin(), dest[i].end() - 1, blocks[i].begin()))
+                << "trial " << trial << ", span " << i;
+            ASSERT_EQ(dest[i].back(), char(0x5A)) << "trial " << trial << ": written past span " << i;
+        }
+    }
+}
+
+}  // namespace
+}  // namespace mptest
