@@ -17,10 +17,10 @@ SET enable_nestloop = off;
 \set VERBOSITY terse
 
 -- k: int8 ~2 copies per key; n: int4 with NULLs; z: 0 in one row (division by zero)
-CREATE TABLE pj_a AS SELECT g::int8 * 7919 % 40000 AS k, CASE WHEN g % 9 = 0 THEN NULL ELSE g % 500 END::int4 AS n,
+CREATE TABLE pj_a AS SELECT g::int8 * 7919 % 40000 AS k, CASE WHEN g % 9 = 0 THEN NULL ELSE g % 2000 END::int4 AS n,
   g AS p, CASE WHEN g = 31337 THEN 0 ELSE 1 END AS z
   FROM generate_series(1, 80000) g;
-CREATE TABLE pj_b AS SELECT g::int8 * 104729 % 50000 AS k, CASE WHEN g % 4 = 0 THEN NULL ELSE g % 700 END::int4 AS n,
+CREATE TABLE pj_b AS SELECT g::int8 * 104729 % 50000 AS k, CASE WHEN g % 4 = 0 THEN NULL ELSE g % 2100 END::int4 AS n,
   g AS q FROM generate_series(1, 60000) g;
 ANALYZE pj_a, pj_b;
 
