@@ -129,8 +129,9 @@ public:
     void reset_memory_peak();
     // Hands memory cached for reuse back to the system: freed Buffers kept by the host
     // allocator (the GPU pool keeps its device memory cached, unless the context has a
-    // ledger; the CUDA context's two pinned staging buffers stay until it closes). With no Buffer alive, what
-    // was reserved in the ledger goes back to it. Buffers still alive are untouched.
+    // ledger; the CUDA context's two pinned staging buffers stay until it closes). With
+    // no Buffer alive, what was reserved in the ledger goes back to it. Buffers still
+    // alive are untouched.
     void release_cached_memory();
 
     // Why Auto would not pick CUDA (empty when it would). Calls into the CUDA runtime:

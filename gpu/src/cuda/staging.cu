@@ -1,7 +1,7 @@
 // staging.cu — the double-buffered pinned staging of copies between pageable host
 // memory and the device (see staging.cuh): wait for a buffer's last copy (its event),
-// grow it if needed, memcpy into it and cudaMemcpyAsync out of it (to the device), or
-// cudaMemcpyAsync into it and memcpy out of it one piece later (to the host).
+// memcpy into it and cudaMemcpyAsync out of it (to the device), or cudaMemcpyAsync into
+// it and memcpy out of it one piece later (to the host).
 #include <algorithm>
 #include <cstring>
 
@@ -15,12 +15,6 @@ namespace {
 // Copies go through the buffers in pieces small enough for the host's memcpy of one to
 // overlap the device's copy of the other.
 constexpr size_t kPiece = size_t(8) << 20;
-
-size_t slot_size(size_t bytes) {
-    size_t size = size_t(1) << 20;
-    while (size < bytes && size < kPiece) size <<= 1;
-    return size;
-}
 
 }  // namespace
 
@@ -38,23 +32,18 @@ void PinnedStaging::release() noexcept {
 }
 
 void PinnedStaging::reserve() {
-    for (int i = 0; i < 2; ++i) next_slot(kPiece);
+    for (int i = 0; i < 2; ++i) next_slot();
 }
 
-PinnedStaging::Slot& PinnedStaging::next_slot(size_t bytes) {
+PinnedStaging::Slot& PinnedStaging::next_slot() {
     Slot& s = slots_[next_];
     next_ ^= 1;
     if (!s.read) check(cudaEventCreateWithFlags(&s.read, cudaEventDisableTiming), "cudaEventCreate");
     check(cudaEventSynchronize(s.read), "staging buffer reuse");  // its previous copy has read it
-    if (s.capacity < bytes) {
-        if (s.host) check(cudaFreeHost(s.host), "cudaFreeHost");
-        s.host = nullptr;
-        s.capacity = 0;
-        size_t size = slot_size(bytes);
+    if (!s.host) {  // made once (reserve), or at its first piece if that failed
         void* host = nullptr;
-        check(cudaHostAlloc(&host, size, cudaHostAllocDefault), "cudaHostAlloc (staging)");
+        check(cudaHostAlloc(&host, kPiece, cudaHostAllocDefault), "cudaHostAlloc (staging)");
         s.host = host;
-        s.capacity = size;
     }
     return s;
 }
@@ -68,7 +57,7 @@ void PinnedStaging::copy_to_device(void* dst, const HostSource* sources, size_t 
     SpanCursor<HostSource> from{sources};
     while (bytes > 0) {
         size_t n = std::min(bytes, kPiece);
-        Slot& s = next_slot(n);
+        Slot& s = next_slot();
         from.gather(static_cast<char*>(s.host), n);
         check(cudaMemcpyAsync(to, s.host, n, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync (staged)");
         check(cudaEventRecord(s.read, stream), "cudaEventRecord");
@@ -93,7 +82,7 @@ void PinnedStaging::copy_to_host(const void* src, const HostSpan* spans, size_t 
         Piece next;
         if (bytes > 0) {  // the buffer taken was emptied by the host one piece ago
             next.n = std::min(bytes, kPiece);
-            next.slot = &next_slot(next.n);
+            next.slot = &next_slot();
             check(cudaMemcpyAsync(next.slot->host, from, next.n, cudaMemcpyDeviceToHost, stream),
                   "cudaMemcpyAsync (staged)");
             check(cudaEventRecord(next.slot->read, stream), "cudaEventRecord");

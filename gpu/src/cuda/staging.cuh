@@ -1,19 +1,18 @@
 // staging.cuh — pinned host staging for the CUDA backend's copies between pageable host
 // memory and the device: the runs the stage ships while it reads (ship_run.cu), and
 // large downloads (results into shared memory), which the driver would otherwise move
-// at pageable speed. Two page-locked buffers are used in turn (double buffering), in
-// pieces of 8 MB:
+// at pageable speed. Two page-locked buffers of 8 MB are used in turn (double
+// buffering), a piece of the copy in each:
 //  - to the device: the host gathers the next piece of its pageable sources into the next
 //    buffer, queues cudaMemcpyAsync out of it on the stream and records an event after
 //    that copy; the buffer is written again only once its event has completed, so the
 //    host waits only when it gets two pieces ahead of the device;
 //  - to the host: the device copies the next piece into one buffer while the host
 //    memcpy's the previous piece out of the other into the spans.
-// A buffer grows to the largest piece it is given.
 //
 // One PinnedStaging belongs to each CUDA context (it lives in the device's pool
 // allocator, runtime.cu: staging_of), so its buffers are reused by every pipeline on
-// that context, query after query, until the context closes: 16 MB page-locked at most,
+// that context, query after query, until the context closes: 16 MB page-locked,
 // which cudaHostAlloc takes 3-4 ms per buffer to make (measured on the H200 host), too
 // much to pay again in every query. reserve() makes them when the context opens. Pinned
 // host memory is not counted in the context's GPU budget; a failed cudaHostAlloc throws
@@ -46,7 +45,7 @@ public:
     // order, after the work queued on `stream`; returns when the spans hold them.
     void copy_to_host(const void* src, const HostSpan* spans, size_t count, cudaStream_t stream);
 
-    // Makes both buffers at their full size (a piece) now rather than at the first copies.
+    // Makes both buffers now rather than at the first copies.
     void reserve();
 
     // Waits for copies still reading the buffers and frees them (they are allocated
@@ -55,11 +54,10 @@ public:
 
 private:
     struct Slot {
-        void* host = nullptr;       // page-locked buffer
-        size_t capacity = 0;
+        void* host = nullptr;        // page-locked buffer of a piece (8 MB)
         cudaEvent_t read = nullptr;  // recorded after the last copy out of host
     };
-    Slot& next_slot(size_t bytes);  // the next buffer, free and at least `bytes` large
+    Slot& next_slot();  // the next buffer, free (its last copy done), made if need be
 
     Slot slots_[2];
     int next_ = 0;
