@@ -181,37 +181,43 @@ void mp_join_combine(MpJoinState* st, uint64 keys) {
 }
 
 static_assert(sizeof(mergepath::JoinRange) == kMpRangeSize, "a chunk's room holds the library's ranges");
+static_assert(sizeof(mergepath::HostSpan) == sizeof(MpMemoryRange), "a span is a range");
 
-// The ranges of A's chunks [first, end) of the adoption order (consecutive A rows) into
-// the room next to each chunk's keys: the rooms mapped here on threads first (other
-// participants faulted them in), then one download into all of them.
-static void put_piece_ranges(MpJoinState* st, uint64 first, uint64 end) {
+// The room next to each of A's chunks, in adoption order (consecutive A rows), where its
+// ranges go.
+static mergepath::HostSpan* range_rooms(MpJoinState* st) {
     const MpAdoptedChunks* a = &st->run.adopted[0];
-    static_assert(sizeof(mergepath::HostSpan) == sizeof(MpMemoryRange), "a span is a range");
-    mergepath::HostSpan* rooms = (mergepath::HostSpan*)palloc(sizeof(mergepath::HostSpan) * Max(1, end - first));
-    for (uint64 i = first; i < end; i++) {
+    mergepath::HostSpan* rooms = (mergepath::HostSpan*)palloc(sizeof(mergepath::HostSpan) * Max(1, a->count));
+    for (uint64 i = 0; i < a->count; i++) {
         MpChunk* c = mp_chunk_at(&st->run.space, a->chunk[i]);
-        rooms[i - first] = {mp_chunk_ranges(c), c->count * sizeof(mergepath::JoinRange)};
+        rooms[i] = {mp_chunk_ranges(c), c->count * sizeof(mergepath::JoinRange)};
     }
-    mp_premap(reinterpret_cast<const MpMemoryRange*>(rooms), int(end - first), kMpCombinerThreads);
-    mp_stage_download_ranges_by_a_row(st->run.stage, a->first[first], rooms, int(end - first));
-    pfree(rooms);
+    return rooms;
 }
 
+// A's ranges, piece by piece, into the rooms. The rooms' pages (other participants
+// allocated them; nothing is in them yet) are mapped for writing in this process first,
+// all at once on threads: a download into pages this process never touched would take
+// a fault per page on the one thread that copies, and mapping them per piece started
+// threads twenty times per query (and, mapped for reading, left each page to fault
+// again when written).
 void mp_join_put_ranges(MpJoinState* st) {
     MpStopwatch clock;
     const MpAdoptedChunks* a = &st->run.adopted[0];
     MpParallelState* s = &mp_join_shared(st)->parallel;
+    mergepath::HostSpan* rooms = range_rooms(st);
+    mp_prefault(reinterpret_cast<const MpMemoryRange*>(rooms), int(a->count));
     const uint64 piece_rows = mp_piece_rows(sizeof(mergepath::JoinRange));
     for (uint64 i = 0; i < a->count;) {
         uint64 first = i, rows = 0;
         while (i < a->count && (i == first || rows < piece_rows))
             rows += mp_chunk_at(&st->run.space, a->chunk[i++])->count;
         CHECK_FOR_INTERRUPTS();
-        put_piece_ranges(st, first, i);
+        mp_stage_download_ranges_by_a_row(st->run.stage, a->first[first], rooms + first, int(i - first));
         if (mp_join_runs_shared(st)) mp_shared_results_ready(s, a->first[first] + rows);
     }
     if (mp_join_runs_shared(st)) mp_shared_results_ready(s, a->rows);
+    pfree(rooms);
     mp_stage_release(st->run.stage);  // everything the emitters need is in the space now
     double ms = clock.lap_ms();
     st->run.stage->report.combine_ms += ms;
