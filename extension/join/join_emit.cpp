@@ -37,12 +37,20 @@
 
 // ---- the scan tuple -----------------------------------------------------------------
 
-// Deforms a stored row into values / isnull (a side's columns).
+// Deforms a stored row into values / isnull (a side's columns). A row of one column (a
+// key kept for its recheck, say) is read where heap_fill_tuple put it: at the start of
+// its data, which is maximally aligned.
 static void deform_tuple(MpJoinState* st, int side, MinimalTuple tuple, Datum* values, bool* isnull) {
+    TupleDesc desc = st->node.stored_desc[side];
+    if (desc->natts == 1) {
+        isnull[0] = (tuple->t_infomask & HEAP_HASNULL) && att_isnull(0, tuple->t_bits);
+        values[0] = isnull[0] ? Datum(0) : fetchatt(TupleDescAttr(desc, 0), (char*)tuple + tuple->t_hoff - MINIMAL_TUPLE_OFFSET);
+        return;
+    }
     HeapTupleData heap;
     heap.t_len = tuple->t_len + MINIMAL_TUPLE_OFFSET;
     heap.t_data = (HeapTupleHeader)((char*)tuple - MINIMAL_TUPLE_OFFSET);
-    heap_deform_tuple(&heap, st->node.stored_desc[side], values, isnull);
+    heap_deform_tuple(&heap, desc, values, isnull);
 }
 
 // A stored row straight into the side's columns of the scan tuple.

@@ -89,8 +89,31 @@ uint64 mp_arena_put(MpRowArena* a, TupleTableSlot* child) {
     return mp_arena_put_values(a, a->values, a->isnull);
 }
 
+// A row of one column whose value is a varlena in line with a 1-byte header (a short
+// text, varchar, bytea... as a heap page holds it), formed directly: the layout
+// heap_fill_tuple gives it (no null bitmap, the value's bytes as they are at the start
+// of the data, HEAP_HASVARWIDTH), without its per-column walk. False for any other row.
+static bool put_short_varlena(MpRowArena* a, const Datum* values, const bool* isnull, uint64* ref) {
+    if (a->ncols != 1 || isnull[0] || TupleDescAttr(a->desc, 0)->attlen != -1) return false;
+    const char* value = DatumGetPointer(values[0]);
+    if (!VARATT_IS_SHORT(value) || VARATT_IS_EXTERNAL(value)) return false;
+    const uint64 hoff = MAXALIGN(SizeofMinimalTupleHeader), len = VARSIZE_SHORT(value);
+    const uint64 bytes = MAXALIGN(hoff + len);
+    char* at = mp_arena_reserve(a, bytes, ref);
+    memset(at, 0, hoff);
+    memcpy(at + hoff, value, len);
+    memset(at + hoff + len, 0, bytes - hoff - len);
+    MinimalTuple tuple = (MinimalTuple)at;
+    tuple->t_len = uint32(hoff + len);
+    HeapTupleHeaderSetNatts(tuple, 1);
+    tuple->t_hoff = uint8(hoff + MINIMAL_TUPLE_OFFSET);
+    tuple->t_infomask = HEAP_HASVARWIDTH;
+    return true;
+}
+
 uint64 mp_arena_put_values(MpRowArena* a, const Datum* values, const bool* isnull) {
     uint64 hoff, data_len, ref;
+    if (put_short_varlena(a, values, isnull, &ref)) return ref;
     uint64 bytes = mp_tuple_measure(a->desc, values, isnull, &hoff, &data_len);
     mp_tuple_form_at(mp_arena_reserve(a, bytes, &ref), a->desc, values, isnull, hoff, data_len);
     return ref;
