@@ -14,8 +14,10 @@ struct MpMemoryRange {
     size_t bytes;
 };
 
-// Faults in every page of the ranges (their contents are not kept: call it before
-// anything is written there) and returns when all are mapped.
+// Maps every whole page of the ranges for writing, on threads, and returns when all are
+// mapped: fresh memory, or pages other processes wrote whose contents nothing reads any
+// more (a join's range rooms, a set operation's keys its results overwrite). Their
+// contents are not kept: where the kernel lacks MADV_POPULATE_WRITE each page is zeroed.
 void mp_prefault(const MpMemoryRange* ranges, int count) noexcept;
 
 // Maps into this process, on up to `threads` threads, the pages of ranges other

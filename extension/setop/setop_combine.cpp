@@ -186,12 +186,12 @@ static void download_stream(MpSetOpState* st, MpKeyStream stream, uint64 before)
 
 void mp_put_shared_results(MpSetOpState* st) {
     MpStopwatch clock;
-    // other participants wrote most of these chunks: map their pages here on threads
-    // rather than by a minor fault every 4 kB inside the downloads
+    // other participants wrote most of these chunks: their pages are mapped here for
+    // writing, on threads, rather than by a minor fault every 4 kB inside the downloads
+    // (the keys there are read no more: the results overwrite them)
     static_assert(sizeof(mergepath::HostSpan) == sizeof(MpMemoryRange), "a span is a range");
     for (int s = 0; s < 2; s++)
-        mp_premap(reinterpret_cast<const MpMemoryRange*>(st->emitter.result_spans[s]), st->emitter.result_span_count[s],
-                  kMpCombinerThreads);
+        mp_prefault(reinterpret_cast<const MpMemoryRange*>(st->emitter.result_spans[s]), st->emitter.result_span_count[s]);
     download_stream(st, MpKeyStream::Main, 0);
     download_stream(st, MpKeyStream::Nulls, st->shared->results[0].count);
     mp_stage_release(st->run.stage);  // the keys are all in shared memory now
