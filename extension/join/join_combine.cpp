@@ -11,8 +11,8 @@
 // Why by A row: emitters walk A in the order its rows were stored, so A's stored rows
 // are read in sequence (in key order they would be read at random: a fact table's
 // gigabytes of rows against a dimension's few megabytes), and the room for the ranges
-// was allocated and faulted in by the participant that read the row (in parallel),
-// not by the combiner afterwards.
+// was allocated with the row's chunk by the participant that read it (in parallel);
+// the combiner only maps the rooms' pages, a batch at a time, before it downloads.
 //
 // Row numbers: the library numbers each side's keys in the order their chunks were
 // adopted; the combiner records that order (row_directory.h).
@@ -195,24 +195,35 @@ static mergepath::HostSpan* range_rooms(MpJoinState* st) {
     return rooms;
 }
 
-// A's ranges, piece by piece, into the rooms. The rooms' pages (other participants
-// allocated them; nothing is in them yet) are mapped for writing in this process first,
-// all at once on threads: a download into pages this process never touched would take
-// a fault per page on the one thread that copies, and mapping them per piece started
-// threads twenty times per query (and, mapped for reading, left each page to fault
-// again when written).
+// Pieces' worth of rooms mapped at a time (see mp_join_put_ranges): 256 MB, a query's
+// interrupts checked between batches.
+constexpr uint64 kMpRoomBatchPieces = 32;
+
+// A's ranges, piece by piece, into the rooms. In a parallel node the rooms' pages
+// (other participants allocated them; nothing is in them yet) are mapped for writing in
+// this process first, a batch of many pieces at a time on threads: a download into
+// pages this process never touched would take a fault per page on the one thread that
+// copies, and mapping them per piece started threads twenty times per query (and,
+// mapped for reading, left each page to fault again when written). A serial node's
+// rooms were mapped when it allocated them (mp_prefault_block).
 void mp_join_put_ranges(MpJoinState* st) {
     MpStopwatch clock;
     const MpAdoptedChunks* a = &st->run.adopted[0];
     MpParallelState* s = &mp_join_shared(st)->parallel;
     mergepath::HostSpan* rooms = range_rooms(st);
-    mp_prefault(reinterpret_cast<const MpMemoryRange*>(rooms), int(a->count));
+    uint64 mapped = mp_join_runs_shared(st) ? 0 : a->count;  // rooms [0, mapped) are mapped here
     const uint64 piece_rows = mp_piece_rows(sizeof(mergepath::JoinRange));
+    const uint64 batch_bytes = kMpRoomBatchPieces * piece_rows * sizeof(mergepath::JoinRange);
     for (uint64 i = 0; i < a->count;) {
         uint64 first = i, rows = 0;
         while (i < a->count && (i == first || rows < piece_rows))
             rows += mp_chunk_at(&st->run.space, a->chunk[i++])->count;
         CHECK_FOR_INTERRUPTS();
+        if (mapped < i) {  // the next batch of rooms, this piece's and those after it
+            uint64 from = mapped, bytes = 0;
+            while (mapped < a->count && (mapped < i || bytes < batch_bytes)) bytes += rooms[mapped++].bytes;
+            mp_prefault(reinterpret_cast<const MpMemoryRange*>(rooms + from), int(mapped - from));
+        }
         mp_stage_download_ranges_by_a_row(st->run.stage, a->first[first], rooms + first, int(i - first));
         if (mp_join_runs_shared(st)) mp_shared_results_ready(s, a->first[first] + rows);
     }

@@ -46,7 +46,7 @@ std::vector<Piece> cut(const MpMemoryRange* ranges, int count) {
 
 void populate_write(const Piece& piece) {
     if (madvise(piece.data, piece.bytes, MADV_POPULATE_WRITE) == 0) return;
-    std::memset(piece.data, 0, piece.bytes);  // nothing is written there yet (see prefault.h)
+    std::memset(piece.data, 0, piece.bytes);  // its contents are not kept (see prefault.h)
 }
 
 void populate_read(const Piece& piece) { (void)madvise(piece.data, piece.bytes, MADV_POPULATE_READ); }

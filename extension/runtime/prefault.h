@@ -1,9 +1,11 @@
-// prefault.h — fresh memory faulted in on several threads before a large download
-// writes it. A node's result arrays in shared memory are new pages: a device download
-// that fills them from one thread takes a page fault (and the page's zeroing) every
-// 4 kB in turn, ~1.5 GB/s; faulted in first on threads of their own (madvise's
-// MADV_POPULATE_WRITE, or a write per page where the kernel lacks it) it runs at memory
-// speed. Pure C++ and system calls, no PostgreSQL call: it cannot raise an ERROR, and
+// prefault.h — memory faulted in on several threads before a large download writes it.
+// A node's result arrays in shared memory are new pages, and the rooms a combiner
+// downloads into inside other participants' chunks are pages it never mapped: a device
+// download that fills them from one thread takes a page fault (and a new page's
+// zeroing) every 4 kB in turn, ~1.5 GB/s; faulted in first on threads of their own
+// (madvise's MADV_POPULATE_WRITE, or a write per page where the kernel lacks it) it runs
+// at memory speed. Pages other processes wrote are mapped for reading instead
+// (mp_premap) where their contents are still read. Pure C++ and system calls, no PostgreSQL call: it cannot raise an ERROR, and
 // any failure (no threads) just leaves the faults to the download.
 #pragma once
 

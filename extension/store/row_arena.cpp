@@ -1,7 +1,7 @@
 // row_arena.cpp — MinimalTuples formed in place in large blocks (see row_arena.h). The
 // tuple layout is heap_form_minimal_tuple's (header, null bitmap, MAXALIGNed data),
 // written with heap_compute_data_size / heap_fill_tuple into the block instead of a
-// palloc'd copy.
+// palloc'd copy (a row of one short varlena directly, the same bytes: put_short_varlena).
 #include "row_arena.h"
 
 #include "prefault.h"
