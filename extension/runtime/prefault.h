@@ -5,8 +5,9 @@
 // zeroing) every 4 kB in turn, ~1.5 GB/s; faulted in first on threads of their own
 // (madvise's MADV_POPULATE_WRITE, or a write per page where the kernel lacks it) it runs
 // at memory speed. Pages other processes wrote are mapped for reading instead
-// (mp_premap) where their contents are still read. Pure C++ and system calls, no PostgreSQL call: it cannot raise an ERROR, and
-// any failure (no threads) just leaves the faults to the download.
+// (mp_premap) where their contents are still read. Pure C++ and system calls, no
+// PostgreSQL call: it cannot raise an ERROR, and any failure (no threads) just leaves
+// the faults to the download.
 #pragma once
 
 #include <cstddef>

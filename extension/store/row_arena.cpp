@@ -65,13 +65,20 @@ uint64 mp_tuple_measure(TupleDesc desc, const Datum* values, const bool* isnull,
     return MAXALIGN(*hoff + *data_len);
 }
 
-void mp_tuple_form_at(char* at, TupleDesc desc, const Datum* values, const bool* isnull, uint64 hoff,
-                      uint64 data_len) {
+// A tuple's MAXALIGN(hoff + data_len) bytes at `at` zeroed, then its length, number of
+// columns and data offset set.
+static MinimalTuple start_tuple(char* at, int natts, uint64 hoff, uint64 data_len) {
     MinimalTuple tuple = (MinimalTuple)at;
     memset(at, 0, MAXALIGN(hoff + data_len));
     tuple->t_len = uint32(hoff + data_len);
-    HeapTupleHeaderSetNatts(tuple, desc->natts);
+    HeapTupleHeaderSetNatts(tuple, natts);
     tuple->t_hoff = uint8(hoff + MINIMAL_TUPLE_OFFSET);
+    return tuple;
+}
+
+void mp_tuple_form_at(char* at, TupleDesc desc, const Datum* values, const bool* isnull, uint64 hoff,
+                      uint64 data_len) {
+    MinimalTuple tuple = start_tuple(at, desc->natts, hoff, data_len);
     bool hasnull = any_null(isnull, desc->natts);
     heap_fill_tuple(desc, (Datum*)values, (bool*)isnull, at + hoff, data_len, &tuple->t_infomask,
                     hasnull ? tuple->t_bits : NULL);
@@ -98,16 +105,10 @@ static bool put_short_varlena(MpRowArena* a, const Datum* values, const bool* is
     const char* value = DatumGetPointer(values[0]);
     if (!VARATT_IS_SHORT(value) || VARATT_IS_EXTERNAL(value)) return false;
     const uint64 hoff = MAXALIGN(SizeofMinimalTupleHeader), len = VARSIZE_SHORT(value);
-    const uint64 bytes = MAXALIGN(hoff + len);
-    char* at = mp_arena_reserve(a, bytes, ref);
-    memset(at, 0, hoff);
-    memcpy(at + hoff, value, len);
-    memset(at + hoff + len, 0, bytes - hoff - len);
-    MinimalTuple tuple = (MinimalTuple)at;
-    tuple->t_len = uint32(hoff + len);
-    HeapTupleHeaderSetNatts(tuple, 1);
-    tuple->t_hoff = uint8(hoff + MINIMAL_TUPLE_OFFSET);
+    char* at = mp_arena_reserve(a, MAXALIGN(hoff + len), ref);
+    MinimalTuple tuple = start_tuple(at, 1, hoff, len);
     tuple->t_infomask = HEAP_HASVARWIDTH;
+    memcpy(at + hoff, value, len);
     return true;
 }
 
