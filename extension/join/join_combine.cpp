@@ -71,6 +71,7 @@ void mp_join_free_run(MpJoinState* st) {
     memset(&st->emitter.b_window, 0, sizeof(st->emitter.b_window));
     memset(&st->emitter.b_walk, 0, sizeof(st->emitter.b_walk));
     st->emitter.b_active = &st->emitter.b_window;
+    memset(&st->emitter.proof, 0, sizeof(st->emitter.proof));
     st->emitter.b_refs = NULL;
     st->emitter.b_matched = NULL;
 }
@@ -282,4 +283,5 @@ void mp_join_take_results(MpJoinState* st) {
         alloc_pair_window(st->run.cxt, &st->emitter.b_walk);
         st->emitter.b_active = &st->emitter.b_window;
     }
+    mp_join_proof_alloc(st);
 }

@@ -40,7 +40,7 @@
 // Deforms a stored row into values / isnull (a side's columns). A row of one column (a
 // key kept for its recheck, say) is read where heap_fill_tuple put it: at the start of
 // its data, which is maximally aligned.
-static void deform_tuple(MpJoinState* st, int side, MinimalTuple tuple, Datum* values, bool* isnull) {
+void mp_join_deform_stored(const MpJoinState* st, int side, MinimalTuple tuple, Datum* values, bool* isnull) {
     TupleDesc desc = st->node.stored_desc[side];
     if (desc->natts == 1) {
         isnull[0] = (tuple->t_infomask & HEAP_HASNULL) && att_isnull(0, tuple->t_bits);
@@ -56,7 +56,7 @@ static void deform_tuple(MpJoinState* st, int side, MinimalTuple tuple, Datum* v
 // A stored row straight into the side's columns of the scan tuple.
 static void fill_side(MpJoinState* st, TupleTableSlot* scan, int side, MinimalTuple tuple) {
     int at = mp_join_scan_offset(st, side);
-    deform_tuple(st, side, tuple, scan->tts_values + at, scan->tts_isnull + at);
+    mp_join_deform_stored(st, side, tuple, scan->tts_values + at, scan->tts_isnull + at);
 }
 
 // Resolves A's references for row numbers [lo, hi) (see MpRowWindow): first where each
@@ -77,12 +77,14 @@ static void resolve_a_window(MpJoinState* st, uint64 lo, uint64 hi) {
 }
 
 // The B range of A row a: in its chunk, or in the outer batch (a streamed outer side);
-// *exact: a's key is an exact numeric (MpJoinNode.exact_keys: its pairs need no recheck).
+// *exact: a's pairs need no recheck (its key is an exact numeric, MpJoinNode.exact_keys,
+// or the batch's proof found them equal: join_batch_proof.cpp).
 static const mergepath::JoinRange* a_range(MpJoinState* st, uint64 a, bool* exact = nullptr) {
     if (st->strategy.way == MpJoinWay::StreamOuter) {
         if (exact) *exact = st->strategy.probe.exact[a];
         return mp_join_probe_range(st, a);
     }
+    if (exact && mp_join_row_proven(st, a)) *exact = true;
     return mp_join_a_range(&st->emitter.a_dir, a, &st->emitter.a_dir_near, st->node.exact_keys ? exact : nullptr);
 }
 
@@ -92,22 +94,34 @@ static bool pairs_read_b(const MpJoinState* st, bool exact) {
     return st->node.nstored[1] > 0 && (!exact || st->node.reads_side[1]);
 }
 
-// How far ahead of its use a B row's reference, and its tuple, is prefetched: enough
-// misses in flight to cover the memory's latency, few enough to stay in the cache.
+// How far ahead of its use a B row's tuple is prefetched: enough misses in flight to
+// cover the memory's latency, few enough to stay in the cache.
 constexpr uint32 kMpPrefetchAhead = 16;
+// How far ahead a window's B references are prefetched while the window is resolved: its
+// loop does little per entry, so it needs more in flight than an emitter's use of them.
+constexpr uint32 kMpRefsAhead = 64;
+
+// The candidates of an A row a window holds ahead of its walk (upcoming_b_positions):
+// every pair, unless the row's first passing pair decides it (SEMI, ANTI). Then, without
+// a join filter, the first: only a hash collision (a recheck failing) makes the row look
+// further; with one, the first few.
+static uint64 candidates_ahead(const MpJoinState* st) {
+    if (!mp_join_first_match_decides(st->node.info.jointype)) return kMpEmitBatch;
+    return st->node.filter ? kMpPrefetchAhead : 1;
+}
 
 // The sorted B positions the next B rows will be asked for, from j on (see
 // MpPairWindow): while expanding pairs, the rest of the current A row's range and then
 // the ranges of the batch's next A rows (all in place: the batch was waited for);
 // while emitting unmatched B rows, the run of positions from j.
-// SEMI and ANTI stop at a row's first passing pair: only the first few of each range,
-// unless the current row's walk is already past them (a join filter rejecting its first
-// candidates, as on a heavy key): then twice as far as it has walked, and no other
-// row's, else every few pairs of such a row would make a new window.
+// SEMI and ANTI stop at a row's first passing pair: only the first candidates of each
+// range (candidates_ahead), unless the current row's walk is already past them (a join
+// filter rejecting its first candidates, as on a heavy key; a hash collision): then
+// twice as far as it has walked, and no other row's, else every few pairs of such a row
+// would make a new window.
 static uint32 upcoming_b_positions(MpJoinState* st, uint64 j, bool in_pairs, uint64* out, uint32* block_end) {
     const MpJoinCursor* cur = &st->emitter.cur;
-    const JoinType jt = st->node.info.jointype;
-    const uint64 per_row = in_pairs && mp_join_first_match_decides(jt) ? kMpPrefetchAhead : kMpEmitBatch;
+    const uint64 per_row = in_pairs ? candidates_ahead(st) : kMpEmitBatch;
     // the current row: per_row from j, or, walked past that already, twice what it has
     // walked (a long walk costs a few windows, and none holds much it will not use)
     uint64 ahead = per_row;
@@ -131,8 +145,9 @@ static uint32 upcoming_b_positions(MpJoinState* st, uint64 j, bool in_pairs, uin
 static void resolve_b_window(MpJoinState* st, MpPairWindow* w, uint64 j, bool in_pairs) {
     w->count = upcoming_b_positions(st, j, in_pairs, w->pos, w->block_end);
     w->next = 0;
+    for (uint32 i = 0; i < Min(kMpRefsAhead, w->count); i++) __builtin_prefetch(&st->emitter.b_refs[w->pos[i]]);
     for (uint32 i = 0; i < w->count; i++) {
-        if (i + kMpPrefetchAhead < w->count) __builtin_prefetch(&st->emitter.b_refs[w->pos[i + kMpPrefetchAhead]]);
+        if (i + kMpRefsAhead < w->count) __builtin_prefetch(&st->emitter.b_refs[w->pos[i + kMpRefsAhead]]);
         w->tuples[i] = mp_arena_row(&st->run.space, st->emitter.b_refs[w->pos[i]]);
     }
     for (uint32 i = 1; i < Min(kMpPrefetchAhead, w->count); i++) mp_prefetch_record(w->tuples[i]);
@@ -158,11 +173,12 @@ static bool seek_b_window(MpPairWindow* w, uint64 j, uint32 from) {
 // The stored row of sorted B position j: from the window in use (any entry for j is
 // right, as a position's row never changes; entries the walk skipped, after a SEMI row's
 // first match or a matched B row, are passed over), else from the other window, else
-// from a new one. A SEMI or ANTI row that walks past its first kMpPrefetchAhead
-// candidates (a join filter rejecting them, as on a heavy key) walks in a window of
-// its own (b_walk), so that the next rows' candidates stay where the batch's window
-// put them: rebuilding that window after every deep row read thousands of references
-// for a few pairs each. The tuple kMpPrefetchAhead entries on is prefetched.
+// from a new one. A SEMI or ANTI row that walks past the candidates the window holds of
+// it (candidates_ahead: a join filter rejecting them, as on a heavy key; a hash
+// collision) walks in a window of its own (b_walk), so that the next rows' candidates
+// stay where the batch's window put them: rebuilding that window after every deep row
+// read thousands of references for a few pairs each. The tuple kMpPrefetchAhead
+// entries on is prefetched.
 static MinimalTuple b_tuple(MpJoinState* st, uint64 j, bool in_pairs) {
     MpPairWindow* w = st->emitter.b_active;
     if (!seek_b_window(w, j, w->next)) {
@@ -172,7 +188,7 @@ static MinimalTuple b_tuple(MpJoinState* st, uint64 j, bool in_pairs) {
         } else {
             const MpJoinCursor* cur = &st->emitter.cur;
             bool deep = in_pairs && mp_join_first_match_decides(st->node.info.jointype) &&
-                        j - a_range(st, cur->a)->lower >= kMpPrefetchAhead;
+                        j - a_range(st, cur->a)->lower >= candidates_ahead(st);
             w = deep ? &st->emitter.b_walk : &st->emitter.b_window;
             resolve_b_window(st, w, j, in_pairs);
         }
@@ -182,15 +198,19 @@ static MinimalTuple b_tuple(MpJoinState* st, uint64 j, bool in_pairs) {
     return w->tuples[w->next++];
 }
 
+MinimalTuple mp_join_a_tuple(MpJoinState* st, uint64 a) {
+    MpRowWindow* w = &st->emitter.a_window;
+    if (a < w->lo || a >= w->hi) resolve_a_window(st, a, Min(a + kMpEmitBatch, mp_join_shared(st)->results.rows[0]));
+    return mp_arena_row(&st->run.space, w->refs[a - w->lo]);
+}
+
 // A's stored row number a into the node's own copy (put_a), as one A row goes with many
 // pairs and the scan tuple's values may be materialised and freed by the consumer
 // between two of them.
 static void fill_a_row(MpJoinState* st, uint64 a) {
     if (st->node.nstored[0] == 0) return;
     if (st->strategy.way == MpJoinWay::StreamOuter) return mp_join_probe_a_row(st, a);
-    MpRowWindow* w = &st->emitter.a_window;
-    if (a < w->lo || a >= w->hi) resolve_a_window(st, a, Min(a + kMpEmitBatch, mp_join_shared(st)->results.rows[0]));
-    deform_tuple(st, 0, mp_arena_row(&st->run.space, w->refs[a - w->lo]), st->emitter.a_values, st->emitter.a_isnull);
+    mp_join_deform_stored(st, 0, mp_join_a_tuple(st, a), st->emitter.a_values, st->emitter.a_isnull);
 }
 
 // A row a's stored columns, unless its key is exact and nothing but the key recheck
@@ -227,7 +247,8 @@ void mp_join_store_scan(TupleTableSlot* scan) {
 static bool value_in_place(const varlena* v) { return !VARATT_IS_EXTERNAL(v) && !VARATT_IS_COMPRESSED(v); }
 
 // Whether a key clause's two values are equal: bytes compared in place where they may
-// be, else its function, in the per-pair memory (a detoasted copy is freed with it).
+// be, else its function, in the per-pair memory (reset first: a detoasted copy of the
+// last pair's is freed then).
 static bool key_values_equal(const MpKeyRecheck* check, Datum a, Datum b, ExprContext* econtext) {
     if (check->bytewise) {
         const varlena* va = (const varlena*)DatumGetPointer(a);
@@ -236,6 +257,7 @@ static bool key_values_equal(const MpKeyRecheck* check, Datum a, Datum b, ExprCo
             return VARSIZE_ANY_EXHDR(va) == VARSIZE_ANY_EXHDR(vb) &&
                    memcmp(VARDATA_ANY(va), VARDATA_ANY(vb), VARSIZE_ANY_EXHDR(va)) == 0;
     }
+    ResetExprContext(econtext);
     MemoryContext old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
     bool equal = DatumGetBool(FunctionCall2Coll(const_cast<FmgrInfo*>(&check->eq), check->collation, a, b));
     MemoryContextSwitchTo(old);
@@ -246,8 +268,7 @@ static bool key_values_equal(const MpKeyRecheck* check, Datum a, Datum b, ExprCo
 // failing either is counted).
 bool mp_join_passes_filter(MpJoinState* st, TupleTableSlot* scan, bool keys_exact) {
     if (!mp_join_checks_pairs(st) || (keys_exact && !st->node.filter)) return true;
-    ExprContext* econtext = st->css.ss.ps.ps_ExprContext;
-    ResetExprContext(econtext);
+    ExprContext* econtext = st->css.ss.ps.ps_ExprContext;  // reset where something allocates in it
     for (int i = 0; i < st->node.info.nrecheck && !keys_exact; i++) {
         const MpKeyRecheck* check = &st->node.recheck[i];
         if (scan->tts_isnull[check->a_col] || scan->tts_isnull[check->b_col] ||
@@ -257,6 +278,7 @@ bool mp_join_passes_filter(MpJoinState* st, TupleTableSlot* scan, bool keys_exac
         }
     }
     if (!st->node.filter) return true;
+    ResetExprContext(econtext);
     econtext->ecxt_scantuple = scan;
     if (ExecQual(st->node.filter, econtext)) return true;
     st->stats.counts.filtered++;
@@ -469,6 +491,7 @@ static bool claim_batch(MpJoinState* st) {
     cur->b_pos = Max(begin, rows_a) - rows_a;
     cur->b_pos_end = Max(end, rows_a) - rows_a;
     if (mp_join_runs_shared(st) && cur->a < cur->a_end) mp_shared_wait_ready(&sh->parallel, cur->a_end);
+    mp_join_prove_batch(st, cur->a, cur->a_end);
     return true;
 }
 

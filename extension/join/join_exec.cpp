@@ -203,6 +203,7 @@ static void mp_join_begin(CustomScanState* node, EState* estate, int eflags) {
     init_checks(st, cscan);
     init_sides_read(st, cscan);
     st->node.exact_keys = exact_keys(st);
+    st->node.proves_batches = mp_join_may_prove_batches(st);
     st->node.library_match = st->node.outer_side[1] && !mp_join_checks_pairs(st);
     st->stats.report.device = (eflags & EXEC_FLAG_EXPLAIN_ONLY) ? mp_resolve_device() : mp_node_begin_device();
     st->stats.counts.node.combiner = -1;
@@ -299,6 +300,14 @@ static TupleTableSlot* timed_project(MpJoinState* st, ProjectionInfo* projection
     return out;
 }
 
+// A row of no columns (a count(*) above the join, say): its projection computes
+// nothing, so the result slot is stored once and then returned as it is.
+static TupleTableSlot* columnless_row(ProjectionInfo* projection) {
+    TupleTableSlot* out = projection->pi_state.resultslot;
+    if (TTS_EMPTY(out)) ExecStoreVirtualTuple(out);
+    return out;
+}
+
 // The next joined row that passes the qual, projected. The clock is read only under
 // EXPLAIN ANALYZE with timing (it costs as much as a row's expansion).
 static TupleTableSlot* mp_join_exec(CustomScanState* node) {
@@ -309,6 +318,7 @@ static TupleTableSlot* mp_join_exec(CustomScanState* node) {
     ProjectionInfo* projection = node->ss.ps.ps_ProjInfo;
     TupleTableSlot* scan = node->ss.ss_ScanTupleSlot;
     bool timing = mp_join_timing_on(st);
+    const bool columnless = projection && projection->pi_state.resultslot->tts_tupleDescriptor->natts == 0;
     for (;;) {
         ResetExprContext(econtext);
         if (!(timing ? timed_next(st, scan) : mp_join_next(st, scan))) {
@@ -322,6 +332,7 @@ static TupleTableSlot* mp_join_exec(CustomScanState* node) {
         }
         st->stats.counts.node.rows_emitted++;
         if (!projection) return scan;
+        if (columnless) return columnless_row(projection);
         return timing ? timed_project(st, projection) : ExecProject(projection);
     }
 }

@@ -16,7 +16,8 @@
 //                                     Time": reading them and finding their keys (a part
 //                                     of Expand Time)
 // and with ANALYZE: rows read from each input (all participants), rows with a NULL key,
-// the pairs expanded, rows removed by the join filter, participants and the combiner,
+// the pairs expanded, rows removed by the join filter, outer rows whose pairs a batch
+// proved equal before expanding them (join_batch_proof.cpp), participants and the combiner,
 // runs shipped while reading, an out-of-memory redo, and (with TIMING) milliseconds of
 // the device's start, reading (this process), shipping, combining, transfers, copying
 // the ranges out, sorting, the sorted search, expanding pairs into rows, and emitting
@@ -76,6 +77,8 @@ static void explain_counts(MpJoinState* st, ExplainState* es) {
     if (mp_join_checks_pairs(st))
         ExplainPropertyUInteger(only_recheck ? "Rows Removed by Key Recheck" : "Rows Removed by Join Filter", NULL,
                                 st->stats.counts.filtered, es);
+    // (rows whose pairs, equal hashes all, were found equal in bytes before their pairs)
+    if (st->node.proves_batches) ExplainPropertyUInteger("Outer Rows Proven", NULL, st->stats.counts.proven, es);
     if (st->node.info.parallel) {
         ExplainPropertyInteger("Participants", NULL, st->stats.counts.node.participants, es);
         if (st->stats.report.ran)

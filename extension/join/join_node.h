@@ -130,6 +130,7 @@ struct MpJoinShared {
     bool extras_claimed;  // the rows without a match (outer joins) are someone's
     pg_atomic_uint64 pairs;
     pg_atomic_uint64 filtered;
+    pg_atomic_uint64 proven;
 };
 
 // ---- the join rules ------------------------------------------------------------------
@@ -316,6 +317,18 @@ struct MpRowWindow {
     uint64* refs;  // kMpEmitBatch
 };
 
+// The key recheck of a claimed batch of A rows, done before their pairs
+// (join_batch_proof.cpp): which rows' pairs are proven to hold equal keys, so that
+// their pairs are treated as those of an exact key (no recheck, no stored row read of a
+// side that only the recheck reads).
+struct MpBatchProof {
+    uint64 first, count;        // the batch's A rows [first, first + count) (count 0: none proven)
+    bool* proven;               // kMpEmitBatch: per row of the batch
+    const void** b_rows;        // kMpEmitBatch: the candidates' stored rows, a group of rows at a time
+    Datum* values[2];           // a row's stored columns while compared, per side
+    bool* isnull[2];
+};
+
 // B's stored rows in the order the next pairs will ask for them (A rows come in the order
 // they were read, so their B ranges lie anywhere): the rest of the current A row's range,
 // then the ranges of the batch's next A rows — or a run of sorted positions, for the
@@ -332,6 +345,7 @@ struct MpJoinCounts {
     MpNodeCounts node;  // rows read, rows with a NULL key, rows emitted, who took part
     uint64 pairs;
     uint64 filtered;
+    uint64 proven;      // A rows whose pairs a batch's proof found equal (join_batch_proof.cpp)
 };
 
 // An image key clause, checked per pair of equal hashes before the join filter (two
@@ -362,6 +376,8 @@ struct MpJoinNode {
     bool exact_keys;          // a numeric key: where exact (numeric_keys.h) no recheck, and no
                               // stored row read of a side that reads_side says nothing reads
     bool library_match;       // b_matched comes from the library (right / full, nothing checked per pair)
+    bool proves_batches;      // every key clause is rechecked bytewise: an emitter proves the
+                              // pairs of each batch it claims first (join_batch_proof.cpp)
     MpKeyRecheck* recheck;    // the plan's first info.nrecheck join filter clauses (custom_exprs) ...
     ExprState* filter;        // ... and the rest, or NULL
 };
@@ -391,6 +407,7 @@ struct MpJoinEmitter {
     MpPairWindow b_window;  // the batch's rows' candidates, or a run of unmatched B rows
     MpPairWindow b_walk;    // a SEMI / ANTI row's walk past its first candidates
     MpPairWindow* b_active;  // the one b_tuple last read from
+    MpBatchProof proof;      // the claimed batch's rows whose pairs need no recheck
     Datum* a_values;  // the current A row's stored columns (join_emit.cpp: put_a)
     bool* a_isnull;
 };
@@ -613,6 +630,21 @@ void mp_join_restart_emit(MpJoinState* st);                // a serial rescan: t
 void mp_join_store_scan(TupleTableSlot* scan);  // the values written into the scan tuple, stored
 // The key recheck (unless keys_exact) and the join filter (a pair failing is counted).
 bool mp_join_passes_filter(MpJoinState* st, TupleTableSlot* scan, bool keys_exact);
+// A stored row of `side` into values / isnull (its stored columns).
+void mp_join_deform_stored(const MpJoinState* st, int side, MinimalTuple tuple, Datum* values, bool* isnull);
+// A row's stored row (a claimed batch's, read through A's window of references).
+MinimalTuple mp_join_a_tuple(MpJoinState* st, uint64 a);
+
+// join_batch_proof.cpp: whether the node's emitters prove their batches (at begin), their
+// memory (with the results), and the proof of a claimed batch [a, a_end) of A rows.
+bool mp_join_may_prove_batches(const MpJoinState* st);
+void mp_join_proof_alloc(MpJoinState* st);
+void mp_join_prove_batch(MpJoinState* st, uint64 a, uint64 a_end);
+// Whether A row a's pairs were proven (a row of the batch last proven).
+inline bool mp_join_row_proven(const MpJoinState* st, uint64 a) {
+    const MpBatchProof* p = &st->emitter.proof;
+    return a - p->first < p->count && p->proven[a - p->first];
+}
 
 // join_explain.cpp
 void mp_explain_join(CustomScanState* node, List* ancestors, ExplainState* es);

@@ -32,6 +32,7 @@ void mp_join_shared_init(MpJoinShared* sh) {
     sh->extras_claimed = false;
     pg_atomic_init_u64(&sh->pairs, 0);
     pg_atomic_init_u64(&sh->filtered, 0);
+    pg_atomic_init_u64(&sh->proven, 0);
 }
 
 // What this process keeps of the last execution and what its shared state must not see:
@@ -65,6 +66,7 @@ static void harvest_counts(MpJoinState* st) {
     mp_shared_harvest(&sh->parallel, &st->stats.counts.node, &st->stats.report);
     st->stats.counts.pairs += pg_atomic_exchange_u64(&sh->pairs, 0);
     st->stats.counts.filtered += pg_atomic_exchange_u64(&sh->filtered, 0);
+    st->stats.counts.proven += pg_atomic_exchange_u64(&sh->proven, 0);
 }
 
 // A rescan of the Gather above: every worker of the last execution has exited; the new
@@ -100,7 +102,9 @@ void mp_join_shutdown(CustomScanState* node) {
     pg_atomic_fetch_add_u64(&sh->parallel.rows_emitted, st->stats.counts.node.rows_emitted);
     pg_atomic_fetch_add_u64(&sh->pairs, st->stats.counts.pairs);
     pg_atomic_fetch_add_u64(&sh->filtered, st->stats.counts.filtered);
+    pg_atomic_fetch_add_u64(&sh->proven, st->stats.counts.proven);
     st->stats.counts.node.rows_emitted = st->stats.counts.pairs = st->stats.counts.filtered = 0;
+    st->stats.counts.proven = 0;
 }
 
 static void adopt_while_waiting(void* arg) { mp_join_adopt_pending((MpJoinState*)arg); }
