@@ -88,27 +88,55 @@ RESET pg_mergepath.debug_hash_bits;
 -- range is short. Without collisions every outer row with candidates is proven before
 -- its pairs (as many as have a match); with 7-bit hashes the ranges mix values, the
 -- rows whose candidates differ are rechecked pair by pair, and the answers stay
--- PostgreSQL's. Two text keys prove together; a join filter, or columns of the inner
--- side in the output, leave the proof as it is.
+-- PostgreSQL's. Outputs without the inner side's columns (a proven row's pairs then
+-- read no inner row), or with no column at all (count(*)); two text keys prove
+-- together; a join filter leaves the proof as it is. Serial, then parallel.
 CREATE TABLE pa AS SELECT g AS id, 'p' || g % 500 AS t, 'q' || g % 7 AS v FROM generate_series(1, 900) g;
 CREATE TABLE pb AS SELECT g AS id, 'p' || g % 400 AS t, 'q' || g % 5 AS v FROM generate_series(1, 800) g;
 INSERT INTO pa VALUES (-1, NULL, 'q1'), (-2, '', NULL);
 INSERT INTO pb VALUES (-1, NULL, 'q1'), (-2, '', NULL), (-3, '', 'q0');
 ANALYZE pa, pb;
-SELECT bits, jt, mp_join_check(mp_join_sql(jt, 'pa.t = pb.t', 'pa', 'pb')) AS one_key,
-       mp_join_check(mp_join_sql(jt, 'pa.t = pb.t AND pa.v = pb.v', 'pa', 'pb')) AS two_keys,
-       mp_join_check(mp_join_sql(jt, 'pa.t = pb.t AND pa.id < pb.id', 'pa', 'pb')) AS filtered
-FROM unnest(ARRAY[0, 7]) AS bits, unnest(ARRAY['inner', 'left', 'right', 'full', 'semi', 'anti']) WITH ORDINALITY AS j(jt, o),
-     LATERAL set_config('pg_mergepath.debug_hash_bits', bits::text, false)
-ORDER BY bits, o;
+-- q checked (mp_join_check) or analyzed (mp_explain_analyzed) under
+-- pg_mergepath.debug_hash_bits = bits (0: the full hash)
+CREATE FUNCTION mp_check_bits(bits int, q text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM set_config('pg_mergepath.debug_hash_bits', bits::text, false);
+  RETURN mp_join_check(q);
+END $$;
+CREATE FUNCTION mp_analyzed_bits(bits int, q text) RETURNS jsonb LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM set_config('pg_mergepath.debug_hash_bits', bits::text, false);
+  RETURN mp_explain_analyzed(q);
+END $$;
+CREATE FUNCTION mp_proof_checks(bits int) RETURNS TABLE (jt text, one_key text, outer_only text, columnless text,
+                                                       two_keys text, filtered text) LANGUAGE sql AS $$
+  SELECT jt, mp_check_bits(bits, mp_join_sql(jt, 'pa.t = pb.t', 'pa', 'pb')),
+         mp_check_bits(bits, CASE WHEN jt IN ('semi', 'anti') THEN replace(mp_join_sql(jt, 'pa.t = pb.t', 'pa', 'pb'), 'pa.*', 'pa.id')
+                                  ELSE format('SELECT pa.id FROM pa %s JOIN pb ON pa.t = pb.t', jt) END),
+         mp_check_bits(bits, replace(mp_join_sql(jt, 'pa.t = pb.t', 'pa', 'pb'), CASE WHEN jt IN ('semi', 'anti') THEN 'pa.*' ELSE 'pa.*, pb.*' END, 'count(*)')),
+         mp_check_bits(bits, mp_join_sql(jt, 'pa.t = pb.t AND pa.v = pb.v', 'pa', 'pb')),
+         mp_check_bits(bits, mp_join_sql(jt, 'pa.t = pb.t AND pa.id < pb.id', 'pa', 'pb'))
+  FROM unnest(ARRAY['inner', 'left', 'right', 'full', 'semi', 'anti']) WITH ORDINALITY AS j(jt, o) ORDER BY o
+$$;
+SELECT 0 AS bits, * FROM mp_proof_checks(0);
+SELECT 7 AS bits, * FROM mp_proof_checks(7);
 SELECT bits, jt, mp_explain_count(e, 'Outer Rows Proven') = (SELECT count(*) FROM pa WHERE EXISTS (SELECT 1 FROM pb WHERE pb.t = pa.t))
          AS every_matched_row_proven,
        mp_explain_count(e, 'Outer Rows Proven') > 0 AS some_proven,
        mp_explain_count(e, 'Rows Removed by Key Recheck') > 0 AS collisions_removed
 FROM unnest(ARRAY[0, 7]) AS bits, unnest(ARRAY['inner', 'semi', 'anti']) WITH ORDINALITY AS j(jt, o),
-     LATERAL set_config('pg_mergepath.debug_hash_bits', bits::text, false),
-     LATERAL mp_explain_analyzed(replace(mp_join_sql(jt, 'pa.t = pb.t', 'pa', 'pb'), '.*', '.id')) e
+     LATERAL mp_analyzed_bits(bits, replace(mp_join_sql(jt, 'pa.t = pb.t', 'pa', 'pb'), '.*', '.id')) e
 ORDER BY bits, o;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SELECT 0 AS bits, * FROM mp_proof_checks(0);
+SELECT 7 AS bits, * FROM mp_proof_checks(7);
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+SET max_parallel_workers_per_gather = 0;
 RESET pg_mergepath.debug_hash_bits;
 
 -- a SEMI / ANTI join on a heavy key whose filter rejects most candidates: each row walks

@@ -79,10 +79,10 @@ void prove_group(MpJoinState* st, uint64 a, uint64 n) {
     at = 0;
     for (uint64 i = 0; i < n; i++) {
         bool proven = compared[i] > 0;
-        if (proven) mp_join_deform_stored(st, 0, mp_join_a_tuple(st, a + i), p->values[0], p->isnull[0]);
+        if (proven) mp_join_deform_stored(p->key_desc[0], mp_join_a_tuple(st, a + i), p->values[0], p->isnull[0]);
         for (uint64 k = 0; k < compared[i]; k++) {
             if (proven) {
-                mp_join_deform_stored(st, 1, (MinimalTuple)p->b_rows[at], p->values[1], p->isnull[1]);
+                mp_join_deform_stored(p->key_desc[1], (MinimalTuple)p->b_rows[at], p->values[1], p->isnull[1]);
                 proven = keys_equal_in_place(st, p->values[0], p->isnull[0], p->values[1], p->isnull[1]);
             }
             at++;
@@ -102,17 +102,32 @@ bool mp_join_may_prove_batches(const MpJoinState* st) {
     return true;
 }
 
+// A side's stored columns as far as its last key column compared (a row is deformed no
+// further: its other columns are the output's).
+static TupleDesc key_columns_desc(const MpJoinState* st, int side) {
+    int last = 0;
+    for (int i = 0; i < st->node.info.nrecheck; i++) {
+        const MpKeyRecheck* check = &st->node.recheck[i];
+        last = Max(last, side == 0 ? check->a_col : check->b_col - mp_join_scan_offset(st, 1));
+    }
+    TupleDesc desc = CreateTupleDescCopy(st->node.stored_desc[side]);
+    desc->natts = last + 1;  // (the attributes past it stay allocated, unread)
+    return desc;
+}
+
 void mp_join_proof_alloc(MpJoinState* st) {
     MpBatchProof* p = &st->emitter.proof;
     p->first = p->count = 0;
-    if (!st->node.proves_batches) return;
-    MemoryContext cxt = st->run.cxt;
-    p->proven = (bool*)MemoryContextAlloc(cxt, sizeof(bool) * kMpEmitBatch);
-    p->b_rows = (const void**)MemoryContextAlloc(cxt, sizeof(void*) * kMpProofGroup * kMpLongestProvenRange);
+    if (!st->node.proves_batches || st->strategy.way == MpJoinWay::StreamOuter) return;
+    MemoryContext old = MemoryContextSwitchTo(st->run.cxt);
+    p->proven = (bool*)palloc(sizeof(bool) * kMpEmitBatch);
+    p->b_rows = (const void**)palloc(sizeof(void*) * kMpProofGroup * kMpLongestProvenRange);
     for (int side = 0; side < 2; side++) {
-        p->values[side] = (Datum*)MemoryContextAlloc(cxt, sizeof(Datum) * st->node.nstored[side]);
-        p->isnull[side] = (bool*)MemoryContextAlloc(cxt, sizeof(bool) * st->node.nstored[side]);
+        p->key_desc[side] = key_columns_desc(st, side);
+        p->values[side] = (Datum*)palloc(sizeof(Datum) * p->key_desc[side]->natts);
+        p->isnull[side] = (bool*)palloc(sizeof(bool) * p->key_desc[side]->natts);
     }
+    MemoryContextSwitchTo(old);
 }
 
 void mp_join_prove_batch(MpJoinState* st, uint64 a, uint64 a_end) {

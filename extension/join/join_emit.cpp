@@ -37,11 +37,11 @@
 
 // ---- the scan tuple -----------------------------------------------------------------
 
-// Deforms a stored row into values / isnull (a side's columns). A row of one column (a
-// key kept for its recheck, say) is read where heap_fill_tuple put it: at the start of
-// its data, which is maximally aligned.
-void mp_join_deform_stored(const MpJoinState* st, int side, MinimalTuple tuple, Datum* values, bool* isnull) {
-    TupleDesc desc = st->node.stored_desc[side];
+// Deforms a stored row into values / isnull: the descriptor's columns (a side's, or its
+// first few: heap_deform_tuple stops there). Where only the first is wanted (a row that
+// is a key kept for its recheck, say) it is read where heap_fill_tuple put it: at the
+// start of the row's data, which is maximally aligned.
+void mp_join_deform_stored(TupleDesc desc, MinimalTuple tuple, Datum* values, bool* isnull) {
     if (desc->natts == 1) {
         isnull[0] = (tuple->t_infomask & HEAP_HASNULL) && att_isnull(0, tuple->t_bits);
         values[0] = isnull[0] ? Datum(0) : fetchatt(TupleDescAttr(desc, 0), (char*)tuple + tuple->t_hoff - MINIMAL_TUPLE_OFFSET);
@@ -56,7 +56,7 @@ void mp_join_deform_stored(const MpJoinState* st, int side, MinimalTuple tuple, 
 // A stored row straight into the side's columns of the scan tuple.
 static void fill_side(MpJoinState* st, TupleTableSlot* scan, int side, MinimalTuple tuple) {
     int at = mp_join_scan_offset(st, side);
-    mp_join_deform_stored(st, side, tuple, scan->tts_values + at, scan->tts_isnull + at);
+    mp_join_deform_stored(st->node.stored_desc[side], tuple, scan->tts_values + at, scan->tts_isnull + at);
 }
 
 // Resolves A's references for row numbers [lo, hi) (see MpRowWindow): first where each
@@ -210,7 +210,7 @@ MinimalTuple mp_join_a_tuple(MpJoinState* st, uint64 a) {
 static void fill_a_row(MpJoinState* st, uint64 a) {
     if (st->node.nstored[0] == 0) return;
     if (st->strategy.way == MpJoinWay::StreamOuter) return mp_join_probe_a_row(st, a);
-    mp_join_deform_stored(st, 0, mp_join_a_tuple(st, a), st->emitter.a_values, st->emitter.a_isnull);
+    mp_join_deform_stored(st->node.stored_desc[0], mp_join_a_tuple(st, a), st->emitter.a_values, st->emitter.a_isnull);
 }
 
 // A row a's stored columns, unless its key is exact and nothing but the key recheck

@@ -77,8 +77,10 @@ static void explain_counts(MpJoinState* st, ExplainState* es) {
     if (mp_join_checks_pairs(st))
         ExplainPropertyUInteger(only_recheck ? "Rows Removed by Key Recheck" : "Rows Removed by Join Filter", NULL,
                                 st->stats.counts.filtered, es);
-    // (rows whose pairs, equal hashes all, were found equal in bytes before their pairs)
-    if (st->node.proves_batches) ExplainPropertyUInteger("Outer Rows Proven", NULL, st->stats.counts.proven, es);
+    // (rows whose candidates, equal hashes all, were found equal in bytes before their
+    // pairs; a key split over a spilled join's key ranges counts once per range)
+    if (st->node.proves_batches && st->strategy.way != MpJoinWay::StreamOuter)
+        ExplainPropertyUInteger("Outer Rows Proven", NULL, st->stats.counts.proven, es);
     if (st->node.info.parallel) {
         ExplainPropertyInteger("Participants", NULL, st->stats.counts.node.participants, es);
         if (st->stats.report.ran)

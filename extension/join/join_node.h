@@ -324,8 +324,9 @@ struct MpRowWindow {
 struct MpBatchProof {
     uint64 first, count;        // the batch's A rows [first, first + count) (count 0: none proven)
     bool* proven;               // kMpEmitBatch: per row of the batch
-    const void** b_rows;        // kMpEmitBatch: the candidates' stored rows, a group of rows at a time
-    Datum* values[2];           // a row's stored columns while compared, per side
+    const void** b_rows;        // the candidates' stored rows, a group of A rows at a time
+    TupleDesc key_desc[2];      // each side's stored columns as far as the last key compared
+    Datum* values[2];           // ... a row's, while it is compared
     bool* isnull[2];
 };
 
@@ -630,8 +631,9 @@ void mp_join_restart_emit(MpJoinState* st);                // a serial rescan: t
 void mp_join_store_scan(TupleTableSlot* scan);  // the values written into the scan tuple, stored
 // The key recheck (unless keys_exact) and the join filter (a pair failing is counted).
 bool mp_join_passes_filter(MpJoinState* st, TupleTableSlot* scan, bool keys_exact);
-// A stored row of `side` into values / isnull (its stored columns).
-void mp_join_deform_stored(const MpJoinState* st, int side, MinimalTuple tuple, Datum* values, bool* isnull);
+// A stored row into values / isnull: the columns of desc (a side's stored_desc, or its
+// first few).
+void mp_join_deform_stored(TupleDesc desc, MinimalTuple tuple, Datum* values, bool* isnull);
 // A row's stored row (a claimed batch's, read through A's window of references).
 MinimalTuple mp_join_a_tuple(MpJoinState* st, uint64 a);
 
