@@ -110,8 +110,9 @@ static TupleDesc key_columns_desc(const MpJoinState* st, int side) {
         const MpKeyRecheck* check = &st->node.recheck[i];
         last = Max(last, side == 0 ? check->a_col : check->b_col - mp_join_scan_offset(st, 1));
     }
-    TupleDesc desc = CreateTupleDescCopy(st->node.stored_desc[side]);
-    desc->natts = last + 1;  // (the attributes past it stay allocated, unread)
+    // a descriptor of its own (18 finds the attributes through natts: never cut a copy's)
+    TupleDesc desc = CreateTemplateTupleDesc(last + 1);
+    for (int c = 0; c <= last; c++) TupleDescCopyEntry(desc, AttrNumber(c + 1), st->node.stored_desc[side], AttrNumber(c + 1));
     return desc;
 }
 

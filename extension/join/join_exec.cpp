@@ -150,6 +150,7 @@ static void init_checks(MpJoinState* st, CustomScan* cscan) {
         bool first_is_a = cols[0] < st->node.nstored[0];
         check->a_col = first_is_a ? cols[0] : cols[1];
         check->b_col = first_is_a ? cols[1] : cols[0];
+        Assert(check->a_col < st->node.nstored[0] && check->b_col >= st->node.nstored[0]);  // one operand per side
         set_opfuncid(op);
         mp_check_function_execute(op->opfuncid);  // as ExecInitQual would for the clause
         fmgr_info(op->opfuncid, &check->eq);
