@@ -20,6 +20,7 @@
 // pair as before; the answer never depends on the proof, only the work.
 #include "join_node.h"
 
+#include "images.h"
 #include "prefetch.h"
 
 namespace {
@@ -32,7 +33,7 @@ constexpr uint64 kMpProofGroup = 256;
 // The candidates of a row compared: its first (a SEMI or ANTI row without a join
 // filter), else all of them when there are few enough, else none (not proven).
 uint64 candidates_compared(const MpJoinState* st, uint64 count) {
-    if (!st->node.filter && mp_join_first_match_decides(st->node.info.jointype)) return Min(count, uint64(1));
+    if (mp_join_first_candidate_decides(st)) return Min(count, uint64(1));
     return count <= kMpLongestProvenRange ? count : 0;
 }
 
@@ -47,10 +48,7 @@ bool keys_equal_in_place(const MpJoinState* st, const Datum* a, const bool* a_nu
         if (a_null[ac] || b_null[bc]) return false;
         const varlena* va = (const varlena*)DatumGetPointer(a[ac]);
         const varlena* vb = (const varlena*)DatumGetPointer(b[bc]);
-        if (VARATT_IS_EXTERNAL(va) || VARATT_IS_COMPRESSED(va) || VARATT_IS_EXTERNAL(vb) || VARATT_IS_COMPRESSED(vb))
-            return false;
-        const size_t len = VARSIZE_ANY_EXHDR(va);
-        if (len != VARSIZE_ANY_EXHDR(vb) || memcmp(VARDATA_ANY(va), VARDATA_ANY(vb), len) != 0) return false;
+        if (!mp_varlena_in_place(va) || !mp_varlena_in_place(vb) || !mp_varlena_bytes_equal(va, vb)) return false;
     }
     return true;
 }
@@ -76,16 +74,13 @@ void prove_group(MpJoinState* st, uint64 a, uint64 n) {
             mp_prefetch_record(row);
             p->b_rows[at++] = row;
         }
-    at = 0;
-    for (uint64 i = 0; i < n; i++) {
+    const void* const* rows = p->b_rows;  // row i's candidates, then row i + 1's
+    for (uint64 i = 0; i < n; rows += compared[i++]) {
         bool proven = compared[i] > 0;
         if (proven) mp_join_deform_stored(p->key_desc[0], mp_join_a_tuple(st, a + i), p->values[0], p->isnull[0]);
-        for (uint64 k = 0; k < compared[i]; k++) {
-            if (proven) {
-                mp_join_deform_stored(p->key_desc[1], (MinimalTuple)p->b_rows[at], p->values[1], p->isnull[1]);
-                proven = keys_equal_in_place(st, p->values[0], p->isnull[0], p->values[1], p->isnull[1]);
-            }
-            at++;
+        for (uint64 k = 0; proven && k < compared[i]; k++) {
+            mp_join_deform_stored(p->key_desc[1], (MinimalTuple)rows[k], p->values[1], p->isnull[1]);
+            proven = keys_equal_in_place(st, p->values[0], p->isnull[0], p->values[1], p->isnull[1]);
         }
         p->proven[a + i - p->first] = proven;
         st->stats.counts.proven += proven;
@@ -119,6 +114,7 @@ static TupleDesc key_columns_desc(const MpJoinState* st, int side) {
 void mp_join_proof_alloc(MpJoinState* st) {
     MpBatchProof* p = &st->emitter.proof;
     p->first = p->count = 0;
+    p->proven = NULL;  // (none: mp_join_prove_batch proves nothing)
     if (!st->node.proves_batches || st->strategy.way == MpJoinWay::StreamOuter) return;
     MemoryContext old = MemoryContextSwitchTo(st->run.cxt);
     p->proven = (bool*)palloc(sizeof(bool) * kMpEmitBatch);
@@ -135,7 +131,7 @@ void mp_join_prove_batch(MpJoinState* st, uint64 a, uint64 a_end) {
     MpBatchProof* p = &st->emitter.proof;
     p->first = a;
     p->count = 0;
-    if (!st->node.proves_batches || st->strategy.way == MpJoinWay::StreamOuter || a >= a_end) return;
+    if (!p->proven || a >= a_end) return;  // (allocated where this execution proves)
     Assert(a_end - a <= kMpEmitBatch);
     for (uint64 at = a; at < a_end; at += kMpProofGroup) prove_group(st, at, Min(kMpProofGroup, a_end - at));
     p->count = a_end - a;

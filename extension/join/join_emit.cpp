@@ -33,6 +33,7 @@
 // stored columns in the batch.
 #include "join_node.h"
 
+#include "images.h"
 #include "prefetch.h"
 
 // ---- the scan tuple -----------------------------------------------------------------
@@ -107,7 +108,7 @@ constexpr uint32 kMpRefsAhead = 64;
 // further; with one, the first few.
 static uint64 candidates_ahead(const MpJoinState* st) {
     if (!mp_join_first_match_decides(st->node.info.jointype)) return kMpEmitBatch;
-    return st->node.filter ? kMpPrefetchAhead : 1;
+    return mp_join_first_candidate_decides(st) ? 1 : kMpPrefetchAhead;
 }
 
 // The sorted B positions the next B rows will be asked for, from j on (see
@@ -242,20 +243,14 @@ void mp_join_store_scan(TupleTableSlot* scan) {
 }
 
 
-// A varlena whose bytes are in it: not a TOAST pointer (stored rows keep those; a
-// pointer's header is a short one's first byte too), not compressed.
-static bool value_in_place(const varlena* v) { return !VARATT_IS_EXTERNAL(v) && !VARATT_IS_COMPRESSED(v); }
-
 // Whether a key clause's two values are equal: bytes compared in place where they may
 // be, else its function, in the per-pair memory (reset first: a detoasted copy of the
 // last pair's is freed then).
 static bool key_values_equal(const MpKeyRecheck* check, Datum a, Datum b, ExprContext* econtext) {
-    if (check->bytewise) {
+    if (check->bytewise) {  // (stored rows keep TOAST pointers: not in line)
         const varlena* va = (const varlena*)DatumGetPointer(a);
         const varlena* vb = (const varlena*)DatumGetPointer(b);
-        if (value_in_place(va) && value_in_place(vb))
-            return VARSIZE_ANY_EXHDR(va) == VARSIZE_ANY_EXHDR(vb) &&
-                   memcmp(VARDATA_ANY(va), VARDATA_ANY(vb), VARSIZE_ANY_EXHDR(va)) == 0;
+        if (mp_varlena_in_place(va) && mp_varlena_in_place(vb)) return mp_varlena_bytes_equal(va, vb);
     }
     ResetExprContext(econtext);
     MemoryContext old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
@@ -377,7 +372,7 @@ static void start_a_row(MpJoinState* st, TupleTableSlot* scan) {
 // The next row from the claimed batch of A positions, or false when it is done.
 static bool next_in_batch(MpJoinState* st, TupleTableSlot* scan) {
     MpJoinCursor* cur = &st->emitter.cur;
-    const bool quick = !st->node.filter && mp_join_first_match_decides(st->node.info.jointype);
+    const bool quick = mp_join_first_candidate_decides(st);
     while (cur->a < cur->a_end) {
         if (quick && !cur->a_started) {
             bool exact = false;

@@ -443,6 +443,11 @@ struct MpJoinState {
 
 // Whether a pair of equal keys may still fail: a key clause to recheck, or a join filter.
 inline bool mp_join_checks_pairs(const MpJoinState* st) { return st->node.filter || st->node.info.nrecheck > 0; }
+// Whether an A row is decided by its first candidate whose keys are equal: SEMI and ANTI
+// without a join filter (no pairs are walked past it).
+inline bool mp_join_first_candidate_decides(const MpJoinState* st) {
+    return !st->node.filter && mp_join_first_match_decides(st->node.info.jointype);
+}
 
 // Where a side's stored columns start in the scan tuple (outer side's first).
 inline int mp_join_scan_offset(const MpJoinState* st, int side) { return side == 0 ? 0 : st->node.nstored[0]; }

@@ -386,14 +386,9 @@ void mp_image_pieces(const MpImagePlan* plan, MpImageScratch* s, TupleTableSlot*
     MemoryContextSwitchTo(old);
 }
 
-// Whether a varlena's bytes are where it is: not compressed, not out of line (a TOAST
-// pointer's 1-byte header passes VARATT_IS_SHORT too); its image is then those bytes as
-// they are (Text).
-static bool varlena_in_place(const varlena* v) { return !VARATT_IS_EXTERNAL(v) && !VARATT_IS_COMPRESSED(v); }
-
 uint64 mp_image_value_hash(const MpImagePlan* plan, MpImageScratch* s, int c, Datum value) {
     const uint64 kept = plan->hash_bits < 64 ? (uint64(1) << plan->hash_bits) - 1 : ~uint64(0);
-    if (plan->cols[c].rule == MpImageRule::Text && varlena_in_place((const varlena*)DatumGetPointer(value))) {
+    if (plan->cols[c].rule == MpImageRule::Text && mp_varlena_in_place((const varlena*)DatumGetPointer(value))) {
         const varlena* v = (const varlena*)DatumGetPointer(value);  // canonical()'s piece, without its memory
         return mp_image_hash(VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v)) & kept;
     }

@@ -126,6 +126,17 @@ void mp_image_scratch_init(MpImageScratch* s, const MpImagePlan* plan);
 // for image_records.cpp).
 void mp_image_pieces(const MpImagePlan* plan, MpImageScratch* s, TupleTableSlot* row);
 
+// Whether a varlena's bytes are where it is: not compressed, not out of line (a TOAST
+// pointer's 1-byte header passes VARATT_IS_SHORT too). A text, varchar or bytea value
+// in line is its own image (MpImageRule::Text).
+inline bool mp_varlena_in_place(const varlena* v) { return !VARATT_IS_EXTERNAL(v) && !VARATT_IS_COMPRESSED(v); }
+
+// Whether two varlenas in line (mp_varlena_in_place) hold the same bytes.
+inline bool mp_varlena_bytes_equal(const varlena* a, const varlena* b) {
+    const size_t len = VARSIZE_ANY_EXHDR(a);
+    return len == VARSIZE_ANY_EXHDR(b) && memcmp(VARDATA_ANY(a), VARDATA_ANY(b), len) == 0;
+}
+
 // The hash of one value's canonical image, as column c of the plan (truncated to
 // plan->hash_bits): for join keys (join_keys.h), which keep no record.
 uint64 mp_image_value_hash(const MpImagePlan* plan, MpImageScratch* s, int c, Datum value);
