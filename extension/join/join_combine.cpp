@@ -15,11 +15,22 @@
 // the combiner only maps the rooms' pages, a batch at a time, before it downloads.
 //
 // Row numbers: the library numbers each side's keys in the order their chunks were
-// adopted; the combiner records that order (row_directory.h).
+// adopted; the combiner records that order (row_directory.h). B's keys carry their
+// rows' references through the sort instead where the emitters will read B's rows
+// (carries_b_refs), so sorted B comes back as references.
 #include "join_node.h"
 
 #include "prefault.h"
 #include "timing.h"
+
+// Whether B's row references ride through the sort as its keys' values (its sorted rows
+// are then references: no b_rows_to_refs): when B stores rows that the emitters are
+// expected to read. B's exact numeric keys, on a side nothing else reads, are never
+// rechecked (emitters_read_b_rows): their references are left behind, and should some
+// key not be exact after all, its row numbers are turned into references afterwards.
+static bool carries_b_refs(const MpJoinState* st) {
+    return st->node.nstored[1] > 0 && (!st->node.exact_keys || st->node.reads_side[1]);
+}
 
 void mp_join_start_run(MpJoinState* st) {
     EState* estate = st->css.ss.ps.state;
@@ -27,8 +38,9 @@ void mp_join_start_run(MpJoinState* st) {
         st->run.cxt = AllocSetContextCreate(estate->es_query_cxt, "pg_mergepath Join", ALLOCSET_DEFAULT_SIZES);
     mp_join_probe_start(st);
     const bool shared = mp_join_runs_shared(st);
-    st->run.stage = mp_stage_create_join(st->run.cxt, st->node.info.key_bits, st->node.library_match,
-                                         st->strategy.way == MpJoinWay::StreamOuter);
+    MpJoinStageWants wants = {st->node.library_match, st->strategy.way == MpJoinWay::StreamOuter,
+                              carries_b_refs(st)};
+    st->run.stage = mp_stage_create_join(st->run.cxt, st->node.info.key_bits, wants);
     // a streamed outer side's partial path over a whole inner side (not parallel-aware):
     // every participant sorts all of B, a worker on one core
     if (st->node.info.own_inner && IsParallelWorker()) st->run.stage->cpu_threads = 1;
@@ -119,7 +131,8 @@ static void put_a_directory(MpJoinState* st, MpJoinResults* r) {
 
 // Sorted B's row numbers turned, in place, into the references of their stored rows, on
 // the combiner's threads: once per B row here rather than once per pair by an emitter
-// (a dimension's row is in millions of pairs). The directory's chunks are mapped first,
+// (a dimension's row is in millions of pairs). Only where the references did not ride
+// through the sort (carries_b_refs). The directory's chunks are mapped first,
 // in this thread; the threads only read memory.
 static void b_rows_to_refs(MpJoinState* st, uint64* rows, uint64 n) {
     const MpAdoptedChunks* a = &st->run.adopted[1];
@@ -167,7 +180,7 @@ static void put_b_results(MpJoinState* st) {
     mp_prefault(fresh, nfresh);
     mp_stage_download_ranges(st->run.stage, out);
     if (b_matched && !st->node.library_match) memset(b_matched, 0, nb);  // the emitters set them
-    if (out.b_rows) b_rows_to_refs(st, out.b_rows, nb);
+    if (out.b_rows && !st->run.stage->join.b_refs) b_rows_to_refs(st, out.b_rows, nb);
     if (st->strategy.way == MpJoinWay::StreamOuter) mp_join_probe_put_b(st);
     put_a_directory(st, r);
 }

@@ -35,7 +35,8 @@ public:
     }
     ~MpKeyPipeline() override { --mp_live_pipelines; }
 
-    void add_chunk(MpKeyStream stream, mergepath::Side side, const void* keys, size_t n, bool ascending) override {
+    void add_chunk(MpKeyStream stream, mergepath::Side side, const void* keys, size_t n, bool ascending,
+                   const uint64_t*) override {
         if (stream == MpKeyStream::Main) return main_->add_chunk(side, static_cast<const K*>(keys), n, ascending);
         if (!nulls_) nulls_.reset(new SqlSetOp<Key128>(*ctx_, op_, all_, false));
         nulls_->add_chunk(side, static_cast<const Key128*>(keys), n, ascending);

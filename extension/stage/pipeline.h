@@ -27,8 +27,10 @@ public:
     virtual ~MpPipeline() = default;
 
     // Adds a chunk of keys read in place (unchanged until finish() has succeeded);
-    // ascending: its keys ascend already (SortedSides::add_chunk).
-    virtual void add_chunk(MpKeyStream stream, mergepath::Side side, const void* keys, size_t n, bool ascending) = 0;
+    // ascending: its keys ascend already (SortedSides::add_chunk); refs: its keys' row
+    // references (key_chunks.h), or null.
+    virtual void add_chunk(MpKeyStream stream, mergepath::Side side, const void* keys, size_t n, bool ascending,
+                           const uint64_t* refs) = 0;
     virtual void finish() = 0;
     // Moves every stream that has not finished to ctx (after an OutOfMemory), keeping
     // every key added; finish() then runs what is left.
@@ -56,7 +58,8 @@ protected:
 class MpJoinPipeline : public MpPipeline {
 public:
     virtual size_t side_rows(mergepath::Side side) const = 0;  // keys added to the side
-    // After finish(): each side's sorted row numbers and the B range of every A key.
+    // After finish(): each side's sorted row numbers (B's references, when carried) and
+    // the B range of every A key.
     virtual void download_ranges(const mergepath::JoinRangesOut& out) = 0;
     // After finish(): the ranges of A rows from first_row on, by A row number, into the
     // spans in order.
@@ -85,9 +88,15 @@ MpResults<K> mp_results(MpPipeline* pipeline);
 // A set-operation pipeline for main keys of key_bits (32, 64, 128) on ctx.
 MpSetOpPipeline* mp_setop_pipeline_new(int key_bits, mergepath::Context* ctx, mergepath::SetOp op, bool all,
                                        mergepath::SetOpShape shape);
-// A join pipeline (want_b_match: also flag the B keys that match some A key;
-// keep_b_keys: keep sorted B's keys for download_b_keys).
-MpJoinPipeline* mp_join_pipeline_new(int key_bits, mergepath::Context* ctx, bool want_b_match, bool keep_b_keys);
+// What a join's stage gives besides A's ranges: the B keys that match some A key
+// flagged (b_match); sorted B's keys kept for mp_stage_download_b_keys (b_keys); B's
+// row references, carried through the sort from its chunks instead of row numbers,
+// so that sorted B's "rows" are references already (b_refs; B's chunks hold them).
+struct MpJoinStageWants {
+    bool b_match, b_keys, b_refs;
+};
+// A join pipeline giving what `wants` asks besides the ranges.
+MpJoinPipeline* mp_join_pipeline_new(int key_bits, mergepath::Context* ctx, const MpJoinStageWants& wants);
 
 // Live pipelines of this backend (for pg_mergepath_status() and leak tests).
 extern int64_t mp_live_pipelines;

@@ -32,11 +32,10 @@ MpStage* mp_stage_create(MemoryContext cxt, int key_bits, mergepath::SetOp op, b
     return stage;
 }
 
-MpStage* mp_stage_create_join(MemoryContext cxt, int key_bits, bool want_b_match, bool keep_b_keys) {
+MpStage* mp_stage_create_join(MemoryContext cxt, int key_bits, MpJoinStageWants wants) {
     MpStage* stage = mp_stage_create(cxt, key_bits, mergepath::SetOp::Intersection, false, mergepath::SetOpShape::Rows);
     stage->kind = MpStageKind::Join;
-    stage->want_b_match = want_b_match;
-    stage->keep_b_keys = keep_b_keys;
+    stage->join = wants;
     return stage;
 }
 
@@ -46,7 +45,7 @@ static MpJoinPipeline* join_of(MpStage* stage) { return static_cast<MpJoinPipeli
 // The pipeline of the stage's kind (may throw).
 static MpPipeline* new_pipeline(const MpStage* stage, mergepath::Context* ctx) {
     if (stage->kind == MpStageKind::Join)
-        return mp_join_pipeline_new(stage->key_bits, ctx, stage->want_b_match, stage->keep_b_keys);
+        return mp_join_pipeline_new(stage->key_bits, ctx, stage->join);
     return mp_setop_pipeline_new(stage->key_bits, ctx, stage->op, stage->all, stage->shape);
 }
 
@@ -180,7 +179,8 @@ void mp_stage_adopt(MpStage* stage, const MpChunkSpace* space, MpChunkRef first)
         const void* keys = mp_chunk_keys(chunk);
         size_t n = chunk->count;
         bool ascending = chunk->ascending != 0;
-        run_with_redo(stage, "reading the input", [&] { pipeline->add_chunk(stream, side, keys, n, ascending); });
+        const uint64_t* refs = chunk->ref_size ? mp_chunk_refs(chunk) : nullptr;
+        run_with_redo(stage, "reading the input", [&] { pipeline->add_chunk(stream, side, keys, n, ascending, refs); });
         stage->report.chunks++;
         ref = chunk->next;
     }

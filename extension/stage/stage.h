@@ -49,8 +49,7 @@ struct MpStage {
     mergepath::SetOp op;             // set operations: Intersection, Difference or Union,
     bool all;                        // ... ALL or DISTINCT
     mergepath::SetOpShape shape;     // set operations: their results (sql_setop.h)
-    bool want_b_match;               // joins
-    bool keep_b_keys;                // joins: sorted B's keys kept (mp_stage_download_b_keys)
+    MpJoinStageWants join;           // joins
     int cpu_threads;                 // threads of its CPU backend (0: pg_mergepath.cpu_threads);
                                      // set before it opens, when processes share the cores
     bool budget_full;                // set before it opens: an earlier stage of the node found no
@@ -64,9 +63,8 @@ struct MpStage {
 
 // A closed stage whose C++ objects live as long as `cxt`.
 MpStage* mp_stage_create(MemoryContext cxt, int key_bits, mergepath::SetOp op, bool all, mergepath::SetOpShape shape);
-// The same for a join (want_b_match: the B keys that match some A key are flagged;
-// keep_b_keys: sorted B's keys are kept for mp_stage_download_b_keys).
-MpStage* mp_stage_create_join(MemoryContext cxt, int key_bits, bool want_b_match, bool keep_b_keys);
+// The same for a join.
+MpStage* mp_stage_create_join(MemoryContext cxt, int key_bits, MpJoinStageWants wants);
 bool mp_stage_is_open(const MpStage* stage);
 // Acquires a context on `device` (auto may fall back to the CPU) and makes the pipeline.
 // With `keys` (0: not known yet), the memory they are expected to need is reserved in

@@ -15,6 +15,7 @@ template <class K>
 struct HostSlice {
     const K* keys = nullptr;
     size_t n = 0;
+    const uint64_t* values = nullptr;  // what each key carries instead of its row number, or none
 };
 
 namespace cuda {
@@ -29,7 +30,7 @@ struct DeviceRun {
 // Queues on the context's stream: the slices' keys, concatenated, copied to the device
 // through the pinned staging buffers, then radix-sorted, stably, with row numbers
 // first_row, first_row + 1, ... in concatenated order when with_rows (made on the
-// device). Returns once the slices may be reused, without waiting for the copy or the
+// device), or with the slices' values when they carry them (copied like the keys). Returns once the slices may be reused, without waiting for the copy or the
 // sort. Throws OutOfMemory when the budget, the device or the pinned host memory is
 // exhausted (nothing is queued then).
 template <class K>

@@ -17,27 +17,28 @@ namespace {
 
 constexpr size_t kCopyPieceKeys = size_t(1) << 18;
 
-// Copies the slices one after another into `to`, in pieces spread over the threads.
-template <class K>
-void copy_slices(Context& ctx, const std::vector<HostSlice<K>>& slices, K* to) {
+// Copies the slices' keys (or, with Field = uint64_t and values, their values) one
+// after another into `to`, in pieces spread over the threads.
+template <class Field, class K, class Of>
+void copy_slices(Context& ctx, const std::vector<HostSlice<K>>& slices, Field* to, Of field_of) {
     struct Piece {
-        const K* from;
-        K* to;
+        const Field* from;
+        Field* to;
         size_t n;
     };
     std::vector<Piece> pieces;
     for (const HostSlice<K>& s : slices) {
         for (size_t i = 0; i < s.n; i += kCopyPieceKeys)
-            pieces.push_back({s.keys + i, to + i, std::min(kCopyPieceKeys, s.n - i)});
+            pieces.push_back({field_of(s) + i, to + i, std::min(kCopyPieceKeys, s.n - i)});
         to += s.n;
     }
     cpu::parallel_for(ctx, pieces.size(), [&](size_t i) {
-        std::memcpy(pieces[i].to, pieces[i].from, pieces[i].n * sizeof(K));
+        std::memcpy(pieces[i].to, pieces[i].from, pieces[i].n * sizeof(Field));
     });
 }
 
-// The CPU backend's run: the slices copied into the context's memory, sorted in place
-// unless they ascend already.
+// The CPU backend's run: the slices copied into the context's memory (with their
+// values, or row numbers), sorted in place unless they ascend already.
 template <class K>
 SideArray<K> host_run(Context& ctx, const std::vector<HostSlice<K>>& slices, uint64_t first_row, bool with_rows,
                       bool ascending) {
@@ -47,9 +48,11 @@ SideArray<K> host_run(Context& ctx, const std::vector<HostSlice<K>>& slices, uin
     run.keys = ctx.alloc<K>(n);
     if (with_rows) run.rows = ctx.alloc<uint64_t>(n);
     run.count = n;
-    copy_slices(ctx, slices, run.keys.data());
+    copy_slices(ctx, slices, run.keys.data(), [](const HostSlice<K>& s) { return s.keys; });
     View<K> keys(run.keys.data(), n);
-    if (with_rows) std::iota(run.rows.data(), run.rows.data() + n, first_row);
+    if (with_rows && !slices.empty() && slices[0].values)
+        copy_slices(ctx, slices, run.rows.data(), [](const HostSlice<K>& s) { return s.values; });
+    else if (with_rows) std::iota(run.rows.data(), run.rows.data() + n, first_row);
     if (ascending) return run;
     if (with_rows) sort_pairs<K>(ctx, keys, View<uint64_t>(run.rows.data(), n));
     else sort_keys<K>(ctx, keys);

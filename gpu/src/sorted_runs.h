@@ -6,7 +6,8 @@
 //
 // A run is the keys of consecutive host slices, concatenated and sorted stably in the
 // context's own memory, each with its row number (its position in the side) when the
-// stage has rows. On the CUDA backend the slices are copied through pinned staging
+// stage has rows, or with the value its slice gives it when the side's slices carry
+// values. On the CUDA backend the slices are copied through pinned staging
 // buffers and radix-sorted on the device, queued on the stream without waiting
 // (ship_run.h); on the CPU backend they are copied into a host buffer of the context
 // and sorted there. The host slices are only read, never changed, so the same keys can

@@ -29,6 +29,13 @@ struct SideInput {
     size_t total = 0;
     size_t shipped = 0;                       // keys [0, shipped) are in runs
     size_t ship_slice = 0, ship_offset = 0;   // where key `shipped` is
+    enum class Carries { Unknown, RowNumbers, Values } carries = Carries::Unknown;
+
+    // Every key of a side carries a value, or none does (then its row number).
+    void require_carrying(Carries c) {
+        if (carries == Carries::Unknown) carries = c;
+        else if (carries != c) throw Error("mergepath: a side's keys added both with and without values");
+    }
 
     void restart_shipping() { shipped = ship_slice = ship_offset = 0; }
 
@@ -37,7 +44,9 @@ struct SideInput {
         std::vector<HostSlice<K>> out;
         for (size_t i = ship_slice; i < slices.size(); ++i) {
             size_t skip = i == ship_slice ? ship_offset : 0;
-            if (slices[i].n > skip) out.push_back({slices[i].keys + skip, slices[i].n - skip});
+            if (slices[i].n > skip)
+                out.push_back({slices[i].keys + skip, slices[i].n - skip,
+                               slices[i].values ? slices[i].values + skip : nullptr});
         }
         ship_slice = slices.empty() ? 0 : slices.size() - 1;
         ship_offset = slices.empty() ? 0 : slices.back().n;
@@ -48,6 +57,7 @@ struct SideInput {
     // Copies keys into the last owned block while it has room, then into a new one.
     // Everything that can throw comes first: if it does, nothing was added.
     void append_copy(const K* keys, size_t n) {
+        require_carrying(Carries::RowNumbers);
         size_t into_last = std::min(n, owned_room), rest = n - into_last;
         std::unique_ptr<K[]> block;
         size_t capacity = std::max(rest, kOwnedBlockKeys);
@@ -71,8 +81,15 @@ struct SideInput {
         total += n;
     }
 
-    void append_chunk(const K* keys, size_t n) {
-        slices.push_back({keys, n});  // may throw: nothing changed then
+    void append_chunk(const K* keys, size_t n, const uint64_t* values) {
+        const Carries before = carries;
+        require_carrying(values ? Carries::Values : Carries::RowNumbers);
+        try {
+            slices.push_back({keys, n, values});
+        } catch (...) {
+            carries = before;  // nothing changed
+            throw;
+        }
         owned_room = 0;               // the last slice is no longer an owned block
         total += n;
     }
@@ -220,9 +237,9 @@ uint64_t SortedSides<K>::add(Side side, const K* keys, size_t n) {
 }
 
 template <class K>
-uint64_t SortedSides<K>::add_chunk(Side side, const K* keys, size_t n, bool ascending) {
+uint64_t SortedSides<K>::add_chunk(Side side, const K* keys, size_t n, bool ascending, const uint64_t* values) {
     return state_->append(
-        index_of(side), keys, n, [&](SideInput<K>& in) { in.append_chunk(keys, n); }, ascending);
+        index_of(side), keys, n, [&](SideInput<K>& in) { in.append_chunk(keys, n, values); }, ascending);
 }
 
 template <class K>

@@ -44,6 +44,14 @@ struct SpanCursor {
         });
     }
 
+    // The cursor n bytes further on (the spans must hold n more bytes): where a part of a
+    // piece that another thread copies starts.
+    SpanCursor advanced(size_t n) const {
+        SpanCursor c = *this;
+        c.walk(n, [](const char*, size_t) {});
+        return c;
+    }
+
 private:
     // Calls step(address, bytes) for each non-empty stretch of the next n bytes (the
     // address is writable only where Span's data is: scatter checks).

@@ -22,9 +22,10 @@ void SqlStage<K>::add(Side side, const K* keys, size_t n) {
 }
 
 template <class K>
-void SqlStage<K>::add_chunk(Side side, const K* keys, size_t n, bool ascending) {
+void SqlStage<K>::add_chunk(Side side, const K* keys, size_t n, bool ascending, const uint64_t* values) {
     if (attempted_) throw Error(std::string("mergepath: ") + name_ + "::add after finish");
-    sides_.add_chunk(side, keys, n, ascending);
+    if (values && !accepts_values(side)) throw Error(std::string("mergepath: ") + name_ + ": values on a side that needs row numbers");
+    sides_.add_chunk(side, keys, n, ascending, values);
 }
 
 template <class K>

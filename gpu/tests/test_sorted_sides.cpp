@@ -8,11 +8,17 @@
 //    everything; the chunks are never written;
 //  - (CUDA) runs shipped through several pieces of the pinned staging, each gathered
 //    from many chunks;
+//  - keys whose chunks carry values (a join's row references) come out with their values
+//    in place of row numbers, equal keys in the order added, beside a side of row
+//    numbers, shipped in small runs, the backend's default and (CUDA) runs across
+//    staging pieces; a side's keys added both with and without values is an Error that
+//    adds nothing;
 //  - empty sides and a side of one key;
 //  - the host keys are charged to the context's budget and discharged when the stage
 //    goes; an out-of-memory in sort() leaves the keys, and after rebind() onto an
 //    unlimited CPU context sort() gives the same sides.
 #include <thread>
+#include <unordered_map>
 
 #include "mergepath/sorted_sides.h"
 #include "test_support.h"
@@ -154,6 +160,63 @@ TYPED_TEST(SortedSidesTest, EmptyAndSingleKeySides) {
     EXPECT_EQ(stage.sorted_keys(Side::A).size, 0u);
     EXPECT_TRUE(check_side(this->ctx(), stage, Side::B, std::vector<K>{one}));
     EXPECT_THROW(stage.add(Side::A, &one, 1), Error) << "keys added after sort()";
+}
+
+// The value a key of row `row` carries in ValuesRideThroughTheSort: distinct per row,
+// in no order.
+uint64_t value_of_row(uint64_t row) { return (row * 0x9E3779B97F4A7C15ull) ^ 0x5EEDull; }
+
+TYPED_TEST(SortedSidesTest, ValuesRideThroughTheSort) {
+    using K = typename TestFixture::K;
+    const bool cuda = !this->ctx().host_memory();
+    for (size_t ship_rows : {size_t(700), SortedSides<K>::kBackendDefault, size_t(3) << 20}) {
+        if (ship_rows == (size_t(3) << 20) && !cuda) continue;  // the staging's pieces are the CUDA backend's
+        const size_t keys_b = ship_rows == (size_t(3) << 20) ? (size_t(5) << 20) : 30000;
+        Rng rng(base_seed() ^ ship_rows);
+        SortedSides<K> stage(this->ctx(), true);
+        stage.set_ship_rows(ship_rows);
+        std::vector<std::vector<K>> chunks;
+        std::vector<std::vector<uint64_t>> values;
+        chunks.reserve(4000);
+        values.reserve(4000);
+        std::vector<K> a = random_keys<K>(rng, 5000, 300), b_by_row;
+        stage.add(Side::A, a.data(), a.size());
+        for (size_t left = keys_b; left > 0;) {
+            size_t n = std::min<size_t>(left, 1 + rng() % (keys_b / 8));
+            chunks.push_back(random_keys<K>(rng, n, 500));
+            const bool ascending = rng() % 3 == 0;
+            if (ascending) std::sort(chunks.back().begin(), chunks.back().end());
+            values.emplace_back(n);
+            const uint64_t first = b_by_row.size();
+            for (size_t i = 0; i < n; ++i) values.back()[i] = value_of_row(first + i);
+            EXPECT_EQ(stage.add_chunk(Side::B, chunks.back().data(), n, ascending, values.back().data()), first);
+            b_by_row.insert(b_by_row.end(), chunks.back().begin(), chunks.back().end());
+            left -= n;
+        }
+        K one = KeyTraits<K>::max();
+        const uint64_t no_values[1] = {7};
+        EXPECT_THROW(stage.add(Side::B, &one, 1), Error) << "a copied key beside keys with values";
+        EXPECT_THROW(stage.add_chunk(Side::A, &one, 1, false, no_values), Error) << "values beside row numbers";
+        EXPECT_EQ(stage.rows(Side::B), b_by_row.size()) << "a refused add added keys";
+        stage.sort();
+        EXPECT_TRUE(check_side(this->ctx(), stage, Side::A, a));
+        // B: its values in place of row numbers, each naming a row of an equal key, in row order
+        std::vector<K> keys(b_by_row.size());
+        std::vector<uint64_t> got(b_by_row.size());
+        ASSERT_EQ(stage.sorted_rows(Side::B).size, got.size());
+        this->ctx().download(stage.sorted_keys(Side::B), keys.data());
+        this->ctx().download(stage.sorted_rows(Side::B), got.data());
+        ASSERT_TRUE(same_array("sorted keys of B", sorted(b_by_row), keys));
+        std::unordered_map<uint64_t, uint64_t> row_of;
+        for (uint64_t r = 0; r < b_by_row.size(); ++r) row_of[value_of_row(r)] = r;
+        for (size_t i = 0; i < got.size(); ++i) {
+            auto it = row_of.find(got[i]);
+            ASSERT_TRUE(it != row_of.end()) << "sorted B " << i << " carries a value no key was given";
+            ASSERT_TRUE(b_by_row[it->second] == keys[i]) << "sorted B " << i << " carries another key's value";
+            if (i > 0 && keys[i - 1] == keys[i])
+                ASSERT_LT(row_of[got[i - 1]], it->second) << "equal keys out of the order added at " << i;
+        }
+    }
 }
 
 class SortedSidesOnBackend : public OnBackend {};

@@ -2,7 +2,9 @@
 // CUDA staging's copies go through a piece at a time: over random lists of spans (empty
 // ones, null ones of 0 bytes, ones larger than a piece, a piece ending inside a span),
 // gathering the sources piece by piece gives their concatenation, and scattering a
-// buffer piece by piece fills the destination spans in order and nothing else.
+// buffer piece by piece fills the destination spans in order and nothing else, also when
+// each piece is scattered in parts from cursors moved ahead (advanced), as the staging's
+// threads copy a piece.
 #include "span_cursor.h"
 #include "test_support.h"
 
@@ -45,8 +47,19 @@ TEST(SpanCursor, PiecesGatherTheSourcesAndScatterIntoTheSpansInOrder) {
         for (size_t s : sizes) dest.emplace_back(s + 1, char(0x5A));
         for (size_t i = 0; i < sizes.size(); ++i) spans.push_back({sizes[i] ? dest[i].data() : nullptr, sizes[i]});
         SpanCursor<HostSpan> to{spans.data()};
-        for (size_t done = 0; done < total; done += std::min(piece, total - done))
-            to.scatter(joined.data() + done, std::min(piece, total - done));
+        const size_t parts = 1 + rng() % 4;
+        for (size_t done = 0; done < total; done += std::min(piece, total - done)) {
+            const size_t n = std::min(piece, total - done);
+            if (trial % 2 == 0) {
+                to.scatter(joined.data() + done, n);
+                continue;
+            }
+            for (size_t p = parts; p-- > 0;) {  // last part first: each from its own cursor
+                const size_t begin = n * p / parts, end = n * (p + 1) / parts;
+                to.advanced(begin).scatter(joined.data() + done + begin, end - begin);
+            }
+            to = to.advanced(n);
+        }
         for (size_t i = 0; i < sizes.size(); ++i) {
             ASSERT_TRUE(std::equal(dest[i].begin(), dest[i].end() - 1, blocks[i].begin()))
                 << "trial " << trial << ", span " << i;

@@ -481,6 +481,37 @@ TYPED_TEST(SqlJoinTest, MisuseThrows) {
     EXPECT_EQ(empty.rows(Side::A) + empty.rows(Side::B), 0u);
 }
 
+// B's keys may carry values (the extension's row references) in place of row numbers:
+// b_rows then gives each sorted B key's value, exactly where the same join without
+// values gives its row number, and A's ranges by A row are unchanged; A's keys may not
+// carry values (its ranges go by A row number).
+TYPED_TEST(SqlJoinTest, BKeysCarryValuesInPlaceOfRowNumbers) {
+    using K = typename TestFixture::K;
+    Rng rng(base_seed() ^ 0x7a1e);
+    std::vector<K> a = random_keys<K>(rng, 3000, 400), b = random_keys<K>(rng, 5000, 400);
+    std::vector<uint64_t> values(b.size());
+    for (size_t r = 0; r < b.size(); ++r) values[r] = ~uint64_t(r) * 3;
+    SqlJoin<K> plain(this->ctx()), carrying(this->ctx());
+    for (SqlJoin<K>* j : {&plain, &carrying}) j->add(Side::A, a.data(), a.size());
+    plain.add_chunk(Side::B, b.data(), 2000);
+    plain.add_chunk(Side::B, b.data() + 2000, b.size() - 2000);
+    carrying.add_chunk(Side::B, b.data(), 2000, false, values.data());
+    carrying.add_chunk(Side::B, b.data() + 2000, b.size() - 2000, false, values.data() + 2000);
+    EXPECT_THROW(carrying.add_chunk(Side::A, a.data(), 1, false, values.data()), Error) << "values on A";
+    EXPECT_EQ(carrying.rows(Side::A), a.size());
+    plain.finish();
+    carrying.finish();
+    std::vector<uint64_t> rows(b.size()), carried(b.size());
+    plain.download(JoinRangesOut{nullptr, nullptr, nullptr, rows.data(), nullptr});
+    carrying.download(JoinRangesOut{nullptr, nullptr, nullptr, carried.data(), nullptr});
+    for (size_t i = 0; i < b.size(); ++i) ASSERT_EQ(carried[i], values[rows[i]]) << "sorted B " << i;
+    std::vector<uint64_t> a_lower(a.size()), a_count(a.size()), c_lower(a.size()), c_count(a.size());
+    plain.download(JoinRangesOut{nullptr, a_lower.data(), a_count.data(), nullptr, nullptr});
+    carrying.download(JoinRangesOut{nullptr, c_lower.data(), c_count.data(), nullptr, nullptr});
+    EXPECT_EQ(a_lower, c_lower);
+    EXPECT_EQ(a_count, c_count);
+}
+
 // Every subset of the five output arrays may be downloaded (the rest nullptr): each array
 // downloaded equals the full download's, which is checked against the reference. A is
 // larger than two of the pieces (1 << 17) a_count comes through without a_lower.

@@ -65,11 +65,14 @@ public:
     // Appends keys[0, n) without copying: they are read in place until the stage is
     // destroyed, so the caller keeps them alive and unchanged that long (or until
     // sort() has succeeded, when no rebind() follows: sort() is their last reader).
-    // ascending: keys[0, n) are in ascending order already.
-    uint64_t add_chunk(Side side, const K* keys, size_t n, bool ascending = false);
+    // ascending: keys[0, n) are in ascending order already. values: when given (read in
+    // place like the keys), values[i] is what keys[i] carries through the sort instead
+    // of its row number (sorted_rows then gives values); a side's keys all carry values
+    // or none does (else Error, nothing added). add() keys carry row numbers.
+    uint64_t add_chunk(Side side, const K* keys, size_t n, bool ascending = false, const uint64_t* values = nullptr);
     size_t rows(Side side) const;  // keys added to the side so far
 
-    // Sorts both sides (stably: equal keys keep ascending row numbers).
+    // Sorts both sides (stably: equal keys keep the order they were added in).
     void sort();
     bool sorted() const;
 

@@ -11,7 +11,9 @@
 // unmatched rows of an outer join from a_count[i] == 0 and b_match[j] == 0. Row
 // numbers are positions in the order keys were added to their side; equal keys keep
 // ascending row numbers (the sort is stable), so the pairs of one A row come in
-// ascending B row order. The same ranges come by A row too (download_by_a_row): A row
+// ascending B row order. B's keys may carry values of the caller's instead (add_chunk's
+// values: a reference to each key's row), which b_rows then gives, in the order the
+// keys were added within equal keys; A's keys always carry row numbers. The same ranges come by A row too (download_by_a_row): A row
 // r pairs with b[b_rows[lower + k]], k < count, of range r, so a caller can walk A in
 // the order it stored A's rows (sequential reads of them) instead of in key order.
 #pragma once
@@ -34,7 +36,7 @@ struct JoinRangesOut {
     uint64_t* a_rows;   // row number of each key of sorted A (row = position in the order added to A)
     uint64_t* a_lower;  // first position in sorted B whose key equals it (lower bound)
     uint64_t* a_count;  // how many keys of sorted B equal it (upper bound - lower bound)
-    uint64_t* b_rows;   // row number of each key of sorted B
+    uint64_t* b_rows;   // row number (or carried value) of each key of sorted B
     uint8_t* b_match;   // 1 iff sorted B[j] equals some key of A (finish() must have computed them)
 };
 
@@ -84,6 +86,7 @@ private:
     // to A row order, if asked). The ranges, the flags and the sorted rows stay in the
     // context's space until destruction; the sorted keys are freed.
     void run() override;
+    bool accepts_values(Side side) const override { return side == Side::B; }  // A's ranges go by A row
     struct State;
     std::unique_ptr<State> state_;
 };

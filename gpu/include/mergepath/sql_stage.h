@@ -45,7 +45,8 @@ public:
     // sort. Safe from several threads at once. If it throws (OutOfMemory: the keys are
     // charged to the context's budget), the keys were not added.
     void add(Side side, const K* keys, size_t n);
-    void add_chunk(Side side, const K* keys, size_t n, bool ascending = false);  // ascending: see SortedSides
+    // ascending, values: see SortedSides::add_chunk
+    void add_chunk(Side side, const K* keys, size_t n, bool ascending = false, const uint64_t* values = nullptr);
     size_t rows(Side side) const;  // keys added so far to that side
     void finish();                 // runs the operation (once)
 
@@ -64,6 +65,8 @@ protected:
     virtual ~SqlStage();
 
     virtual void run() = 0;  // finish()'s work: sort the sides, compute the results
+    // Whether keys of `side` may carry values instead of row numbers (add_chunk).
+    virtual bool accepts_values(Side) const { return true; }
     SortedSides<K>& sides() { return sides_; }
     const SortedSides<K>& sides() const { return sides_; }
     bool finished() const { return finished_; }

@@ -4,6 +4,7 @@
 // it and memcpy out of it one piece later (to the host).
 #include <algorithm>
 #include <cstring>
+#include <thread>
 
 #include "cuda/common.cuh"
 #include "cuda/staging.cuh"
@@ -15,8 +16,19 @@ namespace {
 // Copies go through the buffers in pieces small enough for the host's memcpy of one to
 // overlap the device's copy of the other.
 constexpr size_t kPiece = size_t(8) << 20;
+// Threads that copy a downloaded piece out of its buffer (the caller and helpers), and
+// the least a part is worth starting a helper for.
+constexpr unsigned kCopyThreads = 8;
+constexpr size_t kMinCopyPart = size_t(1) << 20;
+
+unsigned copy_helpers() {
+    const unsigned cores = std::thread::hardware_concurrency();
+    return std::min(kCopyThreads, cores > 1 ? cores : 1u) - 1;
+}
 
 }  // namespace
+
+PinnedStaging::PinnedStaging() : team_(copy_helpers()) {}
 
 PinnedStaging::~PinnedStaging() { release(); }
 
@@ -91,10 +103,23 @@ void PinnedStaging::copy_to_host(const void* src, const HostSpan* spans, size_t 
         }
         if (pending.slot) {
             check(cudaEventSynchronize(pending.slot->read), "staged download");
-            to.scatter(static_cast<const char*>(pending.slot->host), pending.n);
+            scatter(to, static_cast<const char*>(pending.slot->host), pending.n);
         }
         pending = next;
     }
+}
+
+void PinnedStaging::scatter(SpanCursor<HostSpan>& to, const char* from, size_t n) {
+    const size_t parts = std::min<size_t>(team_.size(), std::max<size_t>(1, n / kMinCopyPart));
+    if (parts == 1) {
+        to.scatter(from, n);
+        return;
+    }
+    team_.run(parts, [&](size_t p) {
+        const size_t begin = n * p / parts, end = n * (p + 1) / parts;
+        to.advanced(begin).scatter(from + begin, end - begin);
+    });
+    to = to.advanced(n);
 }
 
 }  // namespace cuda
