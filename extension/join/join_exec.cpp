@@ -34,6 +34,8 @@
 
 #include "timing.h"
 
+#include <cmath>
+
 extern "C" {
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
@@ -246,6 +248,7 @@ static void serial_compute(MpJoinState* st) {
 // after which it emits its claims of the shared results, or joins alone the partitions
 // of a spilled join it claims (JoinPartitions), or has nothing to emit (Finished).
 static void compute(MpJoinState* st) {
+    if (mp_debug_timeline && st->stats.timeline.begin == 0) st->stats.timeline = {mp_wall_ms(), 0, 0, 0};
     if (st->strategy.way == MpJoinWay::Unchosen) mp_join_choose_way(st);
     mp_join_start_run(st);
     if (mp_join_runs_shared(st)) mp_join_parallel_compute(st);
@@ -273,8 +276,22 @@ static void compute(MpJoinState* st) {
         else
             st->stats.report = *ran;
     }
+    if (mp_debug_timeline) st->stats.timeline.results = mp_wall_ms();
     mp_join_take_results(st);
     mp_join_start_emit(st);
+}
+
+// pg_mergepath.debug_timeline: this process's points of the execution that just
+// finished emitting, as milliseconds after its beginning (LOG), once.
+static void log_timeline(MpJoinState* st) {
+    MpJoinTimeline* t = &st->stats.timeline;
+    if (!mp_debug_timeline || t->begin == 0) return;
+    t->emitted = mp_wall_ms();
+    auto after = [t](double at) { return at > 0 ? at - t->begin : -1.0; };
+    elog(LOG, "pg_mergepath timeline: %s %d began at %.3f, read +%.3f, results +%.3f, emitted +%.3f ms",
+         IsParallelWorker() ? "worker" : "leader", MyProcPid, fmod(t->begin, 1e6), after(t->read), after(t->results),
+         after(t->emitted));
+    t->begin = 0;
 }
 
 // A join that spills has emitted a key range: the next one, if rows are left (a parallel
@@ -324,6 +341,7 @@ static TupleTableSlot* mp_join_exec(CustomScanState* node) {
         ResetExprContext(econtext);
         if (!(timing ? timed_next(st, scan) : mp_join_next(st, scan))) {
             if (next_range(st)) continue;
+            log_timeline(st);
             return NULL;
         }
         econtext->ecxt_scantuple = scan;

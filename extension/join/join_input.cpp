@@ -84,5 +84,6 @@ MpJoinReadCounts mp_join_read_inputs(MpJoinState* st) {
     }
     if (mp_join_way_sorts_input(st->strategy.way)) mp_join_spill_finish_read(st);
     if (mp_join_timing_on(st)) st->stats.read_ms += clock.lap_ms();
+    if (mp_debug_timeline) st->stats.timeline.read = mp_wall_ms();
     return counts;
 }

@@ -422,10 +422,18 @@ struct MpJoinStrategy {
 };
 
 // ... and what EXPLAIN ANALYZE shows.
+// pg_mergepath.debug_timeline: when this process's part of the last execution began,
+// finished reading, had its results (combined them, or found them published) and
+// finished emitting; wall-clock ms (timing.h), 0 where not reached.
+struct MpJoinTimeline {
+    double begin, read, results, emitted;
+};
+
 struct MpJoinStats {
     MpJoinCounts counts;
     MpStageReport report;
     double read_ms, expand_ms, emit_ms;
+    MpJoinTimeline timeline;
     bool b_rows_unread;  // this process combined without B's references (join_combine.cpp:
                          // emitters_read_b_rows), in some execution
 };

@@ -65,6 +65,7 @@ int mp_debug_hash_bits = 0;
 bool mp_debug_replace_native = false;
 int mp_debug_cpu_memory_kb = 0;
 int mp_debug_piece_rows = 0;
+bool mp_debug_timeline = false;
 int mp_debug_scan_rows = 0;
 int mp_gpu_shared_memory_mb = 0;
 int mp_gpu_wait_timeout_ms = 10000;
@@ -158,6 +159,10 @@ static void define_debug_gucs(void) {
     DefineCustomIntVariable("pg_mergepath.debug_piece_rows",
                             "Rows per piece of results a parallel node's combiner announces (testing; 0: ~8 MB).", NULL,
                             &mp_debug_piece_rows, 0, 0, INT_MAX, PGC_USERSET, hidden, NULL, NULL, NULL);
+    DefineCustomBoolVariable("pg_mergepath.debug_timeline",
+                             "Each participant of a MergePath Join logs when it began, finished reading, had its "
+                             "results and finished emitting (wall clock, LOG; diagnostics).",
+                             NULL, &mp_debug_timeline, false, PGC_USERSET, hidden, NULL, NULL, NULL);
     DefineCustomIntVariable("pg_mergepath.debug_scan_rows",
                             "Rows a table's scan paths claim, its relation's estimate unchanged (testing; 0: off).",
                             NULL, &mp_debug_scan_rows, 0, 0, INT_MAX, PGC_USERSET, hidden, NULL, NULL, NULL);

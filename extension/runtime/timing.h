@@ -1,8 +1,18 @@
-// timing.h — milliseconds between points of a backend's work, for EXPLAIN ANALYZE.
+// timing.h — milliseconds between points of a backend's work, for EXPLAIN ANALYZE, and
+// the wall clock that processes share (pg_mergepath.debug_timeline's points).
 // Trivially destructible, so it may live on frames that an ERROR longjmps over.
 #pragma once
 
+#include <time.h>
+
 #include "pg_mergepath.h"
+
+// Milliseconds of the wall clock (the same in every process of the host).
+inline double mp_wall_ms() {
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    return double(now.tv_sec) * 1000.0 + double(now.tv_nsec) / 1e6;
+}
 
 struct MpStopwatch {
     instr_time start;
