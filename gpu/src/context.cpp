@@ -92,7 +92,7 @@ void Context::copy_out(void* host_dst, const void* src, size_t bytes) {
 }
 
 void Context::copy_out_scattered(const void* src, const HostSpan* spans, size_t count) {
-    if (state_->backend == Backend::Cuda) return detail::cuda_copy_out(state_->cuda, src, spans, count);
+    if (state_->backend == Backend::Cuda) return detail::cuda_copy_out(state_->cuda, src, spans, count, state_->threads);
     std::vector<const char*> from(count);  // each span's source, then the spans in parallel
     const char* next = static_cast<const char*>(src);
     for (size_t i = 0; i < count; ++i) {

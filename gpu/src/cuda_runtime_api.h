@@ -24,8 +24,8 @@ void cuda_close(CudaDevice& device) noexcept;
 // A synchronous upload.
 void cuda_copy_in(CudaDevice& device, void* dst, const void* src, size_t bytes);
 // A synchronous download of consecutive device bytes into host spans; large ones go
-// through the device's pinned staging buffers.
-void cuda_copy_out(CudaDevice& device, const void* src, const HostSpan* spans, size_t count);
+// through the device's pinned staging buffers (copied out of them on up to host_threads).
+void cuda_copy_out(CudaDevice& device, const void* src, const HostSpan* spans, size_t count, int host_threads);
 
 }  // namespace detail
 }  // namespace mergepath

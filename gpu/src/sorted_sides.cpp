@@ -176,13 +176,14 @@ struct SortedSides<K>::State {
     // that ascend already, on the CPU backend, become a run of their own at once (the
     // keys waiting before them one too), copied but not sorted.
     template <class ToSide>
-    uint64_t append(int side, const K* keys, size_t n, ToSide&& to_side, bool ascending = false) {
+    uint64_t append(int side, const K* keys, size_t n, ToSide&& to_side, bool ascending = false,
+                    const uint64_t* values = nullptr) {
         std::lock_guard<std::mutex> lock(mutex);
         const uint64_t first_row = input[side].total;
         if (is_sorted) throw Error("mergepath: keys added to sorted sides");
         if (n == 0) return first_row;
         if (!keys) throw Error("mergepath: keys have a size but no data");
-        const size_t bytes = n * sizeof(K);
+        const size_t bytes = n * (sizeof(K) + (values ? sizeof(uint64_t) : 0));  // values read in place count too
         const bool own_run = ascending && ctx->host_memory();
         charge(bytes);
         if (own_run) ship_now(side, false);
@@ -239,7 +240,7 @@ uint64_t SortedSides<K>::add(Side side, const K* keys, size_t n) {
 template <class K>
 uint64_t SortedSides<K>::add_chunk(Side side, const K* keys, size_t n, bool ascending, const uint64_t* values) {
     return state_->append(
-        index_of(side), keys, n, [&](SideInput<K>& in) { in.append_chunk(keys, n, values); }, ascending);
+        index_of(side), keys, n, [&](SideInput<K>& in) { in.append_chunk(keys, n, values); }, ascending, values);
 }
 
 template <class K>

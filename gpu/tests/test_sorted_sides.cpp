@@ -198,6 +198,9 @@ TYPED_TEST(SortedSidesTest, ValuesRideThroughTheSort) {
         EXPECT_THROW(stage.add(Side::B, &one, 1), Error) << "a copied key beside keys with values";
         EXPECT_THROW(stage.add_chunk(Side::A, &one, 1, false, no_values), Error) << "values beside row numbers";
         EXPECT_EQ(stage.rows(Side::B), b_by_row.size()) << "a refused add added keys";
+        if (this->ctx().host_memory() && ship_rows == SortedSides<K>::kBackendDefault)  // nothing shipped yet
+            EXPECT_EQ(this->ctx().memory_in_use(), a.size() * sizeof(K) + b_by_row.size() * (sizeof(K) + 8))
+                << "the keys and the values read in place are charged";
         stage.sort();
         EXPECT_TRUE(check_side(this->ctx(), stage, Side::A, a));
         // B: its values in place of row numbers, each naming a row of an equal key, in row order

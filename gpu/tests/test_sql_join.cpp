@@ -510,6 +510,35 @@ TYPED_TEST(SqlJoinTest, BKeysCarryValuesInPlaceOfRowNumbers) {
     carrying.download(JoinRangesOut{nullptr, c_lower.data(), c_count.data(), nullptr, nullptr});
     EXPECT_EQ(a_lower, c_lower);
     EXPECT_EQ(a_count, c_count);
+
+    // as the extension runs it: ranges by A row, B's match flags and sorted keys kept
+    SqlJoin<K> ext_plain(this->ctx()), ext_carrying(this->ctx());
+    for (SqlJoin<K>* j : {&ext_plain, &ext_carrying}) {
+        j->set_ranges_by_a_row(true);
+        j->set_want_b_match(true);
+        j->set_keep_b_keys(true);
+        j->add_chunk(Side::A, a.data(), a.size());
+    }
+    ext_plain.add_chunk(Side::B, b.data(), b.size());
+    ext_carrying.add_chunk(Side::B, b.data(), b.size(), false, values.data());
+    ext_plain.finish();
+    ext_carrying.finish();
+    std::vector<uint8_t> match(b.size()), c_match(b.size());
+    ext_plain.download(JoinRangesOut{nullptr, nullptr, nullptr, rows.data(), match.data()});
+    ext_carrying.download(JoinRangesOut{nullptr, nullptr, nullptr, carried.data(), c_match.data()});
+    for (size_t i = 0; i < b.size(); ++i) ASSERT_EQ(carried[i], values[rows[i]]) << "sorted B " << i << ", by A row";
+    EXPECT_EQ(match, c_match);
+    std::vector<JoinRange> by_row(a.size()), c_by_row(a.size());
+    ext_plain.download_by_a_row(0, a.size(), by_row.data());
+    ext_carrying.download_by_a_row(0, a.size(), c_by_row.data());
+    for (size_t r = 0; r < a.size(); ++r) {
+        ASSERT_EQ(by_row[r].lower, c_by_row[r].lower) << "A row " << r;
+        ASSERT_EQ(by_row[r].count, c_by_row[r].count) << "A row " << r;
+    }
+    std::vector<K> keys(b.size()), c_keys(b.size());
+    ext_plain.download_b_keys(keys.data());
+    ext_carrying.download_b_keys(c_keys.data());
+    EXPECT_TRUE(keys == c_keys);
 }
 
 // Every subset of the five output arrays may be downloaded (the rest nullptr): each array

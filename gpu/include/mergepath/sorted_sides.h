@@ -15,10 +15,10 @@
 //    radix-sorted there, queued on the context's stream while the producers go on; the
 //    CPU backend ships everything at the end by default (one parallel sort per side).
 //  - sort() ships the rest and merges each side's runs with Merge Path.
-//  - Memory: the host keys the stage holds (copied or read in place) are charged to the
-//    context's budget, together with its device memory. An OutOfMemory leaves every key
-//    in place; rebind() then moves the stage to another context (the CPU backend) and
-//    sort() can run again there.
+//  - Memory: the host keys the stage holds (copied or read in place, with their
+//    values) are charged to the context's budget, together with its device memory. An
+//    OutOfMemory leaves every key in place; rebind() then moves the stage to another
+//    context (the CPU backend) and sort() can run again there.
 // The set-operation pipeline (sql_setop.h) and the join are consumers of this stage.
 #pragma once
 

@@ -112,13 +112,13 @@ void cuda_copy_in(CudaDevice& device, void* dst, const void* src, size_t bytes) 
     cuda::check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
 }
 
-void cuda_copy_out(CudaDevice& device, const void* src, const HostSpan* spans, size_t count) {
+void cuda_copy_out(CudaDevice& device, const void* src, const HostSpan* spans, size_t count, int host_threads) {
     constexpr size_t kStagedDownload = size_t(1) << 20;  // pageable downloads run at a fraction of PCIe speed
     cudaStream_t s = static_cast<cudaStream_t>(device.stream);
     size_t bytes = 0;
     for (size_t i = 0; i < count; ++i) bytes += spans[i].bytes;
     if (bytes >= kStagedDownload) {
-        static_cast<CudaPoolAllocator*>(device.allocator.get())->staging().copy_to_host(src, spans, count, s);
+        static_cast<CudaPoolAllocator*>(device.allocator.get())->staging().copy_to_host(src, spans, count, s, host_threads);
         return;
     }
     const char* from = static_cast<const char*>(src);

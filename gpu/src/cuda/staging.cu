@@ -80,7 +80,8 @@ void PinnedStaging::copy_to_device(void* dst, const HostSource* sources, size_t 
 
 // The device copies piece i + 1 into one buffer while the host copies piece i out of
 // the other into the spans.
-void PinnedStaging::copy_to_host(const void* src, const HostSpan* spans, size_t count, cudaStream_t stream) {
+void PinnedStaging::copy_to_host(const void* src, const HostSpan* spans, size_t count, cudaStream_t stream,
+                                 int host_threads) {
     struct Piece {
         Slot* slot = nullptr;
         size_t n = 0;
@@ -103,14 +104,14 @@ void PinnedStaging::copy_to_host(const void* src, const HostSpan* spans, size_t 
         }
         if (pending.slot) {
             check(cudaEventSynchronize(pending.slot->read), "staged download");
-            scatter(to, static_cast<const char*>(pending.slot->host), pending.n);
+            scatter(to, static_cast<const char*>(pending.slot->host), pending.n, host_threads);
         }
         pending = next;
     }
 }
 
-void PinnedStaging::scatter(SpanCursor<HostSpan>& to, const char* from, size_t n) {
-    const size_t parts = std::min<size_t>(team_.size(), std::max<size_t>(1, n / kMinCopyPart));
+void PinnedStaging::scatter(SpanCursor<HostSpan>& to, const char* from, size_t n, int threads) {
+    const size_t parts = std::min({size_t(team_.size()), size_t(std::max(1, threads)), std::max<size_t>(1, n / kMinCopyPart)});
     if (parts == 1) {
         to.scatter(from, n);
         return;

@@ -45,8 +45,10 @@ public:
     void copy_to_device(void* dst, const HostSource* sources, size_t count, cudaStream_t stream);
 
     // Copies consecutive bytes from device memory `src` into the pageable host spans, in
-    // order, after the work queued on `stream`; returns when the spans hold them.
-    void copy_to_host(const void* src, const HostSpan* spans, size_t count, cudaStream_t stream);
+    // order, after the work queued on `stream`; returns when the spans hold them. Each
+    // piece is copied out of its buffer on up to host_threads threads (the context's
+    // CPU threads: pg_mergepath.cpu_threads), at most kCopyThreads.
+    void copy_to_host(const void* src, const HostSpan* spans, size_t count, cudaStream_t stream, int host_threads);
 
     // Makes both buffers now rather than at the first copies.
     void reserve();
@@ -61,8 +63,8 @@ private:
         cudaEvent_t read = nullptr;  // recorded after the last copy out of host
     };
     Slot& next_slot();  // the next buffer, free (its last copy done), made if need be
-    // The next n bytes of `from` into the spans at `to`, in parts on the team.
-    void scatter(SpanCursor<HostSpan>& to, const char* from, size_t n);
+    // The next n bytes of `from` into the spans at `to`, in up to `threads` parts on the team.
+    void scatter(SpanCursor<HostSpan>& to, const char* from, size_t n, int threads);
 
     Slot slots_[2];
     int next_ = 0;

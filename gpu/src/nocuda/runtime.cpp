@@ -16,7 +16,7 @@ void cuda_close(CudaDevice&) noexcept {}
 
 void cuda_copy_in(CudaDevice&, void*, const void*, size_t) { throw NoDevice("mergepath: built without CUDA support"); }
 
-void cuda_copy_out(CudaDevice&, const void*, const HostSpan*, size_t) {
+void cuda_copy_out(CudaDevice&, const void*, const HostSpan*, size_t, int) {
     throw NoDevice("mergepath: built without CUDA support");
 }
 
