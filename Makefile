@@ -64,8 +64,12 @@ MP_CUDA_LIBS = $(if $(shell ar t $(MP_LIB) 2>/dev/null | grep -m1 '\.cu\.o$$'),\
                  $(CUDA_HOME)/lib64/libcudart_static.a -lrt -ldl)
 
 PG_CPPFLAGS = -I$(mp_src)/gpu/include $(foreach d,$(EXT_DIRS),-I$(mp_src)/extension/$(d))
-PG_CXXFLAGS = -std=c++17 -fPIC -Wno-missing-field-initializers -Wno-register
-SHLIB_LINK = $(MP_LIB) $(MP_CUDA_LIBS) -lpthread -lstdc++
+# Nothing interposes the module's own functions: calls between its files (and the
+# library's) bind directly, not through the PLT (PostgreSQL 16+ builds modules with
+# hidden symbols, which does the same; 15 does not), and a function's out-of-line copy
+# is called directly within its file.
+PG_CXXFLAGS = -std=c++17 -fPIC -fno-semantic-interposition -Wno-missing-field-initializers -Wno-register
+SHLIB_LINK = $(MP_LIB) $(MP_CUDA_LIBS) -lpthread -lstdc++ -Wl,-Bsymbolic-functions
 
 # No LLVM bitcode for JIT inlining: it is C++ calling into a static library.
 override with_llvm = no

@@ -11,12 +11,11 @@ namespace {
 
 constexpr size_t kFirstSegmentBytes = size_t(8) << 20;
 constexpr size_t kMaxSegmentBytes = size_t(256) << 20;
-constexpr int kOffsetBits = 40;
 constexpr size_t kAlign = 64;
 
-uint64 make_ref(int slot, size_t offset) { return kMpSegmentRefTag | (uint64(slot) << kOffsetBits) | offset; }
-int slot_of(uint64 ref) { return int((ref & ~kMpSegmentRefTag) >> kOffsetBits); }
-size_t offset_of(uint64 ref) { return size_t(ref & ((uint64(1) << kOffsetBits) - 1)); }
+uint64 make_ref(int slot, size_t offset) { return kMpSegmentRefTag | (uint64(slot) << kMpSegmentOffsetBits) | offset; }
+int slot_of(uint64 ref) { return int((ref & ~kMpSegmentRefTag) >> kMpSegmentOffsetBits); }
+size_t offset_of(uint64 ref) { return size_t(ref & ((uint64(1) << kMpSegmentOffsetBits) - 1)); }
 
 // A new segment of at least `bytes` for this process, published in a slot of its own;
 // false when none can be had.

@@ -56,8 +56,16 @@ struct MpSegmentMap {
 };
 
 constexpr uint64 kMpSegmentRefTag = uint64(1) << 63;
+constexpr int kMpSegmentOffsetBits = 40;  // a reference: tag, slot, offset in the segment
 
 inline bool mp_is_segment_ref(uint64 ref) { return (ref & kMpSegmentRefTag) != 0; }
+
+// The address of a segment's reference when its segment is mapped in this process, else
+// NULL (mp_segments_at attaches it): the inline path of every stored row's lookup.
+inline void* mp_segments_mapped_at(const MpSegmentMap* map, uint64 ref) {
+    char* base = map->base[(ref & ~kMpSegmentRefTag) >> kMpSegmentOffsetBits];
+    return base ? base + (ref & ((uint64(1) << kMpSegmentOffsetBits) - 1)) : NULL;
+}
 
 // A map in `cxt` over `shared`; gate: see the file comment.
 MpSegmentMap* mp_segments_open(MemoryContext cxt, MpSharedSegments* shared, const bool* gate);

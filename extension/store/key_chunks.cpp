@@ -18,7 +18,7 @@ static_assert(sizeof(MpChunk) == 64, "a chunk's header keeps its keys aligned");
 
 }  // namespace
 
-void* mp_space_at(const MpChunkSpace* space, MpChunkRef ref) {
+void* mp_space_at_any(const MpChunkSpace* space, MpChunkRef ref) {
     if (ref == kNoChunk) return NULL;
     if (mp_is_segment_ref(ref)) return mp_segments_at(space->segments, ref);
     return space->dsa ? dsa_get_address(space->dsa, (dsa_pointer)ref) : (void*)(uintptr_t)ref;

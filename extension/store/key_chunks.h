@@ -92,7 +92,16 @@ MpChunkRef mp_queue_take(MpChunkQueue* queue, const MpChunkSpace* space);
 // context; chunks in participants' segments go with their segments).
 void mp_queue_free_all(MpChunkQueue* queue, const MpChunkSpace* space);
 
-void* mp_space_at(const MpChunkSpace* space, MpChunkRef ref);  // NULL for kNoChunk
+// The address of a reference in this process, NULL for kNoChunk (key_chunks.cpp: any
+// reference; a segment's whose segment is mapped here inline).
+void* mp_space_at_any(const MpChunkSpace* space, MpChunkRef ref);
+inline void* mp_space_at(const MpChunkSpace* space, MpChunkRef ref) {
+    if (mp_is_segment_ref(ref)) {
+        void* at = mp_segments_mapped_at(space->segments, ref);
+        if (likely(at != NULL)) return at;
+    }
+    return mp_space_at_any(space, ref);
+}
 inline MpChunk* mp_chunk_at(const MpChunkSpace* space, MpChunkRef ref) { return (MpChunk*)mp_space_at(space, ref); }
 inline char* mp_chunk_keys(MpChunk* chunk) { return (char*)chunk + sizeof(MpChunk); }
 // The row reference of each key (chunks written with row references).
