@@ -381,6 +381,7 @@ static void mp_join_end(CustomScanState* node) {
 // next ExecProcNode).
 static void mp_join_rescan(CustomScanState* node) {
     MpJoinState* st = (MpJoinState*)node;
+    st->stats.timeline.begin = 0;  // (an execution cut short logged nothing: the next starts its own)
     PlanState* outer = outerPlanState(node);
     PlanState* inner = innerPlanState(node);
     if (st->emitter.step == MpJoinStep::Init) return;
