@@ -156,8 +156,8 @@ static MpChunkRef wanted_array(MpJoinState* st, bool wanted, uint64 n, size_t el
 // Exact numeric keys (join_node.h: exact_keys) are never rechecked, and a key that is not
 // exact equals no exact one: when every key of B is exact, no pair is rechecked.
 static bool emitters_read_b_rows(MpJoinState* st) {
+    if (carries_b_refs(st)) return true;  // (read whatever the keys)
     if (st->node.nstored[1] == 0) return false;
-    if (!st->node.exact_keys || st->node.reads_side[1]) return true;
     return !mp_adopted_keys_all_have(&st->run.adopted[1], &st->run.space, kMpNumericExactBit);
 }
 

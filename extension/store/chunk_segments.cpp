@@ -14,8 +14,6 @@ constexpr size_t kMaxSegmentBytes = size_t(256) << 20;
 constexpr size_t kAlign = 64;
 
 uint64 make_ref(int slot, size_t offset) { return kMpSegmentRefTag | (uint64(slot) << kMpSegmentOffsetBits) | offset; }
-int slot_of(uint64 ref) { return int((ref & ~kMpSegmentRefTag) >> kMpSegmentOffsetBits); }
-size_t offset_of(uint64 ref) { return size_t(ref & ((uint64(1) << kMpSegmentOffsetBits) - 1)); }
 
 // A new segment of at least `bytes` for this process, published in a slot of its own;
 // false when none can be had.
@@ -88,9 +86,9 @@ static void report_gone() {
 }
 
 void* mp_segments_at(MpSegmentMap* map, uint64 ref) {
-    int slot = slot_of(ref);
+    int slot = mp_segment_slot(ref);
     if (unlikely(!map->base[slot]) && !attach(map, slot)) report_gone();
-    return map->base[slot] + offset_of(ref);
+    return map->base[slot] + mp_segment_offset(ref);
 }
 
 void mp_segments_attach_all(MpSegmentMap* map) {

@@ -60,11 +60,15 @@ constexpr int kMpSegmentOffsetBits = 40;  // a reference: tag, slot, offset in t
 
 inline bool mp_is_segment_ref(uint64 ref) { return (ref & kMpSegmentRefTag) != 0; }
 
+// A segment reference's slot and its offset in that segment.
+inline int mp_segment_slot(uint64 ref) { return int((ref & ~kMpSegmentRefTag) >> kMpSegmentOffsetBits); }
+inline size_t mp_segment_offset(uint64 ref) { return size_t(ref & ((uint64(1) << kMpSegmentOffsetBits) - 1)); }
+
 // The address of a segment's reference when its segment is mapped in this process, else
 // NULL (mp_segments_at attaches it): the inline path of every stored row's lookup.
 inline void* mp_segments_mapped_at(const MpSegmentMap* map, uint64 ref) {
-    char* base = map->base[(ref & ~kMpSegmentRefTag) >> kMpSegmentOffsetBits];
-    return base ? base + (ref & ((uint64(1) << kMpSegmentOffsetBits) - 1)) : NULL;
+    char* base = map->base[mp_segment_slot(ref)];
+    return base ? base + mp_segment_offset(ref) : NULL;
 }
 
 // A map in `cxt` over `shared`; gate: see the file comment.

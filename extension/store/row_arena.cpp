@@ -65,15 +65,19 @@ uint64 mp_tuple_measure(TupleDesc desc, const Datum* values, const bool* isnull,
     return MAXALIGN(*hoff + *data_len);
 }
 
-// A tuple's MAXALIGN(hoff + data_len) bytes at `at` zeroed, then its length, number of
-// columns and data offset set.
-static MinimalTuple start_tuple(char* at, int natts, uint64 hoff, uint64 data_len) {
+// A zeroed tuple header at `at` given its length, number of columns and data offset.
+static MinimalTuple set_header(char* at, int natts, uint64 hoff, uint64 data_len) {
     MinimalTuple tuple = (MinimalTuple)at;
-    memset(at, 0, MAXALIGN(hoff + data_len));
     tuple->t_len = uint32(hoff + data_len);
     HeapTupleHeaderSetNatts(tuple, natts);
     tuple->t_hoff = uint8(hoff + MINIMAL_TUPLE_OFFSET);
     return tuple;
+}
+
+// A tuple's MAXALIGN(hoff + data_len) bytes at `at` zeroed, then its header set.
+static MinimalTuple start_tuple(char* at, int natts, uint64 hoff, uint64 data_len) {
+    memset(at, 0, MAXALIGN(hoff + data_len));
+    return set_header(at, natts, hoff, data_len);
 }
 
 void mp_tuple_form_at(char* at, TupleDesc desc, const Datum* values, const bool* isnull, uint64 hoff,
@@ -135,11 +139,7 @@ static bool put_short_varlena(MpRowArena* a, const Datum* values, const bool* is
     memcpy(at, &zero, 8);
     memcpy(at + 8, &zero, 8);
     memcpy(at + bytes - 8, &zero, 8);  // past the header: bytes >= hoff + 8
-    MinimalTuple tuple = (MinimalTuple)at;
-    tuple->t_len = uint32(hoff + len);
-    HeapTupleHeaderSetNatts(tuple, 1);
-    tuple->t_hoff = uint8(hoff + MINIMAL_TUPLE_OFFSET);
-    tuple->t_infomask = HEAP_HASVARWIDTH;
+    set_header(at, 1, hoff, len)->t_infomask = HEAP_HASVARWIDTH;
     copy_short(at + hoff, value, len);
     return true;
 }
