@@ -47,8 +47,10 @@ DeviceRun<K> ship_run(Context& ctx, const HostSlice<K>* slices, size_t count, ui
     const bool carries_values = with_rows && count > 0 && slices[0].values;
     DeviceRun<K> unsorted = allocate_run<K>(ctx, n, with_rows);
     DeviceRun<K> run = n > 1 ? allocate_run<K>(ctx, n, with_rows) : DeviceRun<K>();
-    staging_of(ctx).copy_to_device(unsorted.keys.data(), sources.data(), count, stream_of(ctx));
-    if (carries_values) staging_of(ctx).copy_to_device(unsorted.rows.data(), values.data(), count, stream_of(ctx));
+    PinnedStaging& staging = staging_of(ctx);
+    staging.copy_to_device(unsorted.keys.data(), sources.data(), count, stream_of(ctx), ctx.cpu_threads());
+    if (carries_values)
+        staging.copy_to_device(unsorted.rows.data(), values.data(), count, stream_of(ctx), ctx.cpu_threads());
     else if (with_rows) for_each_index(ctx, int64_t(n), RowNumbers{unsorted.rows.data(), first_row}, "row numbers");
     if (n < 2) return unsorted;
     sort_into<K>(ctx, unsorted.keys.data(), run.keys.data(), unsorted.rows.data(), run.rows.data(), n);

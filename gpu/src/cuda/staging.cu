@@ -1,7 +1,8 @@
 // staging.cu — the double-buffered pinned staging of copies between pageable host
 // memory and the device (see staging.cuh): wait for a buffer's last copy (its event),
 // memcpy into it and cudaMemcpyAsync out of it (to the device), or cudaMemcpyAsync into
-// it and memcpy out of it one piece later (to the host).
+// it and memcpy out of it one piece later (to the host); each memcpy cut into parts on
+// the staging's thread team.
 #include <algorithm>
 #include <cstring>
 #include <thread>
@@ -16,14 +17,32 @@ namespace {
 // Copies go through the buffers in pieces small enough for the host's memcpy of one to
 // overlap the device's copy of the other.
 constexpr size_t kPiece = size_t(8) << 20;
-// Threads that copy a downloaded piece out of its buffer (the caller and helpers), and
-// the least a part is worth starting a helper for.
+// Threads that copy a piece into or out of its buffer (the caller and helpers), and the
+// least a part is worth a helper for.
 constexpr unsigned kCopyThreads = 8;
 constexpr size_t kMinCopyPart = size_t(1) << 20;
 
 unsigned copy_helpers() {
     const unsigned cores = std::thread::hardware_concurrency();
     return std::min(kCopyThreads, cores > 1 ? cores : 1u) - 1;
+}
+
+// Copies the next n bytes at `cursor` in up to `threads` parts on the team (fewer when a
+// part would be under kMinCopyPart): copy(at, offset, bytes) copies the bytes from
+// cursor `at`, `offset` bytes into the piece; the cursor then moves past all n.
+template <class Span, class Copy>
+void copy_on_team(cpu::ThreadTeam& team, SpanCursor<Span>& cursor, size_t n, int threads, Copy copy) {
+    const size_t parts = std::min({size_t(team.size()), size_t(std::max(1, threads)), std::max<size_t>(1, n / kMinCopyPart)});
+    if (parts == 1) {
+        copy(cursor, 0, n);  // (moves the cursor itself)
+        return;
+    }
+    team.run(parts, [&](size_t p) {
+        const size_t begin = n * p / parts, end = n * (p + 1) / parts;
+        SpanCursor<Span> at = cursor.advanced(begin);
+        copy(at, begin, end - begin);
+    });
+    cursor = cursor.advanced(n);
 }
 
 }  // namespace
@@ -62,7 +81,8 @@ PinnedStaging::Slot& PinnedStaging::next_slot() {
 
 // The host gathers piece i + 1 into one buffer while the device copies piece i out of
 // the other (next_slot waits for that copy only when the host gets two pieces ahead).
-void PinnedStaging::copy_to_device(void* dst, const HostSource* sources, size_t count, cudaStream_t stream) {
+void PinnedStaging::copy_to_device(void* dst, const HostSource* sources, size_t count, cudaStream_t stream,
+                                   int host_threads) {
     size_t bytes = 0;
     for (size_t i = 0; i < count; ++i) bytes += sources[i].bytes;
     char* to = static_cast<char*>(dst);
@@ -70,7 +90,9 @@ void PinnedStaging::copy_to_device(void* dst, const HostSource* sources, size_t 
     while (bytes > 0) {
         size_t n = std::min(bytes, kPiece);
         Slot& s = next_slot();
-        from.gather(static_cast<char*>(s.host), n);
+        char* buffer = static_cast<char*>(s.host);
+        copy_on_team(team_, from, n, host_threads,
+                     [buffer](SpanCursor<HostSource>& at, size_t offset, size_t bytes) { at.gather(buffer + offset, bytes); });
         check(cudaMemcpyAsync(to, s.host, n, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync (staged)");
         check(cudaEventRecord(s.read, stream), "cudaEventRecord");
         to += n;
@@ -104,23 +126,12 @@ void PinnedStaging::copy_to_host(const void* src, const HostSpan* spans, size_t 
         }
         if (pending.slot) {
             check(cudaEventSynchronize(pending.slot->read), "staged download");
-            scatter(to, static_cast<const char*>(pending.slot->host), pending.n, host_threads);
+            const char* buffer = static_cast<const char*>(pending.slot->host);
+            copy_on_team(team_, to, pending.n, host_threads,
+                         [buffer](SpanCursor<HostSpan>& at, size_t offset, size_t bytes) { at.scatter(buffer + offset, bytes); });
         }
         pending = next;
     }
-}
-
-void PinnedStaging::scatter(SpanCursor<HostSpan>& to, const char* from, size_t n, int threads) {
-    const size_t parts = std::min({size_t(team_.size()), size_t(std::max(1, threads)), std::max<size_t>(1, n / kMinCopyPart)});
-    if (parts == 1) {
-        to.scatter(from, n);
-        return;
-    }
-    team_.run(parts, [&](size_t p) {
-        const size_t begin = n * p / parts, end = n * (p + 1) / parts;
-        to.advanced(begin).scatter(from + begin, end - begin);
-    });
-    to = to.advanced(n);
 }
 
 }  // namespace cuda

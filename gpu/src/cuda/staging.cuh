@@ -8,9 +8,12 @@
 //    that copy; the buffer is written again only once its event has completed, so the
 //    host waits only when it gets two pieces ahead of the device;
 //  - to the host: the device copies the next piece into one buffer while the host
-//    memcpy's the previous piece out of the other into the spans, on up to
-//    kCopyThreads threads (a kept team: cpu/thread_team.h), since one thread's memcpy
-//    into shared memory (6-7 GB/s measured) is far slower than the PCIe copy.
+//    memcpy's the previous piece out of the other into the spans.
+// Either way the host's memcpy of a piece is cut into parts on up to kCopyThreads
+// threads (a kept team: cpu/thread_team.h), since one thread's memcpy to or from shared
+// memory (6-7 GB/s measured) is far slower than the PCIe copy: a run still to ship when
+// the reading ends (up to ship_rows keys and their values per side) is on the query's
+// critical path, every other participant waiting.
 //
 // One PinnedStaging belongs to each CUDA context (it lives in the device's pool
 // allocator, runtime.cu: staging_of), so its buffers are reused by every pipeline on
@@ -41,8 +44,9 @@ public:
 
     // Copies the pageable host sources, one after another, to device memory `dst`,
     // ordered on `stream`. Returns once they have been read (they may be reused), before
-    // the device has the data.
-    void copy_to_device(void* dst, const HostSource* sources, size_t count, cudaStream_t stream);
+    // the device has the data. Each piece is gathered into its buffer on up to
+    // host_threads threads (as copy_to_host's).
+    void copy_to_device(void* dst, const HostSource* sources, size_t count, cudaStream_t stream, int host_threads);
 
     // Copies consecutive bytes from device memory `src` into the pageable host spans, in
     // order, after the work queued on `stream`; returns when the spans hold them. Each
@@ -63,8 +67,6 @@ private:
         cudaEvent_t read = nullptr;  // recorded after the last copy out of host
     };
     Slot& next_slot();  // the next buffer, free (its last copy done), made if need be
-    // The next n bytes of `from` into the spans at `to`, in up to `threads` parts on the team.
-    void scatter(SpanCursor<HostSpan>& to, const char* from, size_t n, int threads);
 
     Slot slots_[2];
     int next_ = 0;
