@@ -3,8 +3,8 @@
 // ones, null ones of 0 bytes, ones larger than a piece, a piece ending inside a span),
 // gathering the sources piece by piece gives their concatenation, and scattering a
 // buffer piece by piece fills the destination spans in order and nothing else, also when
-// each piece is scattered in parts from cursors moved ahead (advanced), as the staging's
-// threads copy a piece.
+// each piece is gathered or scattered in parts from cursors moved ahead (advanced), as the
+// staging's threads copy a piece (uploads and downloads).
 #include "span_cursor.h"
 #include "test_support.h"
 
@@ -35,10 +35,21 @@ TEST(SpanCursor, PiecesGatherTheSourcesAndScatterIntoTheSpansInOrder) {
             sources.push_back({s ? blocks.back().data() : nullptr, s});
             joined.insert(joined.end(), blocks.back().begin(), blocks.back().end());
         }
+        const size_t parts = 1 + rng() % 4;
         std::vector<char> gathered(total);
         SpanCursor<HostSource> from{sources.data()};
-        for (size_t done = 0; done < total; done += std::min(piece, total - done))
-            from.gather(gathered.data() + done, std::min(piece, total - done));
+        for (size_t done = 0; done < total; done += std::min(piece, total - done)) {
+            const size_t n = std::min(piece, total - done);
+            if (trial % 2 == 0) {
+                from.gather(gathered.data() + done, n);
+                continue;
+            }
+            for (size_t p = parts; p-- > 0;) {  // last part first: each from its own cursor
+                const size_t begin = n * p / parts, end = n * (p + 1) / parts;
+                from.advanced(begin).gather(gathered.data() + done + begin, end - begin);
+            }
+            from = from.advanced(n);
+        }
         ASSERT_EQ(gathered, joined) << "trial " << trial << ", piece " << piece;
 
         // destinations: the same sizes, with a guard byte after each
@@ -47,7 +58,6 @@ TEST(SpanCursor, PiecesGatherTheSourcesAndScatterIntoTheSpansInOrder) {
         for (size_t s : sizes) dest.emplace_back(s + 1, char(0x5A));
         for (size_t i = 0; i < sizes.size(); ++i) spans.push_back({sizes[i] ? dest[i].data() : nullptr, sizes[i]});
         SpanCursor<HostSpan> to{spans.data()};
-        const size_t parts = 1 + rng() % 4;
         for (size_t done = 0; done < total; done += std::min(piece, total - done)) {
             const size_t n = std::min(piece, total - done);
             if (trial % 2 == 0) {

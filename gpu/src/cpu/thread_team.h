@@ -1,7 +1,7 @@
 // thread_team.h — a few helper threads kept for a stretch of host work that is cut into
 // parts and needed again and again within one owner's lifetime (the CUDA staging's
-// downloads: each 8 MB piece copied out of the pinned buffer by several threads, piece
-// after piece, where starting threads per piece would cost as much as the copy). The
+// copies: each 8 MB piece copied into or out of its pinned buffer by several threads,
+// piece after piece, where starting threads per piece would cost as much as the copy). The
 // helpers are started once, with every signal blocked (cpu/parallel.h: SignalsBlocked),
 // sleep between runs and are joined when the team is destroyed. Parts must not throw
 // and must not call into the host process (a PostgreSQL backend): plain memory work.
@@ -30,7 +30,8 @@ public:
     unsigned size() const { return wanted_ + 1; }
 
     // Runs part(i) for every i in [0, parts), on the helpers and the calling thread, and
-    // returns when all have finished. One run at a time (one owner thread calls it).
+    // returns when all have finished. One run at a time: its callers are serialised by
+    // the owner (the staging's, by the stage that uses it).
     void run(size_t parts, const std::function<void(size_t)>& part);
 
 private:

@@ -92,7 +92,7 @@ void PinnedStaging::copy_to_device(void* dst, const HostSource* sources, size_t 
         Slot& s = next_slot();
         char* buffer = static_cast<char*>(s.host);
         copy_on_team(team_, from, n, host_threads,
-                     [buffer](SpanCursor<HostSource>& at, size_t offset, size_t bytes) { at.gather(buffer + offset, bytes); });
+                     [buffer](SpanCursor<HostSource>& at, size_t offset, size_t len) { at.gather(buffer + offset, len); });
         check(cudaMemcpyAsync(to, s.host, n, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync (staged)");
         check(cudaEventRecord(s.read, stream), "cudaEventRecord");
         to += n;
@@ -128,7 +128,7 @@ void PinnedStaging::copy_to_host(const void* src, const HostSpan* spans, size_t 
             check(cudaEventSynchronize(pending.slot->read), "staged download");
             const char* buffer = static_cast<const char*>(pending.slot->host);
             copy_on_team(team_, to, pending.n, host_threads,
-                         [buffer](SpanCursor<HostSpan>& at, size_t offset, size_t bytes) { at.scatter(buffer + offset, bytes); });
+                         [buffer](SpanCursor<HostSpan>& at, size_t offset, size_t len) { at.scatter(buffer + offset, len); });
         }
         pending = next;
     }
