@@ -18,6 +18,27 @@ std::vector<size_t> random_sizes(Rng& rng) {
     return sizes;
 }
 
+// Copies `total` bytes piece by piece through `cursor`: copy(at, offset, bytes) copies the
+// bytes at cursor `at`, `offset` bytes into the whole. Each piece in one copy, or in
+// `parts` parts from cursors moved ahead (the last part first), as the staging's threads
+// copy a piece; the cursor then moves past the piece.
+template <class Span, class Copy>
+void copy_in_pieces(SpanCursor<Span>& cursor, size_t total, size_t piece, size_t parts, Copy copy) {
+    for (size_t done = 0; done < total; done += std::min(piece, total - done)) {
+        const size_t n = std::min(piece, total - done);
+        if (parts == 1) {
+            copy(cursor, done, n);
+            continue;
+        }
+        for (size_t p = parts; p-- > 0;) {
+            const size_t begin = n * p / parts, end = n * (p + 1) / parts;
+            SpanCursor<Span> at = cursor.advanced(begin);
+            copy(at, done + begin, end - begin);
+        }
+        cursor = cursor.advanced(n);
+    }
+}
+
 TEST(SpanCursor, PiecesGatherTheSourcesAndScatterIntoTheSpansInOrder) {
     Rng rng(base_seed());
     for (int trial = 0; trial < 3000; ++trial) {
@@ -35,21 +56,12 @@ TEST(SpanCursor, PiecesGatherTheSourcesAndScatterIntoTheSpansInOrder) {
             sources.push_back({s ? blocks.back().data() : nullptr, s});
             joined.insert(joined.end(), blocks.back().begin(), blocks.back().end());
         }
-        const size_t parts = 1 + rng() % 4;
+        const size_t parts = trial % 2 == 0 ? 1 : 1 + rng() % 4;
         std::vector<char> gathered(total);
         SpanCursor<HostSource> from{sources.data()};
-        for (size_t done = 0; done < total; done += std::min(piece, total - done)) {
-            const size_t n = std::min(piece, total - done);
-            if (trial % 2 == 0) {
-                from.gather(gathered.data() + done, n);
-                continue;
-            }
-            for (size_t p = parts; p-- > 0;) {  // last part first: each from its own cursor
-                const size_t begin = n * p / parts, end = n * (p + 1) / parts;
-                from.advanced(begin).gather(gathered.data() + done + begin, end - begin);
-            }
-            from = from.advanced(n);
-        }
+        copy_in_pieces(from, total, piece, parts, [&](SpanCursor<HostSource>& at, size_t offset, size_t n) {
+            at.gather(gathered.data() + offset, n);
+        });
         ASSERT_EQ(gathered, joined) << "trial " << trial << ", piece " << piece;
 
         // destinations: the same sizes, with a guard byte after each
@@ -58,18 +70,9 @@ TEST(SpanCursor, PiecesGatherTheSourcesAndScatterIntoTheSpansInOrder) {
         for (size_t s : sizes) dest.emplace_back(s + 1, char(0x5A));
         for (size_t i = 0; i < sizes.size(); ++i) spans.push_back({sizes[i] ? dest[i].data() : nullptr, sizes[i]});
         SpanCursor<HostSpan> to{spans.data()};
-        for (size_t done = 0; done < total; done += std::min(piece, total - done)) {
-            const size_t n = std::min(piece, total - done);
-            if (trial % 2 == 0) {
-                to.scatter(joined.data() + done, n);
-                continue;
-            }
-            for (size_t p = parts; p-- > 0;) {  // last part first: each from its own cursor
-                const size_t begin = n * p / parts, end = n * (p + 1) / parts;
-                to.advanced(begin).scatter(joined.data() + done + begin, end - begin);
-            }
-            to = to.advanced(n);
-        }
+        copy_in_pieces(to, total, piece, parts, [&](SpanCursor<HostSpan>& at, size_t offset, size_t n) {
+            at.scatter(joined.data() + offset, n);
+        });
         for (size_t i = 0; i < sizes.size(); ++i) {
             ASSERT_TRUE(std::equal(dest[i].begin(), dest[i].end() - 1, blocks[i].begin()))
                 << "trial " << trial << ", span " << i;
