@@ -31,10 +31,11 @@ struct SideInput {
     size_t ship_slice = 0, ship_offset = 0;   // where key `shipped` is
     enum class Carries { Unknown, RowNumbers, Values } carries = Carries::Unknown;
 
-    // Every key of a side carries a value, or none does (then its row number).
-    void require_carrying(Carries c) {
-        if (carries == Carries::Unknown) carries = c;
-        else if (carries != c) throw Error("mergepath: a side's keys added both with and without values");
+    // Every key of a side carries a value, or none does (then its row number): checked
+    // before keys are added, recorded once they are.
+    void check_carrying(Carries c) const {
+        if (carries != Carries::Unknown && carries != c)
+            throw Error("mergepath: a side's keys added both with and without values");
     }
 
     void restart_shipping() { shipped = ship_slice = ship_offset = 0; }
@@ -57,7 +58,7 @@ struct SideInput {
     // Copies keys into the last owned block while it has room, then into a new one.
     // Everything that can throw comes first: if it does, nothing was added.
     void append_copy(const K* keys, size_t n) {
-        require_carrying(Carries::RowNumbers);
+        check_carrying(Carries::RowNumbers);
         size_t into_last = std::min(n, owned_room), rest = n - into_last;
         std::unique_ptr<K[]> block;
         size_t capacity = std::max(rest, kOwnedBlockKeys);
@@ -78,18 +79,15 @@ struct SideInput {
             owned.push_back(std::move(block));
             owned_room = capacity - rest;
         }
+        carries = Carries::RowNumbers;
         total += n;
     }
 
     void append_chunk(const K* keys, size_t n, const uint64_t* values) {
-        const Carries before = carries;
-        require_carrying(values ? Carries::Values : Carries::RowNumbers);
-        try {
-            slices.push_back({keys, n, values});
-        } catch (...) {
-            carries = before;  // nothing changed
-            throw;
-        }
+        const Carries c = values ? Carries::Values : Carries::RowNumbers;
+        check_carrying(c);
+        slices.push_back({keys, n, values});  // may throw: nothing changed then
+        carries = c;
         owned_room = 0;               // the last slice is no longer an owned block
         total += n;
     }
