@@ -12,7 +12,8 @@
 -- rescan (the join under a nested loop) with and without a changed parameter; a serial
 -- join whose inner side passes the memory limit while being read (it spills: the
 -- outer side goes into its sort); sides of similar sizes over the memory limit whose
--- inner side fits it alone; a cancel; and pg_mergepath.stream_outer = off.
+-- inner side fits it alone; an inner side whose key directory is filled on several
+-- threads; a cancel; and pg_mergepath.stream_outer = off.
 SET pg_mergepath.min_rows = 0;
 SET max_parallel_workers_per_gather = 0;
 SET enable_hashjoin = off;
@@ -160,6 +161,28 @@ SELECT jt, mp_join_check(mp_sf_sql(jt, cond))
        unnest(ARRAY['sf.k = sd.k', 'sf.k = sd.k AND sf.p % 7 < sd.q % 5']) cond
   ORDER BY 1, 2;
 RESET min_parallel_table_scan_size;
+SET max_parallel_workers_per_gather = 0;
+
+-- an inner side whose directory is filled on several threads (2^18 buckets or more: over
+-- 131072 inner keys), its keys spread with gaps, under an outer side with keys inside and
+-- past its span; serial, parallel-aware, and whole in every participant
+CREATE TABLE sd_big AS SELECT (g * 5)::int8 AS k, g AS q FROM generate_series(1, 140000) g;
+CREATE TABLE sf_big AS SELECT ((g::int8 * 7919) % 800000)::int8 AS k, g AS p FROM generate_series(1, 600000) g;
+ANALYZE sd_big, sf_big;
+SELECT mp_stream_plan('SELECT sf_big.p, sd_big.q FROM sf_big JOIN sd_big ON sf_big.k = sd_big.k');
+SELECT jt, mp_join_check(format('SELECT sf_big.p, sd_big.q FROM sf_big %s JOIN sd_big ON sf_big.k = sd_big.k', jt))
+  FROM unnest(ARRAY['inner', 'left']) jt ORDER BY 1;
+SELECT mp_join_check('SELECT sf_big.p FROM sf_big WHERE NOT EXISTS (SELECT 1 FROM sd_big WHERE sd_big.k = sf_big.k)');
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET max_parallel_workers_per_gather = 2;
+SET min_parallel_table_scan_size = 0;  -- both tables scanned in parallel: the inner side shared
+SELECT mp_stream_plan('SELECT sf_big.p, sd_big.q FROM sf_big JOIN sd_big ON sf_big.k = sd_big.k');
+SELECT mp_join_check('SELECT sf_big.p, sd_big.q FROM sf_big JOIN sd_big ON sf_big.k = sd_big.k');
+SELECT mp_join_check('SELECT sf_big.p FROM sf_big WHERE EXISTS (SELECT 1 FROM sd_big WHERE sd_big.k = sf_big.k)');
+RESET min_parallel_table_scan_size;  -- the inner table too small for a parallel scan: whole in every participant
+SELECT mp_stream_plan('SELECT sf_big.p, sd_big.q FROM sf_big JOIN sd_big ON sf_big.k = sd_big.k');
+SELECT mp_join_check('SELECT sf_big.p FROM sf_big WHERE EXISTS (SELECT 1 FROM sd_big WHERE sd_big.k = sf_big.k)');
 SET max_parallel_workers_per_gather = 0;
 
 -- a cancel while the outer side streams (every outer row pairs with 8000 inner rows:

@@ -11,7 +11,8 @@
 // (the join node's streamed outer side: each outer key's range of equal keys in the
 // sorted inner one), where the vectorized sorted search would need the needles sorted
 // first. Building is one pass over the sorted keys into caller-provided memory (the
-// extension puts it into shared memory for every participant); lookups only read.
+// extension puts it into shared memory for every participant), whole or in parts of
+// the bucket range that threads fill at once; lookups only read.
 // Host code, no allocation, no exceptions.
 #pragma once
 
@@ -98,17 +99,40 @@ KeyDirectory<K> key_directory_view(const K* sorted, uint64_t n, uint64_t buckets
     return d;
 }
 
+// The first position whose key lies in bucket b or later (n when none does), by a
+// binary search over the keys: where a part of the directory's filling starts.
+template <class K>
+uint64_t key_directory_first_in(const KeyDirectory<K>& d, uint64_t b) {
+    uint64_t lo = 0, hi = d.n;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2, kb = 0;
+        d.bucket_of(d.keys[mid], &kb);  // (every key of the array lies in the span)
+        if (kb < b) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+// Fills first[b0 .. b1) (b1 <= buckets + 1) of a directory whose view is d: one pass
+// over the keys of those buckets, from the first found by binary search. Parts that
+// cover [0, buckets] fill all of first[], in any order or at once (each writes only its
+// own entries): a large directory is built on several threads this way.
+template <class K>
+void key_directory_fill(const KeyDirectory<K>& d, uint64_t b0, uint64_t b1, uint64_t* first) {
+    uint64_t b = b0;
+    for (uint64_t p = key_directory_first_in(d, b0); p < d.n && b < b1; ++p) {
+        uint64_t kb = 0;
+        d.bucket_of(d.keys[p], &kb);
+        while (b <= kb && b < b1) first[b++] = p;  // the buckets up to p's own start at p
+    }
+    while (b < b1) first[b++] = d.n;
+}
+
 // Builds the directory of n sorted keys: fills first[0 .. buckets] and returns the view.
 template <class K>
 KeyDirectory<K> key_directory_build(const K* sorted, uint64_t n, uint64_t buckets, uint64_t* first) {
     KeyDirectory<K> d = key_directory_view(sorted, n, buckets, first);
-    uint64_t b = 0;
-    for (uint64_t p = 0; p < n; ++p) {
-        uint64_t kb = 0;
-        d.bucket_of(sorted[p], &kb);
-        while (b <= kb) first[b++] = p;
-    }
-    while (b <= buckets) first[b++] = n;
+    key_directory_fill(d, 0, buckets + 1, first);
     return d;
 }
 
