@@ -61,16 +61,18 @@ void mp_join_probe_start(MpJoinState* st) {
 // Buckets of the directory one thread fills at a time.
 constexpr uint64 kMpDirectoryPiece = 1 << 16;
 
-// The directory's first[] of sorted B's keys, filled piece by piece on the stage's CPU
-// threads (a thread per core, but one in a participant that sorts a whole inner side of
-// its own): every other participant waits for it. For 10M inner keys (16M buckets) the
+// The directory's first[] of sorted B's keys, filled piece by piece on up to the stage's
+// CPU threads (pg_mergepath.cpu_threads; one in a worker that sorts a whole inner side of
+// its own), no more than there are pieces. In a parallel-aware join every other
+// participant waits for it: for 10M inner keys (16M buckets) on the H200 host, the
 // combine took 218 ms with it filled on one thread, 27 ms on threads (bench/RESULTS.md).
 template <class K>
 static void fill_directory(const MpStage* stage, const mergepath::KeyDirectory<K>& d, uint64* first) {
     const uint64 entries = d.buckets + 1;
+    const uint64 pieces = (entries + kMpDirectoryPiece - 1) / kMpDirectoryPiece;
     std::atomic<uint64> next{0};
     const int cores = stage->cpu_threads > 0 ? stage->cpu_threads : mp_cpu_thread_count();
-    const unsigned threads = entries >= 4 * kMpDirectoryPiece ? unsigned(cores) : 1u;
+    const unsigned threads = pieces >= 4 ? unsigned(Min(uint64(cores), pieces)) : 1u;
     mp_run_on_threads(threads, [&] {
         for (uint64 b0; (b0 = next.fetch_add(kMpDirectoryPiece)) < entries;)
             mergepath::key_directory_fill(d, b0, Min(b0 + kMpDirectoryPiece, entries), first);
