@@ -123,24 +123,17 @@ unsigned helper_threads(uint64 elements) {
 // reaches its ERROR.
 uint64 encode_keys(const SortedArray& a, MpCodec codec) {
     const uint64 count = uint64(a.count);
-    std::atomic<uint64> next{0}, first_unsorted{count};
-    mp_run_on_threads(helper_threads(count), [&] {
-        for (uint64 begin; (begin = next.fetch_add(kPiece)) < count;) {
-            const uint64 end = Min(begin + kPiece, count);
-            for (uint64 i = begin; i < end; i++)
-                a.keys[i] = mp_encode_column(codec, fetch_att(a.data + i * a.stride, true, a.typlen));
-        }
+    std::atomic<uint64> first_unsorted{count};
+    mp_run_pieces(helper_threads(count), 0, count, kPiece, [&](uint64_t begin, uint64_t end) {
+        for (uint64 i = begin; i < end; i++) a.keys[i] = mp_encode_column(codec, fetch_att(a.data + i * a.stride, true, a.typlen));
     });
-    next = 1;  // then each piece's order, its first key against the one before the piece too
-    mp_run_on_threads(helper_threads(count), [&] {
-        for (uint64 begin; (begin = next.fetch_add(kPiece)) < count;) {
-            const uint64 end = Min(begin + kPiece, count);
-            for (uint64 i = begin; i < end; i++) {
-                if (a.keys[i] >= a.keys[i - 1]) continue;
-                for (uint64 seen = first_unsorted.load(); i < seen && !first_unsorted.compare_exchange_weak(seen, i);) {
-                }
-                break;
+    // then each piece's order, its first key against the one before the piece too
+    mp_run_pieces(helper_threads(count), 1, count, kPiece, [&](uint64_t begin, uint64_t end) {
+        for (uint64 i = begin; i < end; i++) {
+            if (a.keys[i] >= a.keys[i - 1]) continue;
+            for (uint64 seen = first_unsorted.load(); i < seen && !first_unsorted.compare_exchange_weak(seen, i);) {
             }
+            break;
         }
     });
     return first_unsorted.load();
@@ -289,14 +282,10 @@ void gather_as(const SortedArray& a, const SortedArray& b, const uint64_t* tagge
     const T* from_a = (const T*)a.data;
     const T* from_b = (const T*)b.data;
     T* to = (T*)out;
-    std::atomic<uint64> next{0};
-    mp_run_on_threads(helper_threads(count), [&] {
-        for (uint64 begin; (begin = next.fetch_add(kPiece)) < count;) {
-            const uint64 end = Min(begin + kPiece, count);
-            for (uint64 i = begin; i < end; i++) {
-                const uint64_t t = tagged[i];
-                to[i] = mergepath::is_from_b(t) ? from_b[mergepath::untag(t)] : from_a[t];
-            }
+    mp_run_pieces(helper_threads(count), 0, count, kPiece, [&](uint64_t begin, uint64_t end) {
+        for (uint64 i = begin; i < end; i++) {
+            const uint64_t t = tagged[i];
+            to[i] = mergepath::is_from_b(t) ? from_b[mergepath::untag(t)] : from_a[t];
         }
     });
 }

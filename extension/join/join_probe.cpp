@@ -29,7 +29,6 @@
 #include "threads.h"
 #include "timing.h"
 
-#include <atomic>
 #include <type_traits>
 
 #include "mergepath/key_directory.h"
@@ -63,20 +62,16 @@ constexpr uint64 kMpDirectoryPiece = 1 << 16;
 
 // The directory's first[] of sorted B's keys, filled piece by piece on up to the stage's
 // CPU threads (pg_mergepath.cpu_threads; one in a worker that sorts a whole inner side of
-// its own), no more than there are pieces. In a parallel-aware join every other
-// participant waits for it: for 10M inner keys (16M buckets) on the H200 host, the
-// combine took 218 ms with it filled on one thread, 27 ms on threads (bench/RESULTS.md).
+// its own), from 4 pieces on. In a parallel-aware join every other participant waits for
+// it: for 10M inner keys (16M buckets) on the H200 host, the combine took 218 ms with it
+// filled on one thread, 27 ms on threads (bench/RESULTS.md).
 template <class K>
 static void fill_directory(const MpStage* stage, const mergepath::KeyDirectory<K>& d, uint64* first) {
     const uint64 entries = d.buckets + 1;
-    const uint64 pieces = (entries + kMpDirectoryPiece - 1) / kMpDirectoryPiece;
-    std::atomic<uint64> next{0};
     const int cores = stage->cpu_threads > 0 ? stage->cpu_threads : mp_cpu_thread_count();
-    const unsigned threads = pieces >= 4 ? unsigned(Min(uint64(cores), pieces)) : 1u;
-    mp_run_on_threads(threads, [&] {
-        for (uint64 b0; (b0 = next.fetch_add(kMpDirectoryPiece)) < entries;)
-            mergepath::key_directory_fill(d, b0, Min(b0 + kMpDirectoryPiece, entries), first);
-    });
+    const unsigned threads = entries >= 4 * kMpDirectoryPiece ? unsigned(cores) : 1u;
+    mp_run_pieces(threads, 0, entries, kMpDirectoryPiece,
+                  [&](uint64_t b0, uint64_t b1) { mergepath::key_directory_fill(d, b0, b1, first); });
 }
 
 void mp_join_probe_put_b(MpJoinState* st) {

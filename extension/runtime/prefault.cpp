@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -56,10 +55,7 @@ template <class Populate>
 void populate_all(const MpMemoryRange* ranges, int count, unsigned max_threads, Populate populate) noexcept {
     try {
         std::vector<Piece> pieces = cut(ranges, count);
-        std::atomic<size_t> next{0};
-        mp_run_on_threads(unsigned(std::min<size_t>(max_threads, std::max<size_t>(1, pieces.size()))), [&] {
-            for (size_t i; (i = next.fetch_add(1)) < pieces.size();) populate(pieces[i]);
-        });
+        mp_run_pieces(max_threads, 0, pieces.size(), 1, [&](uint64_t i, uint64_t) { populate(pieces[i]); });
     } catch (...) {  // out of memory for the list: the accesses take the faults
     }
 }

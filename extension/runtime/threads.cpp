@@ -5,6 +5,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <atomic>
 #include <thread>
 #include <vector>
 
@@ -24,4 +25,14 @@ void mp_run_on_threads(unsigned threads, const std::function<void()>& work) noex
     pthread_sigmask(SIG_SETMASK, &old, nullptr);
     work();
     for (std::thread& t : pool) t.join();
+}
+
+void mp_run_pieces(unsigned threads, uint64_t begin, uint64_t end, uint64_t piece,
+                   const std::function<void(uint64_t, uint64_t)>& work) noexcept {
+    if (begin >= end) return;
+    const uint64_t pieces = (end - begin + piece - 1) / piece;
+    std::atomic<uint64_t> next{begin};
+    mp_run_on_threads(unsigned(std::min<uint64_t>(std::max(threads, 1u), pieces)), [&] {
+        for (uint64_t at; (at = next.fetch_add(piece)) < end;) work(at, std::min(at + piece, end));
+    });
 }

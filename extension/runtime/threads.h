@@ -6,6 +6,7 @@
 // running in the backend's own thread only.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 
 // Threads a parallel node's combiner maps other participants' pages with (prefault.h)
@@ -16,3 +17,10 @@ constexpr int kMpCombinerThreads = 8;
 // Runs work() on min(threads, the machine's cores) threads; with fewer when threads
 // cannot be started (this thread always runs it). Never throws.
 void mp_run_on_threads(unsigned threads, const std::function<void()>& work) noexcept;
+
+// Elements [begin, end) cut into pieces of `piece` elements, each claimed by one of up
+// to `threads` threads (mp_run_on_threads; never more threads than pieces), which runs
+// work(piece_begin, piece_end) on it. Returns when every piece is done; the same rules
+// for work as above.
+void mp_run_pieces(unsigned threads, uint64_t begin, uint64_t end, uint64_t piece,
+                   const std::function<void(uint64_t, uint64_t)>& work) noexcept;

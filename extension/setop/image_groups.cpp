@@ -170,16 +170,12 @@ MpImageParts mp_image_groups(const MpSetOpState* st, const MpImageSides& sides, 
     cut_parts(sides, lead, parts.count, a_begin, b_begin);
     for (int p = 0; p <= parts.count; p++) parts.out_begin[p] = a_begin[p] + (with_b ? b_begin[p] : 0);
     Walk w = {&st->run.space, &sides, {st->node.op, st->node.all, st->node.info.first_side}};
-    std::atomic<int> next{0};
     std::atomic<bool> failed{false};
-    mp_run_on_threads(threads_may_resolve ? kGroupThreads : 1, [&] {
-        for (int p; (p = next.fetch_add(1)) < parts.count;) {
-            try {
-                parts.results[p] =
-                    walk_part(w, a_begin[p], a_begin[p + 1], b_begin[p], b_begin[p + 1], out + parts.out_begin[p]);
-            } catch (...) {  // out of memory splitting a collided run
-                failed = true;
-            }
+    mp_run_pieces(threads_may_resolve ? kGroupThreads : 1, 0, uint64_t(parts.count), 1, [&](uint64_t p, uint64_t) {
+        try {
+            parts.results[p] = walk_part(w, a_begin[p], a_begin[p + 1], b_begin[p], b_begin[p + 1], out + parts.out_begin[p]);
+        } catch (...) {  // out of memory splitting a collided run
+            failed = true;
         }
     });
     if (failed) ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory grouping images")));

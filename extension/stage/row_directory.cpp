@@ -50,24 +50,19 @@ void mp_directory_fill(MemoryContext cxt, const MpChunkSpace* space, MpRowDirect
 // In batches: the slots of a batch's rows are found (the directory is small and stays in
 // cache) and prefetched first, then read, so that a thread has a batch of random reads
 // of other participants' chunks in flight instead of one. On a thread per core (the
-// other participants wait for the combiner meanwhile), none more than pieces of rows.
+// other participants wait for the combiner meanwhile), no more than pieces of rows.
 void mp_rows_to_refs(const MpRowDirectory* dir, const uint64* rows, uint64* refs, uint64 n) {
     constexpr uint64 kPiece = 1 << 16;
     constexpr int kBatch = 16;
-    std::atomic<uint64> next{0};
-    const uint64 pieces = (n + kPiece - 1) / kPiece;  // no more threads than pieces
-    mp_run_on_threads(unsigned(Min(uint64(Max(kMpCombinerThreads, mp_cpu_thread_count())), pieces)), [&] {
+    mp_run_pieces(unsigned(Max(kMpCombinerThreads, mp_cpu_thread_count())), 0, n, kPiece, [&](uint64_t begin, uint64_t end) {
         const uint64* slots[kBatch];
-        for (uint64 begin; (begin = next.fetch_add(kPiece)) < n;) {
-            const uint64 end = Min(begin + kPiece, n);
-            for (uint64 j = begin; j < end; j += kBatch) {
-                const int m = int(Min(uint64(kBatch), end - j));
-                for (int i = 0; i < m; i++) {  // every row read before any ref is written (refs may be rows)
-                    slots[i] = mp_row_ref_slot(dir, rows[j + i]);
-                    __builtin_prefetch(slots[i]);
-                }
-                for (int i = 0; i < m; i++) refs[j + i] = *slots[i];
+        for (uint64 j = begin; j < end; j += kBatch) {
+            const int m = int(Min(uint64(kBatch), end - j));
+            for (int i = 0; i < m; i++) {  // every row read before any ref is written (refs may be rows)
+                slots[i] = mp_row_ref_slot(dir, rows[j + i]);
+                __builtin_prefetch(slots[i]);
             }
+            for (int i = 0; i < m; i++) refs[j + i] = *slots[i];
         }
     });
 }
